@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The opcode table (IBA vol. 1 table 38, plus the RoCEv2 CNP): the single
+ * source of truth for which headers follow BTH, where they sit and what the
+ * opcode means. Lengths and offsets are written out, not computed, so the
+ * unit test can recompute them from the header bits and catch a typo.
+ */
+#include "rnic_wire.h"
+
+const uint8_t rnic_ext_len[RNIC_EXT_MAX] = {
+	[RNIC_EXT_DETH] = RNIC_DETH_LEN,
+	[RNIC_EXT_RETH] = RNIC_RETH_LEN,
+	[RNIC_EXT_ATMETH] = RNIC_ATMETH_LEN,
+	[RNIC_EXT_AETH] = RNIC_AETH_LEN,
+	[RNIC_EXT_ATMACK] = RNIC_ATMACK_LEN,
+	[RNIC_EXT_IMMDT] = RNIC_IMMDT_LEN,
+	[RNIC_EXT_IETH] = RNIC_IETH_LEN,
+	[RNIC_EXT_CNP] = RNIC_CNP_RSVD_LEN,
+};
+
+const rnic_opmask_t rnic_ext_mask[RNIC_EXT_MAX] = {
+	[RNIC_EXT_DETH] = RNIC_M_DETH,
+	[RNIC_EXT_RETH] = RNIC_M_RETH,
+	[RNIC_EXT_ATMETH] = RNIC_M_ATMETH,
+	[RNIC_EXT_AETH] = RNIC_M_AETH,
+	[RNIC_EXT_ATMACK] = RNIC_M_ATMACK,
+	[RNIC_EXT_IMMDT] = RNIC_M_IMMDT,
+	[RNIC_EXT_IETH] = RNIC_M_IETH,
+	[RNIC_EXT_CNP] = RNIC_M_CNP,
+};
+
+#define RCUC (RNIC_M_RC | RNIC_M_UC)
+#define SEND_REQ (RNIC_M_SEND | RNIC_M_REQ | RNIC_M_PAYLOAD)
+#define WRITE_REQ (RNIC_M_WRITE | RNIC_M_REQ | RNIC_M_PAYLOAD)
+#define RRESP (RNIC_M_READ | RNIC_M_RESP | RNIC_M_PAYLOAD | RNIC_M_RC)
+
+/* Rows shared by RC (base 0x00) and UC (base 0x20). */
+#define RCUC_ROWS(base, T, xport)						\
+	[(base) | RNIC_OP_SEND_FIRST] = { T "_SEND_FIRST",			\
+		SEND_REQ | RNIC_M_FIRST | (xport), 12, {0} },			\
+	[(base) | RNIC_OP_SEND_MIDDLE] = { T "_SEND_MIDDLE",			\
+		SEND_REQ | RNIC_M_MIDDLE | (xport), 12, {0} },			\
+	[(base) | RNIC_OP_SEND_LAST] = { T "_SEND_LAST",			\
+		SEND_REQ | RNIC_M_LAST | RNIC_M_CONSUMES_RWQE | (xport), 12, {0} }, \
+	[(base) | RNIC_OP_SEND_LAST_IMM] = { T "_SEND_LAST_WITH_IMMEDIATE",	\
+		SEND_REQ | RNIC_M_LAST | RNIC_M_IMMDT | RNIC_M_CONSUMES_RWQE | (xport), 16, \
+		{ [RNIC_EXT_IMMDT] = 12 } },					\
+	[(base) | RNIC_OP_SEND_ONLY] = { T "_SEND_ONLY",			\
+		SEND_REQ | RNIC_M_ONLY | RNIC_M_CONSUMES_RWQE | (xport), 12, {0} }, \
+	[(base) | RNIC_OP_SEND_ONLY_IMM] = { T "_SEND_ONLY_WITH_IMMEDIATE",	\
+		SEND_REQ | RNIC_M_ONLY | RNIC_M_IMMDT | RNIC_M_CONSUMES_RWQE | (xport), 16, \
+		{ [RNIC_EXT_IMMDT] = 12 } },					\
+	[(base) | RNIC_OP_WRITE_FIRST] = { T "_RDMA_WRITE_FIRST",		\
+		WRITE_REQ | RNIC_M_FIRST | RNIC_M_RETH | (xport), 28,		\
+		{ [RNIC_EXT_RETH] = 12 } },					\
+	[(base) | RNIC_OP_WRITE_MIDDLE] = { T "_RDMA_WRITE_MIDDLE",		\
+		WRITE_REQ | RNIC_M_MIDDLE | (xport), 12, {0} },			\
+	[(base) | RNIC_OP_WRITE_LAST] = { T "_RDMA_WRITE_LAST",			\
+		WRITE_REQ | RNIC_M_LAST | (xport), 12, {0} },			\
+	[(base) | RNIC_OP_WRITE_LAST_IMM] = { T "_RDMA_WRITE_LAST_WITH_IMMEDIATE", \
+		WRITE_REQ | RNIC_M_LAST | RNIC_M_IMMDT | RNIC_M_CONSUMES_RWQE | (xport), 16, \
+		{ [RNIC_EXT_IMMDT] = 12 } },					\
+	[(base) | RNIC_OP_WRITE_ONLY] = { T "_RDMA_WRITE_ONLY",			\
+		WRITE_REQ | RNIC_M_ONLY | RNIC_M_RETH | (xport), 28,		\
+		{ [RNIC_EXT_RETH] = 12 } },					\
+	[(base) | RNIC_OP_WRITE_ONLY_IMM] = { T "_RDMA_WRITE_ONLY_WITH_IMMEDIATE", \
+		WRITE_REQ | RNIC_M_ONLY | RNIC_M_RETH | RNIC_M_IMMDT |		\
+		RNIC_M_CONSUMES_RWQE | (xport), 32,				\
+		{ [RNIC_EXT_RETH] = 12, [RNIC_EXT_IMMDT] = 28 } }
+
+const struct rnic_opcode_info rnic_opcode_table[256] = {
+	RCUC_ROWS(RNIC_TRANSPORT_RC, "RC", RNIC_M_RC),
+	RCUC_ROWS(RNIC_TRANSPORT_UC, "UC", RNIC_M_UC),
+
+	[RNIC_OP_READ_REQ] = { "RC_RDMA_READ_REQUEST",
+		RNIC_M_READ | RNIC_M_REQ | RNIC_M_ONLY | RNIC_M_RETH | RNIC_M_RC, 28,
+		{ [RNIC_EXT_RETH] = 12 } },
+	[RNIC_OP_READ_RESP_FIRST] = { "RC_RDMA_READ_RESPONSE_FIRST",
+		RRESP | RNIC_M_FIRST | RNIC_M_AETH, 16, { [RNIC_EXT_AETH] = 12 } },
+	[RNIC_OP_READ_RESP_MIDDLE] = { "RC_RDMA_READ_RESPONSE_MIDDLE",
+		RRESP | RNIC_M_MIDDLE, 12, {0} },
+	[RNIC_OP_READ_RESP_LAST] = { "RC_RDMA_READ_RESPONSE_LAST",
+		RRESP | RNIC_M_LAST | RNIC_M_AETH, 16, { [RNIC_EXT_AETH] = 12 } },
+	[RNIC_OP_READ_RESP_ONLY] = { "RC_RDMA_READ_RESPONSE_ONLY",
+		RRESP | RNIC_M_ONLY | RNIC_M_AETH, 16, { [RNIC_EXT_AETH] = 12 } },
+	[RNIC_OP_ACK] = { "RC_ACKNOWLEDGE",
+		RNIC_M_ACK | RNIC_M_RESP | RNIC_M_ONLY | RNIC_M_AETH | RNIC_M_RC, 16,
+		{ [RNIC_EXT_AETH] = 12 } },
+	[RNIC_OP_ATOMIC_ACK] = { "RC_ATOMIC_ACKNOWLEDGE",
+		RNIC_M_ATOMIC | RNIC_M_RESP | RNIC_M_ONLY | RNIC_M_AETH | RNIC_M_ATMACK |
+		RNIC_M_RC, 24, { [RNIC_EXT_AETH] = 12, [RNIC_EXT_ATMACK] = 16 } },
+	[RNIC_OP_CMP_SWAP] = { "RC_CMP_SWAP",
+		RNIC_M_ATOMIC | RNIC_M_REQ | RNIC_M_ONLY | RNIC_M_ATMETH | RNIC_M_RC, 40,
+		{ [RNIC_EXT_ATMETH] = 12 } },
+	[RNIC_OP_FETCH_ADD] = { "RC_FETCH_ADD",
+		RNIC_M_ATOMIC | RNIC_M_REQ | RNIC_M_ONLY | RNIC_M_ATMETH | RNIC_M_RC, 40,
+		{ [RNIC_EXT_ATMETH] = 12 } },
+	[RNIC_OP_SEND_LAST_INV] = { "RC_SEND_LAST_WITH_INVALIDATE",
+		SEND_REQ | RNIC_M_LAST | RNIC_M_IETH | RNIC_M_CONSUMES_RWQE | RNIC_M_RC, 16,
+		{ [RNIC_EXT_IETH] = 12 } },
+	[RNIC_OP_SEND_ONLY_INV] = { "RC_SEND_ONLY_WITH_INVALIDATE",
+		SEND_REQ | RNIC_M_ONLY | RNIC_M_IETH | RNIC_M_CONSUMES_RWQE | RNIC_M_RC, 16,
+		{ [RNIC_EXT_IETH] = 12 } },
+
+	[RNIC_TRANSPORT_UD | RNIC_OP_SEND_ONLY] = { "UD_SEND_ONLY",
+		SEND_REQ | RNIC_M_ONLY | RNIC_M_DETH | RNIC_M_CONSUMES_RWQE | RNIC_M_UD, 20,
+		{ [RNIC_EXT_DETH] = 12 } },
+	[RNIC_TRANSPORT_UD | RNIC_OP_SEND_ONLY_IMM] = { "UD_SEND_ONLY_WITH_IMMEDIATE",
+		SEND_REQ | RNIC_M_ONLY | RNIC_M_DETH | RNIC_M_IMMDT | RNIC_M_CONSUMES_RWQE |
+		RNIC_M_UD, 24, { [RNIC_EXT_DETH] = 12, [RNIC_EXT_IMMDT] = 20 } },
+
+	[RNIC_OPCODE_CNP] = { "CNP", RNIC_M_CNP, 28, { [RNIC_EXT_CNP] = 12 } },
+};

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Frame parser and builder. Both walk the opcode table for the extended
+ * headers; neither reads or writes past the buffer it is given.
+ */
+#include <stdio.h>
+#include <inttypes.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "rnic_wire.h"
+
+const char *const rnic_pkt_err_str[RNIC_PKT_ERR_MAX] = {
+#define RNIC_PKT_ERR_STR(n, s) [RNIC_PKT_ERR_##n] = s,
+	RNIC_PKT_ERRORS(RNIC_PKT_ERR_STR)
+#undef RNIC_PKT_ERR_STR
+};
+
+const char *const rnic_pkt_err_name[RNIC_PKT_ERR_MAX] = {
+#define RNIC_PKT_ERR_NAME(n, s) [RNIC_PKT_ERR_##n] = #n,
+	RNIC_PKT_ERRORS(RNIC_PKT_ERR_NAME)
+#undef RNIC_PKT_ERR_NAME
+};
+
+static void __rte_unused
+wire_build_checks(void)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_bth) != RNIC_BTH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_reth) != RNIC_RETH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_aeth) != RNIC_AETH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_atmeth) != RNIC_ATMETH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_atmack) != RNIC_ATMACK_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_deth) != RNIC_DETH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rte_ether_hdr) != RNIC_ETH_HLEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rte_vlan_hdr) != RNIC_VLAN_HLEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rte_ipv4_hdr) != RNIC_IPV4_HLEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rte_udp_hdr) != RNIC_UDP_HLEN);
+	RTE_BUILD_BUG_ON(RNIC_MAX_HDR_LEN > 128);
+}
+
+/* Read the extended headers the opcode names, from @p bth. */
+static void
+ext_read(const struct rnic_opcode_info *op, const uint8_t *bth,
+	 struct rnic_ext_fields *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (op->mask & RNIC_M_DETH) {
+		const struct rnic_deth *d = (const void *)(bth + op->offset[RNIC_EXT_DETH]);
+		e->deth_qkey = __deth_qkey(d);
+		e->deth_sqp = __deth_sqp(d);
+	}
+	if (op->mask & RNIC_M_RETH) {
+		const struct rnic_reth *r = (const void *)(bth + op->offset[RNIC_EXT_RETH]);
+		e->reth_va = __reth_va(r);
+		e->reth_rkey = __reth_rkey(r);
+		e->reth_len = __reth_len(r);
+	}
+	if (op->mask & RNIC_M_ATMETH) {
+		const struct rnic_atmeth *a = (const void *)(bth + op->offset[RNIC_EXT_ATMETH]);
+		e->atm_va = __atmeth_va(a);
+		e->atm_rkey = __atmeth_rkey(a);
+		e->atm_swap_add = __atmeth_swap_add(a);
+		e->atm_cmp = __atmeth_cmp(a);
+	}
+	if (op->mask & RNIC_M_AETH) {
+		const struct rnic_aeth *a = (const void *)(bth + op->offset[RNIC_EXT_AETH]);
+		e->aeth_syn = __aeth_syn(a);
+		e->aeth_msn = __aeth_msn(a);
+	}
+	if (op->mask & RNIC_M_ATMACK) {
+		const struct rnic_atmack *a = (const void *)(bth + op->offset[RNIC_EXT_ATMACK]);
+		e->atmack_orig = __atmack_orig(a);
+	}
+	if (op->mask & RNIC_M_IMMDT)
+		memcpy(&e->imm, bth + op->offset[RNIC_EXT_IMMDT], 4);
+	if (op->mask & RNIC_M_IETH) {
+		rte_be32_t k;
+		memcpy(&k, bth + op->offset[RNIC_EXT_IETH], 4);
+		e->ieth_rkey = rte_be_to_cpu_32(k);
+	}
+}
+
+static void
+ext_write(const struct rnic_opcode_info *op, uint8_t *bth,
+	  const struct rnic_ext_fields *e)
+{
+	if (op->mask & RNIC_M_DETH) {
+		struct rnic_deth *d = (void *)(bth + op->offset[RNIC_EXT_DETH]);
+		d->qkey = rte_cpu_to_be_32(e->deth_qkey);
+		d->rsvd = 0;
+		rnic_put24(d->sqp, e->deth_sqp);
+	}
+	if (op->mask & RNIC_M_RETH) {
+		struct rnic_reth *r = (void *)(bth + op->offset[RNIC_EXT_RETH]);
+		r->va = rte_cpu_to_be_64(e->reth_va);
+		r->rkey = rte_cpu_to_be_32(e->reth_rkey);
+		r->len = rte_cpu_to_be_32(e->reth_len);
+	}
+	if (op->mask & RNIC_M_ATMETH) {
+		struct rnic_atmeth *a = (void *)(bth + op->offset[RNIC_EXT_ATMETH]);
+		a->va = rte_cpu_to_be_64(e->atm_va);
+		a->rkey = rte_cpu_to_be_32(e->atm_rkey);
+		a->swap_add = rte_cpu_to_be_64(e->atm_swap_add);
+		a->cmp = rte_cpu_to_be_64(e->atm_cmp);
+	}
+	if (op->mask & RNIC_M_AETH) {
+		struct rnic_aeth *a = (void *)(bth + op->offset[RNIC_EXT_AETH]);
+		a->smsn = rte_cpu_to_be_32(((uint32_t)e->aeth_syn << 24) |
+					   (e->aeth_msn & RNIC_PSN_MASK));
+	}
+	if (op->mask & RNIC_M_ATMACK) {
+		struct rnic_atmack *a = (void *)(bth + op->offset[RNIC_EXT_ATMACK]);
+		a->orig = rte_cpu_to_be_64(e->atmack_orig);
+	}
+	if (op->mask & RNIC_M_IMMDT)
+		memcpy(bth + op->offset[RNIC_EXT_IMMDT], &e->imm, 4);
+	if (op->mask & RNIC_M_IETH) {
+		rte_be32_t k = rte_cpu_to_be_32(e->ieth_rkey);
+		memcpy(bth + op->offset[RNIC_EXT_IETH], &k, 4);
+	}
+	if (op->mask & RNIC_M_CNP)
+		memset(bth + op->offset[RNIC_EXT_CNP], 0, RNIC_CNP_RSVD_LEN);
+}
+
+/*
+ * Parse the headers. @p hdr holds the first @p avail bytes of a frame of
+ * @p len bytes, with avail >= min(len, 128): every header read is checked
+ * against len first, and no header ends past byte 128.
+ */
+static enum rnic_pkt_err
+parse_hdrs(const uint8_t *hdr, uint32_t len, struct rnic_pkt *pkt)
+{
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_udp_hdr *udp;
+	const struct rnic_bth *bth;
+	const struct rnic_opcode_info *op;
+	uint32_t l3, ip_len, udp_len, l4_payload, hdrs, room;
+	uint16_t etype, frag;
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->frame_len = len;
+	if (len < RNIC_ETH_HLEN)
+		return RNIC_PKT_ERR_TRUNC_L2;
+	eth = (const void *)hdr;
+	memcpy(pkt->l.dst_mac, &eth->dst_addr, 6);
+	memcpy(pkt->l.src_mac, &eth->src_addr, 6);
+	etype = rte_be_to_cpu_16(eth->ether_type);
+	l3 = RNIC_ETH_HLEN;
+	if (etype == RTE_ETHER_TYPE_VLAN) {
+		const struct rte_vlan_hdr *vh;
+
+		if (len < RNIC_ETH_HLEN + RNIC_VLAN_HLEN)
+			return RNIC_PKT_ERR_TRUNC_L2;
+		vh = (const void *)(hdr + RNIC_ETH_HLEN);
+		pkt->l.vlan = true;
+		pkt->l.vlan_tci = rte_be_to_cpu_16(vh->vlan_tci);
+		etype = rte_be_to_cpu_16(vh->eth_proto);
+		l3 += RNIC_VLAN_HLEN;
+	}
+	if (etype != RTE_ETHER_TYPE_IPV4)
+		return RNIC_PKT_ERR_OTHER_L2;
+	pkt->l3_off = (uint16_t)l3;
+	if (len < l3 + RNIC_IPV4_HLEN)
+		return RNIC_PKT_ERR_TRUNC_L3;
+	ip = (const void *)(hdr + l3);
+	if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5)
+		return RNIC_PKT_ERR_IP_VERSION;
+	if (ip->next_proto_id != IPPROTO_UDP)
+		return RNIC_PKT_ERR_OTHER_L4;
+	pkt->l.src_ip = ip->src_addr;
+	pkt->l.dst_ip = ip->dst_addr;
+	pkt->l.tos = ip->type_of_service;
+	pkt->l.ttl = ip->time_to_live;
+	if ((ip->version_ihl & 0xf) != 5)
+		return RNIC_PKT_ERR_IP_OPTIONS;
+	frag = rte_be_to_cpu_16(ip->fragment_offset);
+	if (frag & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
+		return RNIC_PKT_ERR_IP_FRAG;
+	/* Ethernet may pad short frames: the IPv4 length decides the end. */
+	ip_len = rte_be_to_cpu_16(ip->total_length);
+	if (ip_len < RNIC_IPV4_HLEN + RNIC_UDP_HLEN || l3 + ip_len > len)
+		return RNIC_PKT_ERR_IP_LEN;
+	if (rte_ipv4_cksum(ip) != 0)   /* a correct header sums to all ones */
+		return RNIC_PKT_ERR_IP_CSUM;
+	udp = (const void *)(hdr + l3 + RNIC_IPV4_HLEN);
+	pkt->l.udp_sport = rte_be_to_cpu_16(udp->src_port);
+	pkt->l.udp_dport = rte_be_to_cpu_16(udp->dst_port);
+	if (pkt->l.udp_dport != RNIC_ROCE_UDP_PORT)
+		return RNIC_PKT_ERR_OTHER_PORT;
+	udp_len = rte_be_to_cpu_16(udp->dgram_len);
+	if (udp_len != ip_len - RNIC_IPV4_HLEN)
+		return RNIC_PKT_ERR_UDP_LEN;
+	len = l3 + ip_len;
+	pkt->frame_len = len;
+	l4_payload = udp_len - RNIC_UDP_HLEN;
+	if (l4_payload < RNIC_BTH_LEN + RNIC_ICRC_LEN)
+		return RNIC_PKT_ERR_TRUNC_BTH;
+	pkt->bth_off = (uint16_t)(l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	bth = (const void *)(hdr + pkt->bth_off);
+	pkt->bth.opcode = __bth_opcode(bth);
+	pkt->bth.se = __bth_se(bth);
+	pkt->bth.mig = __bth_mig(bth);
+	pkt->bth.pad = __bth_pad(bth);
+	pkt->bth.tver = __bth_tver(bth);
+	pkt->bth.pkey = __bth_pkey(bth);
+	pkt->bth.fecn = __bth_fecn(bth);
+	pkt->bth.becn = __bth_becn(bth);
+	pkt->bth.dqpn = __bth_dqpn(bth);
+	pkt->bth.ackreq = __bth_ackreq(bth);
+	pkt->bth.psn = __bth_psn(bth);
+	if (pkt->bth.tver != 0)
+		return RNIC_PKT_ERR_TVER;
+	op = rnic_opcode_info(pkt->bth.opcode);
+	if (op == NULL)
+		return RNIC_PKT_ERR_OPCODE;
+	pkt->op = op;
+	if (l4_payload < (uint32_t)op->length + RNIC_ICRC_LEN)
+		return RNIC_PKT_ERR_TRUNC_EXT;
+	ext_read(op, (const uint8_t *)bth, &pkt->ext);
+	hdrs = pkt->bth_off + op->length;
+	pkt->payload_off = (uint16_t)hdrs;
+	room = l4_payload - op->length - RNIC_ICRC_LEN;  /* payload + pad */
+	if (room & 3)
+		return RNIC_PKT_ERR_PAD;
+	if (pkt->bth.pad > room)
+		return RNIC_PKT_ERR_PAD;
+	if (!(op->mask & RNIC_M_PAYLOAD) && room != 0)
+		return RNIC_PKT_ERR_PAYLOAD;
+	pkt->payload_len = room - pkt->bth.pad;
+	return RNIC_PKT_ERR_OK;
+}
+
+enum rnic_pkt_err
+rnic_pkt_parse_buf(const uint8_t *frame, uint32_t len, bool check_icrc,
+		   struct rnic_pkt *pkt)
+{
+	enum rnic_pkt_err e = parse_hdrs(frame, len, pkt);
+	uint32_t fl;
+
+	if (e != RNIC_PKT_ERR_OK)
+		return e;
+	fl = pkt->frame_len;
+	memcpy(&pkt->icrc_wire, frame + fl - RNIC_ICRC_LEN, 4);
+	pkt->icrc_wire = rte_le_to_cpu_32(pkt->icrc_wire);
+	if (check_icrc && rnic_icrc_calc_buf(frame, pkt->l3_off, fl) != pkt->icrc_wire)
+		return RNIC_PKT_ERR_ICRC;
+	return RNIC_PKT_ERR_OK;
+}
+
+enum rnic_pkt_err
+rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *pkt)
+{
+	uint8_t tmp[128];
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t avail = RTE_MIN(len, (uint32_t)sizeof(tmp));
+	const uint8_t *hdr;
+	const void *ic;
+	uint32_t icrc;
+	enum rnic_pkt_err e;
+
+	if (avail == 0) {
+		memset(pkt, 0, sizeof(*pkt));
+		return RNIC_PKT_ERR_TRUNC_L2;
+	}
+	hdr = rte_pktmbuf_read(m, 0, avail, tmp);
+	if (hdr == NULL) {
+		memset(pkt, 0, sizeof(*pkt));
+		return RNIC_PKT_ERR_TRUNC_L2;
+	}
+	e = parse_hdrs(hdr, len, pkt);
+	if (e != RNIC_PKT_ERR_OK)
+		return e;
+	ic = rte_pktmbuf_read(m, pkt->frame_len - RNIC_ICRC_LEN, 4, &icrc);
+	memcpy(&pkt->icrc_wire, ic, 4);
+	pkt->icrc_wire = rte_le_to_cpu_32(pkt->icrc_wire);
+	if (check_icrc &&
+	    rnic_icrc_calc_mbuf(m, pkt->l3_off, pkt->frame_len) != pkt->icrc_wire)
+		return RNIC_PKT_ERR_ICRC;
+	return RNIC_PKT_ERR_OK;
+}
+
+uint32_t
+rnic_pkt_hdr_len(uint8_t opcode, bool vlan)
+{
+	const struct rnic_opcode_info *op = rnic_opcode_info(opcode);
+
+	if (op == NULL)
+		return 0;
+	return RNIC_ETH_HLEN + (vlan ? RNIC_VLAN_HLEN : 0) + RNIC_IPV4_HLEN +
+	       RNIC_UDP_HLEN + op->length;
+}
+
+uint32_t
+rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
+		    const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+		    uint32_t payload_len)
+{
+	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
+	uint32_t hlen = rnic_pkt_hdr_len(b->opcode, l->vlan);
+	uint8_t pad = rnic_pad_len(payload_len);
+	uint32_t udp_len, l3 = RNIC_ETH_HLEN;
+	struct rte_ether_hdr *eth = (void *)dst;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	struct rnic_bth *bth;
+
+	if (op == NULL || hlen > cap)
+		return 0;
+	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
+	if (udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
+		return 0;
+	memcpy(&eth->dst_addr, l->dst_mac, 6);
+	memcpy(&eth->src_addr, l->src_mac, 6);
+	if (l->vlan) {
+		struct rte_vlan_hdr *vh = (void *)(dst + RNIC_ETH_HLEN);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(l->vlan_tci);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		l3 += RNIC_VLAN_HLEN;
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	}
+	ip = (void *)(dst + l3);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = l->tos;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + udp_len));
+	ip->packet_id = 0;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = l->ttl ? l->ttl : 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->hdr_checksum = 0;
+	ip->src_addr = l->src_ip;
+	ip->dst_addr = l->dst_ip;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp = (void *)(dst + l3 + RNIC_IPV4_HLEN);
+	udp->src_port = rte_cpu_to_be_16(l->udp_sport);
+	udp->dst_port = rte_cpu_to_be_16(RNIC_ROCE_UDP_PORT);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)udp_len);
+	udp->dgram_cksum = 0;
+	bth = (void *)(dst + l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	bth->opcode = b->opcode;
+	bth->flags = (uint8_t)((b->se ? RNIC_BTH_SE : 0) | (b->mig ? RNIC_BTH_MIG : 0) |
+			       (pad << RNIC_BTH_PAD_SHIFT));
+	bth->pkey = rte_cpu_to_be_16(b->pkey);
+	bth->fb = (uint8_t)((b->fecn ? RNIC_BTH_FECN : 0) | (b->becn ? RNIC_BTH_BECN : 0));
+	rnic_put24(bth->dqpn, b->dqpn);
+	bth->ack = b->ackreq ? RNIC_BTH_ACKREQ : 0;
+	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
+	ext_write(op, (uint8_t *)bth, ext);
+	return hlen;
+}
+
+uint32_t
+rnic_pkt_build_buf(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
+		   const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+		   const void *payload, uint32_t payload_len)
+{
+	uint32_t hlen, pad = rnic_pad_len(payload_len), total;
+	uint32_t icrc;
+
+	hlen = rnic_pkt_build_hdrs(dst, cap, l, b, ext, payload_len);
+	if (hlen == 0)
+		return 0;
+	total = hlen + payload_len + pad + RNIC_ICRC_LEN;
+	if (total > cap)
+		return 0;
+	if (payload_len)
+		memcpy(dst + hlen, payload, payload_len);
+	memset(dst + hlen + payload_len, 0, pad);
+	icrc = rte_cpu_to_le_32(rnic_icrc_calc_buf(dst, l->vlan ? 18 : 14, total));
+	memcpy(dst + total - RNIC_ICRC_LEN, &icrc, 4);
+	return total;
+}
+
+void
+rnic_pkt_finish_icrc_mbuf(struct rte_mbuf *m, uint32_t l3_off)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t icrc = rte_cpu_to_le_32(rnic_icrc_calc_mbuf(m, l3_off, len));
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(m);
+	uint8_t *p;
+	uint32_t in_last = RTE_MIN((uint32_t)last->data_len, (uint32_t)RNIC_ICRC_LEN);
+
+	/* The 4 ICRC bytes may straddle the last two segments. */
+	p = rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len - in_last);
+	memcpy(p, (uint8_t *)&icrc + (RNIC_ICRC_LEN - in_last), in_last);
+	if (in_last < RNIC_ICRC_LEN) {
+		struct rte_mbuf *prev = m;
+
+		while (prev->next != last)
+			prev = prev->next;
+		p = rte_pktmbuf_mtod_offset(prev, uint8_t *,
+					    prev->data_len - (RNIC_ICRC_LEN - in_last));
+		memcpy(p, &icrc, RNIC_ICRC_LEN - in_last);
+	}
+}
+
+int
+rnic_pkt_format(char *buf, size_t size, const struct rnic_pkt *pkt)
+{
+	const struct rnic_ext_fields *e = &pkt->ext;
+	rnic_opmask_t m;
+	int n;
+
+	if (pkt->op == NULL)
+		return snprintf(buf, size, "opcode=0x%02x", pkt->bth.opcode);
+	m = pkt->op->mask;
+	n = snprintf(buf, size,
+		     "%s dqpn=0x%06x psn=%u se=%d ackreq=%d mig=%d pad=%u pkey=0x%04x "
+		     "fecn=%d becn=%d sport=%u payload=%u",
+		     pkt->op->name, pkt->bth.dqpn, pkt->bth.psn, pkt->bth.se,
+		     pkt->bth.ackreq, pkt->bth.mig, pkt->bth.pad, pkt->bth.pkey,
+		     pkt->bth.fecn, pkt->bth.becn, pkt->l.udp_sport, pkt->payload_len);
+#define APPEND(...) do { \
+		if (n >= 0 && (size_t)n < size) \
+			n += snprintf(buf + n, size - n, __VA_ARGS__); \
+	} while (0)
+	if (m & RNIC_M_DETH)
+		APPEND(" deth(qkey=0x%08x,sqp=0x%06x)", e->deth_qkey, e->deth_sqp);
+	if (m & RNIC_M_RETH)
+		APPEND(" reth(va=0x%" PRIx64 ",rkey=0x%08x,len=%u)", e->reth_va,
+		       e->reth_rkey, e->reth_len);
+	if (m & RNIC_M_ATMETH)
+		APPEND(" atomiceth(va=0x%" PRIx64 ",rkey=0x%08x,swap_add=0x%" PRIx64
+		       ",cmp=0x%" PRIx64 ")", e->atm_va, e->atm_rkey, e->atm_swap_add,
+		       e->atm_cmp);
+	if (m & RNIC_M_AETH)
+		APPEND(" aeth(syndrome=0x%02x,msn=%u)", e->aeth_syn, e->aeth_msn);
+	if (m & RNIC_M_ATMACK)
+		APPEND(" atomicacketh(orig=0x%" PRIx64 ")", e->atmack_orig);
+	if (m & RNIC_M_IMMDT)
+		APPEND(" immdt=0x%08x", rte_be_to_cpu_32(e->imm));
+	if (m & RNIC_M_IETH)
+		APPEND(" ieth(rkey=0x%08x)", e->ieth_rkey);
+#undef APPEND
+	return n;
+}

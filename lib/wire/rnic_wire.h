@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The RoCEv2 wire library: the IBA opcode table, header layouts and accessors,
+ * the ICRC (IBA annex A17), 24-bit PSN arithmetic, and a frame parser and
+ * builder that read the opcode table. Nothing outside this library knows a
+ * header offset.
+ */
+#ifndef RNIC_WIRE_H
+#define RNIC_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
+struct rte_mbuf;
+
+/* ------------------------------------------------------------------ */
+/* Constants                                                           */
+/* ------------------------------------------------------------------ */
+
+#define RNIC_ROCE_UDP_PORT   4791
+#define RNIC_UDP_SPORT_MIN   0xC000  /**< RoCEv2 source ports for flow entropy */
+#define RNIC_ETH_HLEN        14
+#define RNIC_VLAN_HLEN       4
+#define RNIC_IPV4_HLEN       20
+#define RNIC_UDP_HLEN        8
+#define RNIC_BTH_LEN         12
+#define RNIC_RETH_LEN        16
+#define RNIC_AETH_LEN        4
+#define RNIC_ATMETH_LEN      28
+#define RNIC_ATMACK_LEN      8
+#define RNIC_IMMDT_LEN       4
+#define RNIC_IETH_LEN        4
+#define RNIC_DETH_LEN        8
+#define RNIC_CNP_RSVD_LEN    16
+#define RNIC_ICRC_LEN        4
+#define RNIC_DEFAULT_PKEY    0xFFFF
+#define RNIC_MAX_MSG_LEN     (1u << 31)  /**< IBA: 2^31 bytes per message */
+/** Longest header stack: Eth + VLAN + IPv4 + UDP + BTH + AtomicETH. */
+#define RNIC_MAX_HDR_LEN     (RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV4_HLEN + \
+			      RNIC_UDP_HLEN + RNIC_BTH_LEN + RNIC_ATMETH_LEN)
+
+/* ------------------------------------------------------------------ */
+/* Opcodes (IBA vol. 1 table 38) and the opcode table                  */
+/* ------------------------------------------------------------------ */
+
+/** Transport service, the top three bits of the opcode. */
+enum rnic_transport {
+	RNIC_TRANSPORT_RC = 0x00,
+	RNIC_TRANSPORT_UC = 0x20,
+	RNIC_TRANSPORT_RD = 0x40,
+	RNIC_TRANSPORT_UD = 0x60,
+	RNIC_TRANSPORT_CNP = 0x80,  /**< RoCEv2 congestion notification */
+};
+
+/** The low five bits of an opcode: the operation within a transport. */
+enum rnic_op {
+	RNIC_OP_SEND_FIRST = 0x00,
+	RNIC_OP_SEND_MIDDLE = 0x01,
+	RNIC_OP_SEND_LAST = 0x02,
+	RNIC_OP_SEND_LAST_IMM = 0x03,
+	RNIC_OP_SEND_ONLY = 0x04,
+	RNIC_OP_SEND_ONLY_IMM = 0x05,
+	RNIC_OP_WRITE_FIRST = 0x06,
+	RNIC_OP_WRITE_MIDDLE = 0x07,
+	RNIC_OP_WRITE_LAST = 0x08,
+	RNIC_OP_WRITE_LAST_IMM = 0x09,
+	RNIC_OP_WRITE_ONLY = 0x0a,
+	RNIC_OP_WRITE_ONLY_IMM = 0x0b,
+	RNIC_OP_READ_REQ = 0x0c,
+	RNIC_OP_READ_RESP_FIRST = 0x0d,
+	RNIC_OP_READ_RESP_MIDDLE = 0x0e,
+	RNIC_OP_READ_RESP_LAST = 0x0f,
+	RNIC_OP_READ_RESP_ONLY = 0x10,
+	RNIC_OP_ACK = 0x11,
+	RNIC_OP_ATOMIC_ACK = 0x12,
+	RNIC_OP_CMP_SWAP = 0x13,
+	RNIC_OP_FETCH_ADD = 0x14,
+	RNIC_OP_SEND_LAST_INV = 0x16,
+	RNIC_OP_SEND_ONLY_INV = 0x17,
+};
+
+/** Full 8-bit opcodes as they appear in BTH. */
+#define RNIC_OPC(t, o) ((uint8_t)((t) | (o)))
+#define RNIC_OPCODE_CNP 0x81
+
+/**
+ * Header and role bits of an opcode. A distinct type from the opcode byte:
+ * testing mask bits against an opcode is a class of bug (rxe had one).
+ */
+typedef uint32_t rnic_opmask_t;
+enum {
+	RNIC_M_RETH = 1u << 0,
+	RNIC_M_AETH = 1u << 1,
+	RNIC_M_ATMETH = 1u << 2,
+	RNIC_M_ATMACK = 1u << 3,
+	RNIC_M_IMMDT = 1u << 4,
+	RNIC_M_IETH = 1u << 5,
+	RNIC_M_DETH = 1u << 6,
+	RNIC_M_CNP = 1u << 7,     /**< 16 reserved bytes after BTH */
+	RNIC_M_PAYLOAD = 1u << 8,
+	RNIC_M_FIRST = 1u << 9,
+	RNIC_M_MIDDLE = 1u << 10,
+	RNIC_M_LAST = 1u << 11,
+	RNIC_M_ONLY = RNIC_M_FIRST | RNIC_M_LAST,
+	RNIC_M_REQ = 1u << 12,    /**< a request (goes to the responder) */
+	RNIC_M_RESP = 1u << 13,   /**< a response (goes to requester receive) */
+	RNIC_M_SEND = 1u << 14,
+	RNIC_M_WRITE = 1u << 15,
+	RNIC_M_READ = 1u << 16,   /**< READ request or READ response */
+	RNIC_M_ATOMIC = 1u << 17, /**< CmpSwap, FetchAdd or Atomic ACK */
+	RNIC_M_ACK = 1u << 18,    /**< plain ACKNOWLEDGE */
+	RNIC_M_RC = 1u << 20,     /**< transports that allow the opcode */
+	RNIC_M_UC = 1u << 21,
+	RNIC_M_UD = 1u << 22,
+	RNIC_M_CONSUMES_RWQE = 1u << 23,  /**< responder takes a receive WQE */
+};
+
+/** Extended headers in wire order (IBA 9.2). */
+enum rnic_ext {
+	RNIC_EXT_DETH,
+	RNIC_EXT_RETH,
+	RNIC_EXT_ATMETH,
+	RNIC_EXT_AETH,
+	RNIC_EXT_ATMACK,
+	RNIC_EXT_IMMDT,
+	RNIC_EXT_IETH,
+	RNIC_EXT_CNP,
+	RNIC_EXT_MAX,
+};
+
+/** One row of the opcode table. */
+struct rnic_opcode_info {
+	const char *name;          /**< NULL: opcode not supported */
+	rnic_opmask_t mask;
+	uint8_t length;            /**< BTH + extended headers, bytes */
+	uint8_t offset[RNIC_EXT_MAX]; /**< from BTH start; 0 = absent */
+};
+
+extern const struct rnic_opcode_info rnic_opcode_table[256];
+
+/** Header length (BTH and extended headers) for each extended header. */
+extern const uint8_t rnic_ext_len[RNIC_EXT_MAX];
+extern const rnic_opmask_t rnic_ext_mask[RNIC_EXT_MAX];
+
+static inline const struct rnic_opcode_info *
+rnic_opcode_info(uint8_t opcode)
+{
+	const struct rnic_opcode_info *oi = &rnic_opcode_table[opcode];
+	return oi->name ? oi : NULL;
+}
+
+static inline const char *
+rnic_opcode_name(uint8_t opcode)
+{
+	const char *n = rnic_opcode_table[opcode].name;
+	return n ? n : "UNKNOWN";
+}
+
+static inline rnic_opmask_t
+rnic_opcode_mask(uint8_t opcode)
+{
+	return rnic_opcode_table[opcode].mask;
+}
+
+/** Transport mask bit (RNIC_M_RC/UC/UD) for a transport. */
+static inline rnic_opmask_t
+rnic_transport_mask(enum rnic_transport t)
+{
+	switch (t) {
+	case RNIC_TRANSPORT_RC: return RNIC_M_RC;
+	case RNIC_TRANSPORT_UC: return RNIC_M_UC;
+	case RNIC_TRANSPORT_UD: return RNIC_M_UD;
+	default: return 0;
+	}
+}
+
+/** True when @p opcode is defined and allowed on transport @p t. */
+static inline bool
+rnic_opcode_allowed(uint8_t opcode, enum rnic_transport t)
+{
+	return (rnic_opcode_table[opcode].mask & rnic_transport_mask(t)) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Raw header layouts (network byte order)                             */
+/* ------------------------------------------------------------------ */
+
+struct rnic_bth {
+	uint8_t opcode;
+	uint8_t flags;       /**< SE:1 M:1 PadCnt:2 TVer:4 */
+	rte_be16_t pkey;
+	uint8_t fb;          /**< FECN:1 BECN:1 resv:6 (masked in the ICRC) */
+	uint8_t dqpn[3];
+	uint8_t ack;         /**< AckReq:1 resv:7 */
+	uint8_t psn[3];
+} __rte_packed;
+
+struct rnic_reth {
+	rte_be64_t va;
+	rte_be32_t rkey;
+	rte_be32_t len;
+} __rte_packed;
+
+struct rnic_aeth {
+	rte_be32_t smsn;     /**< syndrome:8 MSN:24 */
+} __rte_packed;
+
+struct rnic_atmeth {
+	rte_be64_t va;
+	rte_be32_t rkey;
+	rte_be64_t swap_add;
+	rte_be64_t cmp;
+} __rte_packed;
+
+struct rnic_atmack {
+	rte_be64_t orig;
+} __rte_packed;
+
+struct rnic_deth {
+	rte_be32_t qkey;
+	uint8_t rsvd;
+	uint8_t sqp[3];
+} __rte_packed;
+
+/* ------------------------------------------------------------------ */
+/* Two-level accessors: __x(hdr) reads a raw header, byte order inside. */
+/* ------------------------------------------------------------------ */
+
+static inline uint32_t rnic_get24(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
+}
+
+static inline void rnic_put24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+#define RNIC_BTH_SE     0x80
+#define RNIC_BTH_MIG    0x40
+#define RNIC_BTH_PAD_SHIFT 4
+#define RNIC_BTH_PAD_MASK  0x30
+#define RNIC_BTH_TVER_MASK 0x0f
+#define RNIC_BTH_FECN   0x80
+#define RNIC_BTH_BECN   0x40
+#define RNIC_BTH_ACKREQ 0x80
+
+static inline uint8_t __bth_opcode(const struct rnic_bth *b) { return b->opcode; }
+static inline bool __bth_se(const struct rnic_bth *b) { return b->flags & RNIC_BTH_SE; }
+static inline bool __bth_mig(const struct rnic_bth *b) { return b->flags & RNIC_BTH_MIG; }
+static inline uint8_t __bth_pad(const struct rnic_bth *b)
+{ return (b->flags & RNIC_BTH_PAD_MASK) >> RNIC_BTH_PAD_SHIFT; }
+static inline uint8_t __bth_tver(const struct rnic_bth *b) { return b->flags & RNIC_BTH_TVER_MASK; }
+static inline uint16_t __bth_pkey(const struct rnic_bth *b) { return rte_be_to_cpu_16(b->pkey); }
+static inline bool __bth_fecn(const struct rnic_bth *b) { return b->fb & RNIC_BTH_FECN; }
+static inline bool __bth_becn(const struct rnic_bth *b) { return b->fb & RNIC_BTH_BECN; }
+static inline uint32_t __bth_dqpn(const struct rnic_bth *b) { return rnic_get24(b->dqpn); }
+static inline bool __bth_ackreq(const struct rnic_bth *b) { return b->ack & RNIC_BTH_ACKREQ; }
+static inline uint32_t __bth_psn(const struct rnic_bth *b) { return rnic_get24(b->psn); }
+
+static inline uint64_t __reth_va(const struct rnic_reth *r) { return rte_be_to_cpu_64(r->va); }
+static inline uint32_t __reth_rkey(const struct rnic_reth *r) { return rte_be_to_cpu_32(r->rkey); }
+static inline uint32_t __reth_len(const struct rnic_reth *r) { return rte_be_to_cpu_32(r->len); }
+static inline uint8_t __aeth_syn(const struct rnic_aeth *a) { return rte_be_to_cpu_32(a->smsn) >> 24; }
+static inline uint32_t __aeth_msn(const struct rnic_aeth *a) { return rte_be_to_cpu_32(a->smsn) & 0xffffff; }
+static inline uint64_t __atmeth_va(const struct rnic_atmeth *a) { return rte_be_to_cpu_64(a->va); }
+static inline uint32_t __atmeth_rkey(const struct rnic_atmeth *a) { return rte_be_to_cpu_32(a->rkey); }
+static inline uint64_t __atmeth_swap_add(const struct rnic_atmeth *a) { return rte_be_to_cpu_64(a->swap_add); }
+static inline uint64_t __atmeth_cmp(const struct rnic_atmeth *a) { return rte_be_to_cpu_64(a->cmp); }
+static inline uint64_t __atmack_orig(const struct rnic_atmack *a) { return rte_be_to_cpu_64(a->orig); }
+static inline uint32_t __deth_qkey(const struct rnic_deth *d) { return rte_be_to_cpu_32(d->qkey); }
+static inline uint32_t __deth_sqp(const struct rnic_deth *d) { return rnic_get24(d->sqp); }
+
+/* ------------------------------------------------------------------ */
+/* AETH syndromes (IBA 9.7.5.1)                                        */
+/* ------------------------------------------------------------------ */
+
+#define RNIC_AETH_TYPE_MASK   0xe0
+#define RNIC_AETH_ACK         0x00  /**< low 5 bits: credit count */
+#define RNIC_AETH_RNR_NAK     0x20  /**< low 5 bits: RNR timer code */
+#define RNIC_AETH_NAK         0x60  /**< low 5 bits: NAK code */
+#define RNIC_NAK_PSN_SEQ      0
+#define RNIC_NAK_INVALID_REQ  1
+#define RNIC_NAK_REMOTE_ACCESS 2
+#define RNIC_NAK_REMOTE_OP    3
+#define RNIC_NAK_INVALID_RD   4
+#define RNIC_AETH_CREDIT_INVALID 0x1f  /**< end-to-end credits not used */
+
+/* ------------------------------------------------------------------ */
+/* PSN arithmetic on the 24-bit space (seed 001)                       */
+/* ------------------------------------------------------------------ */
+
+#define RNIC_PSN_MASK   0xffffffu
+#define RNIC_PSN_WINDOW (1u << 23)
+
+static inline uint32_t rnic_psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & RNIC_PSN_MASK;
+}
+
+/** Signed distance a - b in [-2^23, 2^23). */
+static inline int32_t rnic_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+enum rnic_psn_region {
+	RNIC_PSN_EXPECTED,   /**< equal to the expected PSN */
+	RNIC_PSN_DUPLICATE,  /**< within 2^23 before it: already seen */
+	RNIC_PSN_INVALID,    /**< ahead of it: a gap */
+};
+
+/** Where @p psn falls relative to the responder's expected PSN @p epsn. */
+static inline enum rnic_psn_region
+rnic_psn_classify(uint32_t psn, uint32_t epsn)
+{
+	int32_t d = rnic_psn_diff(psn, epsn);
+
+	if (d == 0)
+		return RNIC_PSN_EXPECTED;
+	return d < 0 ? RNIC_PSN_DUPLICATE : RNIC_PSN_INVALID;
+}
+
+/* ------------------------------------------------------------------ */
+/* ICRC (IBA annex A17, RoCEv2)                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Compute the ICRC of a flat RoCEv2 frame.
+ * @param frame  Ethernet frame, starting at the destination MAC.
+ * @param l3_off offset of the IPv4 header.
+ * @param len    frame length including the 4 ICRC bytes.
+ * @return the ICRC as it reads from the wire least-significant byte first.
+ */
+uint32_t rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len);
+
+/** Same over an mbuf chain; @p len counts the ICRC bytes too. */
+uint32_t rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len);
+
+/** Reflected CRC-32 (zlib's crc32) continuing from @p crc; ISA-L inside. */
+uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
+
+/* ------------------------------------------------------------------ */
+/* Parsed packet                                                       */
+/* ------------------------------------------------------------------ */
+
+/** Parse outcomes: an X-macro, expanded into the enum and the name table. */
+#define RNIC_PKT_ERRORS(_) \
+	_(OK, "ok") \
+	_(OTHER_L2, "not IPv4 (ARP, IPv6, other ethertype)") \
+	_(OTHER_L4, "IPv4 but not UDP") \
+	_(OTHER_PORT, "UDP but not port 4791") \
+	_(TRUNC_L2, "frame shorter than its Ethernet/VLAN header") \
+	_(TRUNC_L3, "frame shorter than its IPv4 header") \
+	_(IP_VERSION, "IPv4 version/IHL invalid") \
+	_(IP_OPTIONS, "IPv4 options present") \
+	_(IP_FRAG, "IPv4 fragment") \
+	_(IP_LEN, "IPv4 total length disagrees with the frame") \
+	_(IP_CSUM, "IPv4 header checksum bad") \
+	_(UDP_LEN, "UDP length disagrees with IPv4 length") \
+	_(TRUNC_BTH, "shorter than BTH plus ICRC") \
+	_(TVER, "BTH transport version is not 0") \
+	_(OPCODE, "unknown or unsupported opcode") \
+	_(OPCODE_TRANSPORT, "opcode not allowed on the QP's transport") \
+	_(TRUNC_EXT, "shorter than the opcode's extended headers") \
+	_(PAD, "pad count does not fit the length") \
+	_(PAYLOAD, "payload length invalid for the opcode") \
+	_(ICRC, "ICRC mismatch")
+
+enum rnic_pkt_err {
+#define RNIC_PKT_ERR_ENUM(n, s) RNIC_PKT_ERR_##n,
+	RNIC_PKT_ERRORS(RNIC_PKT_ERR_ENUM)
+#undef RNIC_PKT_ERR_ENUM
+	RNIC_PKT_ERR_MAX
+};
+
+extern const char *const rnic_pkt_err_str[RNIC_PKT_ERR_MAX];
+extern const char *const rnic_pkt_err_name[RNIC_PKT_ERR_MAX];
+
+/** True for outcomes that mean "not RoCEv2 at all" rather than malformed. */
+static inline bool rnic_pkt_err_is_other(enum rnic_pkt_err e)
+{
+	return e == RNIC_PKT_ERR_OTHER_L2 || e == RNIC_PKT_ERR_OTHER_L4 ||
+	       e == RNIC_PKT_ERR_OTHER_PORT;
+}
+
+/** Extended-header field values, host order; used to build and to parse. */
+struct rnic_ext_fields {
+	uint64_t reth_va;
+	uint32_t reth_rkey;
+	uint32_t reth_len;
+	uint8_t aeth_syn;
+	uint32_t aeth_msn;
+	uint64_t atm_va;
+	uint32_t atm_rkey;
+	uint64_t atm_swap_add;
+	uint64_t atm_cmp;
+	uint64_t atmack_orig;
+	rte_be32_t imm;          /**< ImmDt is opaque: kept in wire order */
+	uint32_t ieth_rkey;
+	uint32_t deth_qkey;
+	uint32_t deth_sqp;
+};
+
+/** Addressing of a frame (outer headers), network order where noted. */
+struct rnic_l2l3 {
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	bool vlan;
+	uint16_t vlan_tci;       /**< host order */
+	rte_be32_t src_ip;
+	rte_be32_t dst_ip;
+	uint8_t tos;             /**< DSCP and ECN */
+	uint8_t ttl;
+	uint16_t udp_sport;      /**< host order */
+	uint16_t udp_dport;      /**< host order */
+};
+
+/** The BTH fields, host order. */
+struct rnic_bth_fields {
+	uint8_t opcode;
+	bool se, mig, fecn, becn, ackreq;
+	uint8_t pad;
+	uint8_t tver;
+	uint16_t pkey;
+	uint32_t dqpn;
+	uint32_t psn;
+};
+
+/** Everything the parser learnt from one frame. */
+struct rnic_pkt {
+	struct rnic_l2l3 l;
+	struct rnic_bth_fields bth;
+	struct rnic_ext_fields ext;
+	const struct rnic_opcode_info *op;  /**< NULL before BTH is known */
+	uint16_t l3_off;
+	uint16_t bth_off;
+	uint16_t payload_off;    /**< from frame start */
+	uint32_t payload_len;    /**< without pad and ICRC */
+	uint32_t frame_len;
+	uint32_t icrc_wire;      /**< ICRC as read (LSB first) */
+};
+
+/**
+ * Parse and validate a flat frame: Eth[/802.1Q]/IPv4/UDP 4791/BTH/ext, pad,
+ * and (when @p check_icrc) the ICRC. Never reads past @p len.
+ * @return RNIC_PKT_ERR_OK or the reason the frame is not a valid RoCEv2 frame.
+ */
+enum rnic_pkt_err rnic_pkt_parse_buf(const uint8_t *frame, uint32_t len,
+				     bool check_icrc, struct rnic_pkt *pkt);
+
+/** Same over a (possibly multi-segment) mbuf. */
+enum rnic_pkt_err rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc,
+				      struct rnic_pkt *pkt);
+
+/**
+ * Write Eth[/802.1Q]/IPv4/UDP/BTH/extended headers for @p bth->opcode into
+ * @p dst using the opcode table. IPv4 and UDP lengths cover @p payload_len,
+ * the pad implied by it (set in BTH) and the ICRC. The IPv4 checksum is
+ * filled in; the UDP checksum is 0 (allowed for RoCEv2 over IPv4).
+ * @return header bytes written, or 0 if the opcode is unknown or @p cap is
+ *         too small.
+ */
+uint32_t rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap,
+			     const struct rnic_l2l3 *l,
+			     const struct rnic_bth_fields *bth,
+			     const struct rnic_ext_fields *ext,
+			     uint32_t payload_len);
+
+/** Bytes of pad that make @p payload_len a multiple of 4. */
+static inline uint8_t rnic_pad_len(uint32_t payload_len)
+{
+	return (uint8_t)((4 - (payload_len & 3)) & 3);
+}
+
+/** Header bytes (Eth..ext) for an opcode, or 0 if unknown. */
+uint32_t rnic_pkt_hdr_len(uint8_t opcode, bool vlan);
+
+/**
+ * Build a complete flat frame (headers, payload, zero pad, ICRC) into @p dst.
+ * @return the frame length, or 0 if it does not fit @p cap.
+ */
+uint32_t rnic_pkt_build_buf(uint8_t *dst, uint32_t cap,
+			    const struct rnic_l2l3 *l,
+			    const struct rnic_bth_fields *bth,
+			    const struct rnic_ext_fields *ext,
+			    const void *payload, uint32_t payload_len);
+
+/**
+ * Fill in the ICRC of a frame in an mbuf whose last 4 bytes are reserved
+ * for it (single or multi-segment).
+ */
+void rnic_pkt_finish_icrc_mbuf(struct rte_mbuf *m, uint32_t l3_off);
+
+/** RoCEv2 UDP source port for a QP, in 0xC000-0xFFFF. */
+static inline uint16_t rnic_udp_sport(uint32_t qpn)
+{
+	uint32_t h = qpn * 2654435761u;
+	return (uint16_t)(RNIC_UDP_SPORT_MIN | ((h >> 16) & 0x3fff));
+}
+
+/** Format a one-line description of a parsed packet (rnic-pcap, logs). */
+int rnic_pkt_format(char *buf, size_t size, const struct rnic_pkt *pkt);
+
+#endif /* RNIC_WIRE_H */

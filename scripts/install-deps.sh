@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install what softrnic needs to build and test, from Debian 12's packages.
+# Idempotent and quick when everything is present. Run as root (or via sudo).
+set -euo pipefail
+
+pkgs=(
+    build-essential pkg-config meson ninja-build
+    libdpdk-dev dpdk-dev libnuma-dev libjansson-dev libisal-dev
+    zlib1g-dev libpcap-dev
+    python3-scapy tshark iproute2
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    echo "install-deps: all packages present"
+fi
