@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion queues: an rte_ring of 32-byte work completions. The TX lcore
+ * (UC/UD, errors) and the RX lcore (RC, receives) both produce, the
+ * application consumes. A full CQ is an overflow: the producing QP goes to
+ * Error with an async event, as IBA 11.4.2.1 has it.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rnic_pvt.h"
+
+static const char *const wc_status_names[] = {
+	"success", "local length error", "local QP operation error",
+	"local EE context operation error", "local protection error",
+	"WR flushed", "memory window bind error", "bad response error",
+	"local access error", "remote invalid request error",
+	"remote access error", "remote operation error",
+	"transport retry counter exceeded", "RNR retry counter exceeded",
+	"local RDD violation error", "remote invalid RD request",
+	"operation aborted", "invalid EE context number",
+	"invalid EE context state", "fatal error", "response timeout error",
+	"general error",
+};
+
+const char *
+rnic_wc_status_str(enum rnic_wc_status s)
+{
+	if ((unsigned int)s >= RTE_DIM(wc_status_names))
+		return "unknown";
+	return wc_status_names[s];
+}
+
+struct rnic_cq *
+rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
+{
+	static uint32_t seq;
+	char name[RTE_RING_NAMESIZE];
+	struct rnic_cq *cq;
+
+	if (dev == NULL || cqe == 0 || cqe > (1u << 22)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	cq = rte_zmalloc("rnic_cq", sizeof(*cq), 0);
+	if (cq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "rnic_cq%u_%u", dev->port_id,
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	cq->ring = rte_ring_create_elem(name, sizeof(struct rnic_wc), cqe,
+					rte_socket_id(), RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (cq->ring == NULL) {
+		rte_free(cq);
+		return NULL;
+	}
+	cq->dev = dev;
+	cq->depth = cqe;
+	return cq;
+}
+
+int
+rnic_destroy_cq(struct rnic_cq *cq)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	if (cq->refs)
+		return -EBUSY;
+	rte_ring_free(cq->ring);
+	rte_free(cq);
+	return 0;
+}
+
+int
+rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
+{
+	if (cq == NULL || n <= 0)
+		return 0;
+	return (int)rte_ring_sc_dequeue_burst_elem(cq->ring, wc, sizeof(*wc),
+						   (unsigned int)n, NULL);
+}
+
+bool
+rnic_cq_overflowed(const struct rnic_cq *cq)
+{
+	return LOAD_ACQ(&cq->overflow) != 0;
+}
+
+/* Returns 0, or -ENOSPC on overflow (the caller moves its QP to Error). */
+int
+rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
+{
+	if (rte_ring_mp_enqueue_elem(cq->ring, (void *)(uintptr_t)wc, sizeof(*wc)) != 0) {
+		STORE_REL(&cq->overflow, 1);
+		return -ENOSPC;
+	}
+	return 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PD, MR and AH objects, and VirtToPhys: the key, PD, access and bounds
+ * checks every memory access of the engine goes through (seed 7.1.3).
+ * Keys are (table index << 8) | 8-bit variant, so a lookup is O(1) and a
+ * re-registered slot gets a different key.
+ */
+#include <errno.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rnic_pvt.h"
+
+struct rnic_pd *
+rnic_alloc_pd(struct rnic_device *dev)
+{
+	struct rnic_pd *pd;
+
+	if (dev == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	pd = rte_zmalloc("rnic_pd", sizeof(*pd), 0);
+	if (pd == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	pd->dev = dev;
+	pd->handle = ++dev->n_pds;
+	return pd;
+}
+
+int
+rnic_dealloc_pd(struct rnic_pd *pd)
+{
+	if (pd == NULL)
+		return -EINVAL;
+	if (pd->refs)
+		return -EBUSY;
+	rte_free(pd);
+	return 0;
+}
+
+struct rnic_mr *
+rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access)
+{
+	const int all = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
+			RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC;
+	struct rnic_device *dev;
+	struct rnic_mr *mr;
+	uint32_t i, key;
+
+	if (pd == NULL || addr == NULL || length == 0 || (access & ~all) ||
+	    ((uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* IBA 10.6.3.1: remote write/atomic need local write. */
+	if ((access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & RNIC_ACCESS_LOCAL_WRITE)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dev = pd->dev;
+	for (i = 0; i < dev->max_mrs; i++)
+		if (dev->mrs[i] == NULL)
+			break;
+	if (i == dev->max_mrs) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	mr = rte_zmalloc("rnic_mr", sizeof(*mr), 0);
+	if (mr == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	key = (i << 8) | (++dev->mr_key_seq & 0xff);
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->lkey = key;
+	mr->rkey = key;
+	mr->access = access;
+	mr->index = i;
+	mr->rkey_valid = 1;
+	mr->valid = 1;
+	pd->refs++;
+	STORE_REL(&dev->mrs[i], mr);
+	return mr;
+}
+
+int
+rnic_dereg_mr(struct rnic_mr *mr)
+{
+	struct rnic_device *dev;
+
+	if (mr == NULL)
+		return -EINVAL;
+	dev = mr->pd->dev;
+	STORE_REL(&mr->valid, 0);
+	STORE_REL(&dev->mrs[mr->index], NULL);
+	rnic_dev_quiesce(dev);   /* no lcore still holds the pointer */
+	mr->pd->refs--;
+	rte_free(mr);
+	return 0;
+}
+
+uint32_t rnic_mr_lkey(const struct rnic_mr *mr) { return mr->lkey; }
+uint32_t rnic_mr_rkey(const struct rnic_mr *mr) { return mr->rkey; }
+
+/*
+ * The VirtToPhys check. Returns a seed 7.1.3 code. @p access is the right
+ * needed (0 for a local read).
+ */
+int
+rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
+	      uint64_t va, uint64_t len, int access, struct rnic_mr **out)
+{
+	uint32_t idx = key >> 8;
+	struct rnic_mr *mr;
+	uint64_t base;
+
+	*out = NULL;
+	if (idx >= dev->max_mrs)
+		return RNIC_MEMCHK_KEY_ERR;
+	mr = LOAD_ACQ(&dev->mrs[idx]);
+	if (mr == NULL || !LOAD_ACQ(&mr->valid))
+		return RNIC_MEMCHK_KEY_ERR;
+	if (remote) {
+		if (mr->rkey != key || !LOAD_ACQ(&mr->rkey_valid))
+			return RNIC_MEMCHK_KEY_ERR;
+	} else if (mr->lkey != key) {
+		return RNIC_MEMCHK_KEY_ERR;
+	}
+	if (mr->pd != pd)
+		return RNIC_MEMCHK_PD_ERR;
+	if ((mr->access & access) != access)
+		return RNIC_MEMCHK_FLAGS_ERR;
+	base = (uint64_t)(uintptr_t)mr->addr;
+	/* Written so that no sum can overflow 64 bits. */
+	if (va < base || len > mr->length || va - base > mr->length - len)
+		return RNIC_MEMCHK_LENGTH_ERR;
+	*out = mr;
+	return RNIC_MEMCHK_OK;
+}
+
+struct rnic_ah *
+rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)
+{
+	struct rnic_ah_int *ah;
+
+	if (pd == NULL || attr == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ah = rte_zmalloc("rnic_ah", sizeof(*ah), 0);
+	if (ah == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	ah->pub.attr = *attr;
+	ah->pd = pd;
+	pd->refs++;
+	return &ah->pub;
+}
+
+int
+rnic_destroy_ah(struct rnic_ah *pub)
+{
+	struct rnic_ah_int *ah = (struct rnic_ah_int *)pub;
+
+	if (ah == NULL)
+		return -EINVAL;
+	ah->pd->refs--;
+	rte_free(ah);
+	return 0;
+}

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * QP objects and the QP state machine of IBA 10.3 (seed 002): Reset, Init,
+ * RTR, RTS, SQD, SQE, Error. Each transition has the attributes it requires
+ * and the ones it allows (IBA table 91, per service type); anything else
+ * fails with -EINVAL and leaves the QP as it was.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rnic_pvt.h"
+
+static const char *const qp_state_names[] = {
+	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+};
+
+const char *
+rnic_qp_state_str(enum rnic_qp_state s)
+{
+	return (unsigned int)s < RTE_DIM(qp_state_names) ? qp_state_names[s] : "?";
+}
+
+struct rnic_qp *
+rnic_qp_lookup(struct rnic_device *dev, uint32_t qpn)
+{
+	struct rnic_qp *qp = LOAD_ACQ(&dev->qps[qpn & dev->qp_mask]);
+
+	return (qp != NULL && qp->qpn == qpn) ? qp : NULL;
+}
+
+#define SQ_MAX_STRIDE (255 * 16)   /* the doorbell's size field */
+
+struct rnic_qp *
+rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
+{
+	struct rnic_device *dev;
+	struct rnic_qp *qp;
+	uint32_t qpn, slots, stride, mq;
+
+	if (pd == NULL || ia == NULL || ia->send_cq == NULL || ia->recv_cq == NULL ||
+	    (ia->qp_type != RNIC_QPT_RC && ia->qp_type != RNIC_QPT_UC &&
+	     ia->qp_type != RNIC_QPT_UD) ||
+	    ia->cap.max_send_wr == 0 || ia->cap.max_send_wr > 65536 ||
+	    ia->cap.max_recv_wr > 65536 || ia->cap.max_send_sge > 32 ||
+	    ia->cap.max_recv_sge > 32 || ia->cap.max_inline_data > 1024 ||
+	    ia->qp_num > RNIC_PSN_MASK || ia->qp_num == 1) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dev = pd->dev;
+	if (ia->qp_num != 0) {
+		qpn = ia->qp_num;
+		if (dev->qps[qpn & dev->qp_mask] != NULL) {
+			rte_errno = EEXIST;
+			return NULL;
+		}
+	} else {
+		uint32_t tries = 0;
+
+		do {
+			qpn = dev->next_qpn++ & RNIC_PSN_MASK;
+			if (qpn < 2)
+				continue;
+			if (dev->qps[qpn & dev->qp_mask] == NULL)
+				break;
+		} while (++tries <= dev->qp_mask + 2);
+		if (tries > dev->qp_mask + 2) {
+			rte_errno = ENOSPC;
+			return NULL;
+		}
+	}
+	qp = rte_zmalloc("rnic_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (qp == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	qp->dev = dev;
+	qp->pd = pd;
+	qp->qpn = qpn;
+	qp->index = qpn & dev->qp_mask;
+	qp->type = ia->qp_type;
+	qp->scq = ia->send_cq;
+	qp->rcq = ia->recv_cq;
+	qp->sq_sig_all = ia->sq_sig_all;
+	qp->cap = ia->cap;
+	if (qp->cap.max_send_sge == 0)
+		qp->cap.max_send_sge = 1;
+	if (qp->cap.max_recv_sge == 0)
+		qp->cap.max_recv_sge = 1;
+	qp->state = RNIC_QPS_RESET;
+
+	stride = RTE_ALIGN_CEIL(RNIC_WQE_HDR_SIZE +
+		RTE_MAX(qp->cap.max_send_sge * sizeof(struct rnic_sge),
+			(size_t)qp->cap.max_inline_data), 16);
+	RTE_VERIFY(stride <= SQ_MAX_STRIDE);
+	slots = rte_align32pow2(qp->cap.max_send_wr);
+	qp->sq_stride = stride;
+	qp->sq_mask = slots - 1;
+	qp->sq = rte_zmalloc("rnic_sq", (size_t)slots * stride, RTE_CACHE_LINE_SIZE);
+
+	qp->rq_stride = RTE_ALIGN_CEIL(sizeof(struct rnic_rwqe) +
+				       qp->cap.max_recv_sge * sizeof(struct rnic_sge), 16);
+	slots = rte_align32pow2(RTE_MAX(qp->cap.max_recv_wr, 1u));
+	qp->rq_mask = slots - 1;
+	qp->rq = rte_zmalloc("rnic_rq", (size_t)slots * qp->rq_stride, RTE_CACHE_LINE_SIZE);
+
+	/* Window of unacknowledged packets; UC/UD keep nothing. */
+	mq = qp->type == RNIC_QPT_RC ? 512 : 2;
+	qp->mq.mask = mq - 1;
+	qp->mq.ents = rte_zmalloc("rnic_mq", sizeof(struct rnic_mq_ent) * mq, 0);
+	if (qp->sq == NULL || qp->rq == NULL || qp->mq.ents == NULL) {
+		rte_free(qp->sq);
+		rte_free(qp->rq);
+		rte_free(qp->mq.ents);
+		rte_free(qp);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	qp->attr.pkey = RNIC_DEFAULT_PKEY;
+	qp->attr.path_mtu = RNIC_MTU_1024;
+	qp->pmtu = 1024;
+	qp->scq->refs++;
+	qp->rcq->refs++;
+	pd->refs++;
+	STORE_REL(&dev->qps[qp->index], qp);
+	return qp;
+}
+
+static void
+mq_release_all(struct rnic_qp *qp)
+{
+	for (uint32_t i = qp->mq.head; i != qp->mq.tail; i++) {
+		struct rnic_mq_ent *e = &qp->mq.ents[i & qp->mq.mask];
+
+		rte_pktmbuf_free(e->m);
+		e->m = NULL;
+	}
+	qp->mq.head = qp->mq.tail = 0;
+}
+
+static void
+free_res(struct rnic_qp *qp)
+{
+	rte_free(qp->resp.res);
+	qp->resp.res = NULL;
+	qp->resp.res_n = 0;
+}
+
+int
+rnic_destroy_qp(struct rnic_qp *qp)
+{
+	struct rnic_device *dev;
+
+	if (qp == NULL)
+		return -EINVAL;
+	dev = qp->dev;
+	STORE_REL(&qp->state, RNIC_QPS_RESET);
+	STORE_REL(&dev->qps[qp->index], NULL);
+	rnic_dev_quiesce(dev);
+	/* The engine's active lists may still name it: scrub them. Only
+	 * safe while quiesced (or not polled). */
+	for (uint32_t i = 0; i < dev->tx_active_n; i++)
+		if (dev->tx_active[i] == qp)
+			dev->tx_active[i] = dev->tx_active[--dev->tx_active_n], i--;
+	for (uint32_t i = 0; i < dev->rd_active_n; i++)
+		if (dev->rd_active[i] == qp)
+			dev->rd_active[i] = dev->rd_active[--dev->rd_active_n], i--;
+	for (uint32_t i = 0; i < dev->ack_n; i++)
+		if (dev->ack_list[i] == qp)
+			dev->ack_list[i] = dev->ack_list[--dev->ack_n], i--;
+	mq_release_all(qp);
+	free_res(qp);
+	qp->scq->refs--;
+	qp->rcq->refs--;
+	qp->pd->refs--;
+	rte_free(qp->sq);
+	rte_free(qp->rq);
+	rte_free(qp->mq.ents);
+	rte_free(qp);
+	return 0;
+}
+
+uint32_t rnic_qp_num(const struct rnic_qp *qp) { return qp->qpn; }
+
+/* ------------------------------------------------------------------ */
+/* The transition table (IBA table 91)                                 */
+/* ------------------------------------------------------------------ */
+
+#define M(x) RNIC_QP_##x
+enum { T_RC, T_UC, T_UD, T_N };
+
+struct qp_trans {
+	uint8_t valid;
+	int req[T_N];
+	int opt[T_N];
+};
+
+static const struct qp_trans qp_trans[7][7] = {
+	[RNIC_QPS_RESET] = {
+		[RNIC_QPS_RESET] = { 1, {0}, {0} },
+		[RNIC_QPS_INIT] = { 1,
+			{ [T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+			  [T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+			  [T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY) }, {0} },
+	},
+	[RNIC_QPS_INIT] = {
+		[RNIC_QPS_INIT] = { 1, {0},
+			{ [T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+			  [T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+			  [T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY) } },
+		[RNIC_QPS_RTR] = { 1,
+			{ [T_RC] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) |
+				   M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
+			  [T_UC] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN),
+			  [T_UD] = 0 },
+			{ [T_RC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
+			  [T_UC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
+			  [T_UD] = M(PKEY_INDEX) | M(QKEY) } },
+	},
+	[RNIC_QPS_RTR] = {
+		[RNIC_QPS_RTS] = { 1,
+			{ [T_RC] = M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
+				   M(MAX_QP_RD_ATOMIC),
+			  [T_UC] = M(SQ_PSN),
+			  [T_UD] = M(SQ_PSN) },
+			{ [T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
+				   M(ALT_PATH) | M(PATH_MIG_STATE),
+			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) |
+				   M(PATH_MIG_STATE),
+			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+	},
+	[RNIC_QPS_RTS] = {
+		[RNIC_QPS_RTS] = { 1, {0},
+			{ [T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
+				   M(ALT_PATH) | M(PATH_MIG_STATE),
+			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) |
+				   M(PATH_MIG_STATE),
+			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+		[RNIC_QPS_SQD] = { 1, {0},
+			{ [T_RC] = M(EN_SQD_ASYNC_NOTIFY), [T_UC] = M(EN_SQD_ASYNC_NOTIFY),
+			  [T_UD] = M(EN_SQD_ASYNC_NOTIFY) } },
+	},
+	[RNIC_QPS_SQD] = {
+		[RNIC_QPS_RTS] = { 1, {0},
+			{ [T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
+				   M(ALT_PATH) | M(PATH_MIG_STATE),
+			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) |
+				   M(PATH_MIG_STATE),
+			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+		[RNIC_QPS_SQD] = { 1, {0},
+			{ [T_RC] = M(CUR_STATE) | M(AV) | M(ALT_PATH) | M(ACCESS_FLAGS) |
+				   M(PKEY_INDEX) | M(MIN_RNR_TIMER) | M(PATH_MIG_STATE) |
+				   M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
+				   M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC),
+			  [T_UC] = M(CUR_STATE) | M(AV) | M(ALT_PATH) | M(ACCESS_FLAGS) |
+				   M(PKEY_INDEX) | M(PATH_MIG_STATE),
+			  [T_UD] = M(CUR_STATE) | M(PKEY_INDEX) | M(QKEY) } },
+	},
+	[RNIC_QPS_SQE] = {
+		[RNIC_QPS_RTS] = { 1, {0},
+			{ [T_RC] = 0,   /* RC never enters SQE (IBA 10.3.1) */
+			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS),
+			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+	},
+};
+
+static int
+type_idx(enum rnic_qp_type t)
+{
+	return t == RNIC_QPT_RC ? T_RC : t == RNIC_QPT_UC ? T_UC : T_UD;
+}
+
+void
+rnic_qp_build_l2(struct rnic_qp *qp)
+{
+	struct rnic_l2l3 *l = &qp->l2;
+	const struct rnic_ah_attr *ah = &qp->attr.ah_attr;
+
+	memset(l, 0, sizeof(*l));
+	memcpy(l->src_mac, qp->dev->mac, 6);
+	memcpy(l->dst_mac, ah->dmac, 6);
+	l->src_ip = qp->dev->ipv4;
+	l->dst_ip = ah->dip;
+	l->tos = ah->tos;
+	l->ttl = ah->ttl ? ah->ttl : 64;
+	l->vlan = ah->vlan;
+	l->vlan_tci = ah->vlan_tci;
+	l->udp_sport = rnic_udp_sport(qp->qpn);
+	l->udp_dport = RNIC_ROCE_UDP_PORT;
+}
+
+/* Validate attribute values; names the first bad one in the log. */
+static int
+check_values(const struct rnic_qp *qp, const struct rnic_qp_attr *a, int mask)
+{
+	if ((mask & M(PATH_MTU)) && rnic_mtu_bytes(a->path_mtu) == 0)
+		return -EINVAL;
+	if ((mask & M(RQ_PSN)) && a->rq_psn > RNIC_PSN_MASK)
+		return -EINVAL;
+	if ((mask & M(SQ_PSN)) && a->sq_psn > RNIC_PSN_MASK)
+		return -EINVAL;
+	if ((mask & M(DEST_QPN)) && a->dest_qp_num > RNIC_PSN_MASK)
+		return -EINVAL;
+	if ((mask & M(TIMEOUT)) && a->timeout > 31)
+		return -EINVAL;
+	if ((mask & M(RETRY_CNT)) && a->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & M(RNR_RETRY)) && a->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & M(MIN_RNR_TIMER)) && a->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & M(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > 16)
+		return -EINVAL;
+	if ((mask & M(MAX_DEST_RD_ATOMIC)) && a->max_dest_rd_atomic > 16)
+		return -EINVAL;
+	if ((mask & M(PORT)) && a->port_num != 1)
+		return -EINVAL;
+	if ((mask & M(PKEY_INDEX)) && a->pkey_index != 0)
+		return -EINVAL;   /* one-entry P_Key table */
+	if ((mask & M(ACCESS_FLAGS)) &&
+	    (a->qp_access_flags & ~(RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
+				    RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if ((mask & M(ALT_PATH)) || (mask & M(PATH_MIG_STATE)))
+		return -EINVAL;   /* no alternate path (APM) support */
+	if ((mask & M(CAP)))
+		return -EINVAL;   /* resizing queues is not supported */
+	RTE_SET_USED(qp);
+	return 0;
+}
+
+static void
+reset_qp_state(struct rnic_qp *qp)
+{
+	mq_release_all(qp);
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	free_res(qp);
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->sq_pi = qp->sq_done = 0;
+	qp->rq_pi = qp->rq_ci = 0;
+	qp->err_flushed_rq = qp->err_flushed_sq = 0;
+}
+
+int
+rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
+{
+	enum rnic_qp_state cur, next;
+	const struct qp_trans *t;
+	int ti, allowed, rc;
+
+	if (qp == NULL || a == NULL)
+		return -EINVAL;
+	cur = rnic_qp_state_get(qp);
+	next = (mask & M(STATE)) ? a->qp_state : cur;
+	if ((unsigned int)next > RNIC_QPS_ERR)
+		return -EINVAL;
+	if ((mask & M(CUR_STATE)) && a->cur_qp_state != cur)
+		return -EINVAL;
+	ti = type_idx(qp->type);
+	if (next == RNIC_QPS_RESET || next == RNIC_QPS_ERR) {
+		/* Any state -> Reset or Error, with the state alone. */
+		if (mask & ~(M(STATE) | M(CUR_STATE)))
+			return -EINVAL;
+		if (next == RNIC_QPS_ERR) {
+			rnic_qp_to_error(qp);
+		} else {
+			STORE_REL(&qp->state, RNIC_QPS_RESET);
+			rnic_dev_quiesce(qp->dev);
+			reset_qp_state(qp);
+		}
+		return 0;
+	}
+	if (cur == RNIC_QPS_ERR)
+		return -EINVAL;   /* Error leaves only through Reset */
+	t = &qp_trans[cur][next];
+	if (!t->valid)
+		return -EINVAL;
+	if (next == RNIC_QPS_SQE || (cur == RNIC_QPS_SQE && ti == T_RC))
+		return -EINVAL;
+	allowed = t->req[ti] | t->opt[ti] | M(STATE) | M(CUR_STATE);
+	if ((mask & t->req[ti]) != t->req[ti] || (mask & ~allowed))
+		return -EINVAL;
+	rc = check_values(qp, a, mask);
+	if (rc != 0)
+		return rc;
+
+	/* Commit: the data path reads these only in states the transition
+	 * is entering, so they are written before the state store. */
+	if (mask & M(ACCESS_FLAGS)) qp->attr.qp_access_flags = a->qp_access_flags;
+	if (mask & M(PKEY_INDEX)) {
+		qp->attr.pkey_index = a->pkey_index;
+		qp->attr.pkey = a->pkey ? a->pkey : RNIC_DEFAULT_PKEY;
+	}
+	if (mask & M(PORT)) qp->attr.port_num = a->port_num;
+	if (mask & M(QKEY)) qp->attr.qkey = a->qkey;
+	if (mask & M(AV)) qp->attr.ah_attr = a->ah_attr;
+	if (mask & M(PATH_MTU)) {
+		qp->attr.path_mtu = a->path_mtu;
+		qp->pmtu = rnic_mtu_bytes(a->path_mtu);
+	}
+	if (mask & M(DEST_QPN)) qp->attr.dest_qp_num = a->dest_qp_num;
+	if (mask & M(RQ_PSN)) {
+		qp->attr.rq_psn = a->rq_psn;
+		qp->resp.epsn = a->rq_psn;
+	}
+	if (mask & M(SQ_PSN)) {
+		qp->attr.sq_psn = a->sq_psn;
+		qp->req.psn = a->sq_psn;
+		qp->comp.rd_psn = a->sq_psn;
+	}
+	if (mask & M(TIMEOUT)) qp->attr.timeout = a->timeout;
+	if (mask & M(RETRY_CNT)) qp->attr.retry_cnt = a->retry_cnt;
+	if (mask & M(RNR_RETRY)) qp->attr.rnr_retry = a->rnr_retry;
+	if (mask & M(MIN_RNR_TIMER)) qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (mask & M(MAX_QP_RD_ATOMIC)) qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (mask & M(EN_SQD_ASYNC_NOTIFY)) qp->attr.en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & M(MAX_DEST_RD_ATOMIC)) {
+		uint32_t n = RTE_MAX(a->max_dest_rd_atomic, (uint8_t)1);
+
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+		if (qp->resp.res_n != n) {
+			struct rnic_rd_res *r = rte_zmalloc("rnic_rdres", sizeof(*r) * n, 0);
+
+			if (r == NULL)
+				return -ENOMEM;
+			rte_free(qp->resp.res);
+			qp->resp.res = r;
+			qp->resp.res_n = n;
+		}
+	}
+	if (mask & (M(AV) | M(DEST_QPN)))
+		rnic_qp_build_l2(qp);
+	if (next == RNIC_QPS_RTS && cur == RNIC_QPS_RTR) {
+		qp->comp.retry = qp->attr.retry_cnt;
+		qp->comp.rnr_retry = qp->attr.rnr_retry;
+	}
+	STORE_REL(&qp->state, (uint8_t)next);
+	return 0;
+}
+
+int
+rnic_query_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask,
+	      struct rnic_qp_init_attr *ia)
+{
+	RTE_SET_USED(mask);
+	if (qp == NULL || a == NULL)
+		return -EINVAL;
+	*a = qp->attr;
+	a->qp_state = rnic_qp_state_get(qp);
+	a->cur_qp_state = a->qp_state;
+	a->cap = qp->cap;
+	a->sq_psn = LOAD_RLX(&qp->req.psn);
+	a->rq_psn = LOAD_RLX(&qp->resp.epsn);
+	a->sq_draining = 0;
+	if (ia != NULL) {
+		memset(ia, 0, sizeof(*ia));
+		ia->send_cq = qp->scq;
+		ia->recv_cq = qp->rcq;
+		ia->cap = qp->cap;
+		ia->qp_type = qp->type;
+		ia->sq_sig_all = qp->sq_sig_all;
+		ia->qp_num = qp->qpn;
+	}
+	return 0;
+}
+
+/* Any thread: move to Error; the lcores flush the queues (IBA 10.3.1). */
+void
+rnic_qp_to_error(struct rnic_qp *qp)
+{
+	uint8_t s = LOAD_ACQ(&qp->state);
+
+	if (s == RNIC_QPS_ERR || s == RNIC_QPS_RESET)
+		return;
+	STORE_REL(&qp->state, RNIC_QPS_ERR);
+	/* Wake the completer so it flushes even with no traffic. */
+	rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t));
+}
