@@ -130,9 +130,10 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	dev->tx_active = rte_zmalloc("rnic_txact", sizeof(void *) * (dev->qp_mask + 1), 0);
 	dev->rd_active = rte_zmalloc("rnic_rdact", sizeof(void *) * (dev->qp_mask + 1), 0);
 	dev->ack_list = rte_zmalloc("rnic_acks", sizeof(void *) * (dev->qp_mask + 1), 0);
+	dev->tmr_list = rte_zmalloc("rnic_tmrs", sizeof(void *) * (dev->qp_mask + 1), 0);
 	if (dev->pool == NULL || dev->db_ring == NULL || dev->kick_ring == NULL ||
 	    dev->ev_ring == NULL || dev->qps == NULL || dev->mrs == NULL ||
-	    dev->tx_active == NULL || dev->rd_active == NULL || dev->ack_list == NULL) {
+	    dev->tx_active == NULL || dev->rd_active == NULL || dev->ack_list == NULL || dev->tmr_list == NULL) {
 		RNIC_LOG(ERR, "port %u: out of memory creating the device", a->port_id);
 		rte_errno = ENOMEM;
 		goto fail;
@@ -161,6 +162,7 @@ fail:
 	rte_free(dev->tx_active);
 	rte_free(dev->rd_active);
 	rte_free(dev->ack_list);
+	rte_free(dev->tmr_list);
 	rte_free(dev);
 	rte_errno = rc;
 	return NULL;
@@ -191,6 +193,7 @@ rnic_dev_destroy(struct rnic_device *dev)
 	rte_free(dev->tx_active);
 	rte_free(dev->rd_active);
 	rte_free(dev->ack_list);
+	rte_free(dev->tmr_list);
 	rte_free(dev);
 }
 

@@ -217,7 +217,9 @@ struct rnic_req_rx {
 	uint32_t rnr_retry;
 	uint64_t deadline;       /* TSC of the loss timer, 0 = idle */
 	uint64_t rnr_deadline;   /* TSC to resend after RNR NAK, 0 = none */
-	uint32_t sq_done_rx;     /* SQ slots retired (mirror of qp->sq_done) */
+	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */
+	uint32_t rexmit_end;
+	uint8_t on_tmr_list;
 };
 
 /* Responder state: RX lcore only. */
@@ -227,13 +229,15 @@ struct rnic_resp {
 	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
 	uint8_t cur_op;          /* opcode of the last packet of a message in flight */
 	uint8_t in_msg;          /* inside a multi-packet SEND/WRITE */
-	uint8_t ack_pending;
+	uint8_t ack_pending;     /* a coalesced ACK/NAK waits (ack_list) */
+	uint8_t ack_syn;
 	uint32_t ack_psn;
+	uint32_t ack_msn;
 	/* WRITE (WriteAddrTable) */
 	uint64_t wr_va;
 	uint32_t wr_rkey;
 	uint32_t wr_left;
-	struct rnic_mr *wr_mr;
+	uint32_t wr_total;
 	/* SEND scatter into the current receive WQE (RQWQEManager) */
 	uint8_t rwqe_active;
 	uint8_t rwqe_err;        /* message too long: drop the rest */
@@ -244,6 +248,7 @@ struct rnic_resp {
 	struct rnic_rd_res *res;
 	uint32_t res_n;
 	uint32_t res_next;
+	uint32_t rd_oldest;      /* oldest resource with responses to send */
 	uint8_t rd_active;       /* on the RX read-response list */
 };
 
@@ -351,6 +356,8 @@ struct rnic_device {
 	uint32_t rd_active_n;
 	struct rnic_qp **ack_list;    /* QPs with a coalesced ACK pending */
 	uint32_t ack_n;
+	struct rnic_qp **tmr_list;    /* QPs with an RNR wait or a resend */
+	uint32_t tmr_n;
 	struct rnic_txbuf txb_resp;
 
 	struct rnic_lcore_stats st_tx, st_rx, st_timer;

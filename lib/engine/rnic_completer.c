@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RequesterRecvControl and ScatterEntryManager (seed 3.4.5) on the RX
+ * lcore: ACK / NAK / READ response / atomic ACK handling against the
+ * MultiQueue, completions in WQE order, go-back-N retransmission from the
+ * kept mbufs, and the Error flush. The RX lcore is the only writer of the
+ * MultiQueue head and of sq_done for RC QPs.
+ */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "rnic_engine.h"
+
+static const uint8_t wc_opcode_of[RNIC_WR_MAX] = {
+	[RNIC_WR_RDMA_WRITE] = RNIC_WC_RDMA_WRITE,
+	[RNIC_WR_RDMA_WRITE_WITH_IMM] = RNIC_WC_RDMA_WRITE,
+	[RNIC_WR_SEND] = RNIC_WC_SEND,
+	[RNIC_WR_SEND_WITH_IMM] = RNIC_WC_SEND,
+	[RNIC_WR_SEND_WITH_INV] = RNIC_WC_SEND,
+	[RNIC_WR_RDMA_READ] = RNIC_WC_RDMA_READ,
+	[RNIC_WR_ATOMIC_CMP_AND_SWP] = RNIC_WC_COMP_SWAP,
+	[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
+};
+
+/* Complete the oldest outstanding WQE (sq_done). */
+static void
+comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+{
+	struct rnic_wqe *w = rnic_sq_wqe(qp, qp->sq_done);
+
+	if (s != RNIC_WC_SUCCESS || (w->flags & RNIC_SEND_SIGNALED)) {
+		struct rnic_wc wc = {
+			.wr_id = w->wr_id, .status = (uint8_t)s,
+			.opcode = w->opcode < RNIC_WR_MAX ? wc_opcode_of[w->opcode] : 0,
+			.qp_num = qp->qpn,
+			.byte_len = s == RNIC_WC_SUCCESS ? w->total_len : 0,
+		};
+		if (s == RNIC_WC_WR_FLUSH_ERR)
+			st->flushed++;
+		rnic_complete(qp, qp->scq, &wc, st);
+	}
+	STORE_REL(&qp->sq_done, qp->sq_done + 1);
+}
+
+static inline struct rnic_mq_ent *
+mq_head(struct rnic_qp *qp)
+{
+	if (qp->mq.head == LOAD_ACQ(&qp->mq.tail))
+		return NULL;
+	return &qp->mq.ents[qp->mq.head & qp->mq.mask];
+}
+
+static void
+mq_pop(struct rnic_qp *qp)
+{
+	struct rnic_mq_ent *e = &qp->mq.ents[qp->mq.head & qp->mq.mask];
+
+	rte_pktmbuf_free(e->m);
+	e->m = NULL;
+	STORE_REL(&qp->mq.head, qp->mq.head + 1);
+	if (qp->comp.rexmit_next - qp->mq.head > qp->mq.mask + 1u)
+		qp->comp.rexmit_next = qp->mq.head;   /* cursor fell behind */
+}
+
+/* Error: drop the kept packets, flush the send and receive queues. */
+static void
+flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	uint32_t fetched;
+
+	while (mq_head(qp) != NULL)
+		mq_pop(qp);
+	qp->comp.in_read = 0;
+	qp->comp.rnr_deadline = 0;
+	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->mq.head;
+	fetched = LOAD_ACQ(&qp->req.sq_fetch);
+	while (qp->sq_done != fetched)
+		comp_wqe(qp, RNIC_WC_WR_FLUSH_ERR, st);
+	rnic_resp_flush_rq(qp);
+}
+
+/* Complete the head WQE with @p s and take the QP to Error. */
+static void
+comp_fail(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+{
+	struct rnic_mq_ent *e = mq_head(qp);
+
+	if (e != NULL) {
+		uint32_t idx = e->wqe_idx;
+
+		/* Drop this WQE's packets, then complete it with the error. */
+		while ((e = mq_head(qp)) != NULL && e->wqe_idx == idx)
+			mq_pop(qp);
+		if (qp->sq_done == idx)
+			comp_wqe(qp, s, st);
+	}
+	rnic_qp_to_error(qp);
+	flush_all(qp, st);
+}
+
+/*
+ * Release everything acknowledged up to and including @p psn (explicit or
+ * coalesced ACK, or the implicit ACK of a later response). Returns false
+ * when the QP failed or a READ/atomic was passed unanswered (the caller
+ * retransmits).
+ */
+static bool
+release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
+	      struct rnic_dev_stats *st)
+{
+	struct rnic_mq_ent *e;
+
+	*passed_read = false;
+	while ((e = mq_head(qp)) != NULL) {
+		uint32_t last = rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u);
+
+		if (e->type == RNIC_MQ_BAD) {
+			/* Everything before the bad WQE is done (seed 3.4.1.1.3.1). */
+			enum rnic_wc_status s = rnic_sq_wqe(qp, e->wqe_idx)->status;
+
+			comp_fail(qp, s, st);
+			return false;
+		}
+		if (rnic_psn_diff(psn, last) < 0)
+			break;
+		if (e->type != RNIC_MQ_SEND_WRITE) {
+			*passed_read = true;   /* its response was lost */
+			break;
+		}
+		qp->comp.retry = qp->attr.retry_cnt;   /* forward progress */
+		bool done = e->flags & RNIC_MQF_LAST;
+
+		mq_pop(qp);
+		if (done)
+			comp_wqe(qp, RNIC_WC_SUCCESS, st);
+	}
+	return true;
+}
+
+/* Go-back-N from the head: resend the kept mbufs (references, no copy). */
+static void
+rexmit_start(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	RTE_SET_USED(dev);
+	RTE_SET_USED(st);
+	qp->comp.in_read = 0;
+	qp->comp.rexmit_next = qp->mq.head;
+	qp->comp.rexmit_end = LOAD_ACQ(&qp->mq.tail);
+	if (!qp->comp.on_tmr_list) {
+		qp->comp.on_tmr_list = 1;
+		dev->tmr_list[dev->tmr_n++] = qp;
+	}
+}
+
+static unsigned int
+rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	unsigned int n = 0;
+
+	while (qp->comp.rexmit_next != qp->comp.rexmit_end &&
+	       rnic_txbuf_room(&dev->txb_resp)) {
+		struct rnic_mq_ent *e = &qp->mq.ents[qp->comp.rexmit_next & qp->mq.mask];
+
+		if (e->m != NULL) {
+			rte_mbuf_refcnt_update(e->m, 1);
+			rnic_txbuf_add(&dev->txb_resp, e->m);
+			st->tx_retransmits++;
+			n++;
+		}
+		qp->comp.rexmit_next++;
+	}
+	return n;
+}
+
+/* A retry of the whole window; false when the retry count ran out. */
+static bool
+retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	if (qp->comp.retry == 0) {
+		st->retry_exceeded++;
+		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		return false;
+	}
+	qp->comp.retry--;
+	rexmit_start(dev, qp, st);
+	return true;
+}
+
+/* ScatterEntryManager: place READ response bytes at @p off of the WQE's SGEs. */
+static void
+read_scatter(const struct rnic_wqe *w, uint32_t off, const struct rte_mbuf *m,
+	     uint32_t moff, uint32_t len)
+{
+	for (uint32_t i = 0; i < w->num_sge && len > 0; i++) {
+		uint32_t sl = w->sge[i].length, n;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		n = RTE_MIN(sl - off, len);
+		rnic_mbuf_copy_out(m, moff, n, (void *)(uintptr_t)(w->sge[i].addr + off));
+		moff += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+static void
+comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbuf *m,
+	       const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
+{
+	rnic_opmask_t mask = pkt->op->mask;
+	uint32_t psn = pkt->bth.psn, last, off, expect;
+	struct rnic_mq_ent *e;
+	struct rnic_wqe *w;
+	bool passed;
+
+	/* A READ response implicitly acknowledges everything before it. */
+	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+		return;
+	e = mq_head(qp);
+	if (e == NULL || e->type != RNIC_MQ_READ || rnic_psn_diff(psn, e->psn) < 0) {
+		st->drop_ghost_resp++;
+		return;
+	}
+	last = rnic_psn_add(e->psn, e->npsn - 1u);
+	if (rnic_psn_diff(psn, last) > 0) {
+		st->drop_ghost_resp++;
+		return;
+	}
+	expect = qp->comp.in_read ? qp->comp.rd_psn : e->psn;
+	if (psn != expect) {
+		/* A response went missing: ask again (seed 3.4.5.1.3.4). */
+		st->drop_bad_resp++;
+		if (rnic_psn_diff(psn, expect) > 0)
+			retry_or_fail(dev, qp, st);
+		return;
+	}
+	w = rnic_sq_wqe(qp, e->wqe_idx);
+	off = rnic_psn_diff(psn, e->psn) * qp->pmtu;
+	if (((mask & RNIC_M_FIRST) != 0) != (psn == e->psn) ||
+	    ((mask & RNIC_M_LAST) != 0) != (psn == last) ||
+	    (!(mask & RNIC_M_LAST) && pkt->payload_len != qp->pmtu) ||
+	    off + pkt->payload_len > w->total_len ||
+	    ((mask & RNIC_M_LAST) && off + pkt->payload_len != w->total_len)) {
+		st->drop_bad_resp++;
+		comp_fail(qp, RNIC_WC_BAD_RESP_ERR, st);
+		return;
+	}
+	read_scatter(w, off, m, pkt->payload_off, pkt->payload_len);
+	qp->comp.retry = qp->attr.retry_cnt;
+	if (mask & RNIC_M_LAST) {
+		qp->comp.in_read = 0;
+		mq_pop(qp);
+		STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
+		comp_wqe(qp, RNIC_WC_SUCCESS, st);
+	} else {
+		qp->comp.in_read = 1;
+		qp->comp.rd_psn = rnic_psn_add(psn, 1);
+	}
+}
+
+static void
+comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+		struct rnic_dev_stats *st)
+{
+	uint32_t psn = pkt->bth.psn;
+	struct rnic_mq_ent *e;
+	struct rnic_wqe *w;
+	bool passed;
+
+	RTE_SET_USED(dev);
+	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+		return;
+	e = mq_head(qp);
+	if (e == NULL || e->type != RNIC_MQ_ATOMIC || e->psn != psn) {
+		st->drop_ghost_resp++;
+		return;
+	}
+	w = rnic_sq_wqe(qp, e->wqe_idx);
+	if (w->num_sge > 0)
+		memcpy((void *)(uintptr_t)w->sge[0].addr, &pkt->ext.atmack_orig, 8);
+	qp->comp.retry = qp->attr.retry_cnt;
+	mq_pop(qp);
+	STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
+	comp_wqe(qp, RNIC_WC_SUCCESS, st);
+}
+
+/* Last PSN handed to the wire, or false when nothing is outstanding. */
+static bool
+last_sent_psn(struct rnic_qp *qp, uint32_t *psn)
+{
+	uint32_t tail = LOAD_ACQ(&qp->mq.tail);
+	const struct rnic_mq_ent *e;
+
+	if (tail == qp->mq.head)
+		return false;
+	e = &qp->mq.ents[(tail - 1) & qp->mq.mask];
+	*psn = rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u);
+	return true;
+}
+
+static void
+comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+	 struct rnic_dev_stats *st)
+{
+	uint8_t syn = pkt->ext.aeth_syn;
+	uint32_t psn = pkt->bth.psn, sent;
+	struct rnic_mq_ent *e = mq_head(qp);
+	bool passed;
+
+	if (e == NULL || !last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0 ||
+	    rnic_psn_diff(psn, rnic_psn_add(e->psn, RNIC_PSN_MASK)) < 0) {
+		st->drop_ghost_resp++;   /* duplicate, or for a PSN never sent */
+		return;
+	}
+	switch (syn & RNIC_AETH_TYPE_MASK) {
+	case RNIC_AETH_ACK:
+		st->acks_rcvd++;
+		if (release_acked(qp, psn, &passed, st) && passed)
+			retry_or_fail(dev, qp, st);   /* READ response lost */
+		break;
+	case RNIC_AETH_RNR_NAK:
+		st->rnr_naks_rcvd++;
+		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+			break;
+		if (qp->comp.rnr_retry == 0) {
+			st->rnr_retry_exceeded++;
+			comp_fail(qp, RNIC_WC_RNR_RETRY_EXC_ERR, st);
+			break;
+		}
+		if (qp->attr.rnr_retry != 7)   /* 7 means retry forever */
+			qp->comp.rnr_retry--;
+		qp->comp.rnr_deadline = rte_get_tsc_cycles() +
+			rnic_rnr_wait_cycles(syn & 0x1f, dev->tsc_hz);
+		if (!qp->comp.on_tmr_list) {
+			qp->comp.on_tmr_list = 1;
+			dev->tmr_list[dev->tmr_n++] = qp;
+		}
+		break;
+	case RNIC_AETH_NAK:
+		st->naks_rcvd++;
+		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+			break;
+		switch (syn & 0x1f) {
+		case RNIC_NAK_PSN_SEQ:
+			retry_or_fail(dev, qp, st);
+			break;
+		case RNIC_NAK_INVALID_REQ:
+			comp_fail(qp, RNIC_WC_REM_INV_REQ_ERR, st);
+			break;
+		case RNIC_NAK_REMOTE_ACCESS:
+			comp_fail(qp, RNIC_WC_REM_ACCESS_ERR, st);
+			break;
+		default:
+			comp_fail(qp, RNIC_WC_REM_OP_ERR, st);
+			break;
+		}
+		break;
+	default:
+		st->drop_bad_resp++;   /* reserved syndrome */
+		break;
+	}
+}
+
+void
+rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+	     const struct rnic_pkt *pkt)
+{
+	struct rnic_dev_stats *st = &dev->st_rx.s;
+	enum rnic_qp_state s = rnic_qp_state_get(qp);
+	rnic_opmask_t mask = pkt->op->mask;
+
+	if (s == RNIC_QPS_RESET || s == RNIC_QPS_INIT || s == RNIC_QPS_RTR ||
+	    s == RNIC_QPS_ERR) {
+		st->drop_qp_state++;
+		return;
+	}
+	if (mask & RNIC_M_READ)
+		comp_read_resp(dev, qp, m, pkt, st);
+	else if (mask & RNIC_M_ATOMIC)
+		comp_atomic_ack(dev, qp, pkt, st);
+	else
+		comp_ack(dev, qp, pkt, st);
+}
+
+/* TX queued a bad WQE, or the QP entered Error: complete what is due. */
+void
+rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
+{
+	struct rnic_dev_stats *st = &dev->st_rx.s;
+	enum rnic_qp_state s = rnic_qp_state_get(qp);
+	bool passed;
+
+	if (s == RNIC_QPS_RESET)
+		return;
+	if (s == RNIC_QPS_ERR) {
+		if (qp->type == RNIC_QPT_RC)
+			flush_all(qp, st);
+		else
+			rnic_resp_flush_rq(qp);
+		return;
+	}
+	if (qp->type != RNIC_QPT_RC)
+		return;
+	/* A bad WQE at the head, with nothing before it, completes now. */
+	struct rnic_mq_ent *e = mq_head(qp);
+
+	if (e != NULL && e->type == RNIC_MQ_BAD)
+		release_acked(qp, e->psn, &passed, st);
+}
+
+/* RNR waits and retransmission bursts that did not fit the TX buffer. */
+unsigned int
+rnic_comp_timers(struct rnic_device *dev)
+{
+	struct rnic_dev_stats *st = &dev->st_rx.s;
+	unsigned int work = 0;
+	uint64_t now = 0;
+
+	for (uint32_t i = 0; i < dev->tmr_n; ) {
+		struct rnic_qp *qp = dev->tmr_list[i];
+		struct rnic_req_rx *c = &qp->comp;
+
+		if (rnic_qp_state_get(qp) == RNIC_QPS_RESET ||
+		    rnic_qp_state_get(qp) == RNIC_QPS_ERR) {
+			c->rnr_deadline = 0;
+			c->rexmit_next = c->rexmit_end;
+		}
+		if (c->rnr_deadline) {
+			if (now == 0)
+				now = rte_get_tsc_cycles();
+			if (now >= c->rnr_deadline) {
+				c->rnr_deadline = 0;
+				rexmit_start(dev, qp, st);
+			}
+		}
+		work += rexmit_pump(dev, qp, st);
+		if (c->rnr_deadline == 0 && c->rexmit_next == c->rexmit_end) {
+			c->on_tmr_list = 0;
+			dev->tmr_list[i] = dev->tmr_list[--dev->tmr_n];
+			continue;
+		}
+		i++;
+	}
+	return work;
+}

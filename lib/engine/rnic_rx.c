@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HeaderParser (seed chapter 5) on the RX lcore: rte_eth_rx_burst, validate
+ * Ethernet/IPv4/UDP/BTH/extended headers and the ICRC through the wire
+ * library, answer ARP for our address, find the QP, and hand requests to
+ * the responder and responses to requester receive. Every drop is counted
+ * by reason. Received mbufs are never modified: with net_ring the sender's
+ * retransmission list may hold the very same buffer.
+ */
+#include <rte_arp.h>
+#include <rte_ethdev.h>
+
+#include "rnic_engine.h"
+
+static void
+arp_reply(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
+	  struct rnic_dev_stats *st)
+{
+	struct rte_arp_hdr ah_buf;
+	const struct rte_arp_hdr *ah;
+	struct rte_ether_hdr *eth;
+	struct rte_arp_hdr *r;
+	struct rte_mbuf *out;
+
+	ah = rte_pktmbuf_read(m, l3, sizeof(ah_buf), &ah_buf);
+	if (ah == NULL || ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    ah->arp_data.arp_tip != dev->ipv4)
+		return;
+	if (!rnic_txbuf_room(&dev->txb_resp))
+		return;
+	out = rte_pktmbuf_alloc(dev->pool);
+	if (out == NULL) {
+		st->tx_nombuf++;
+		return;
+	}
+	eth = rte_pktmbuf_mtod(out, struct rte_ether_hdr *);
+	memcpy(&eth->dst_addr, &ah->arp_data.arp_sha, 6);
+	memcpy(&eth->src_addr, dev->mac, 6);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	r = (struct rte_arp_hdr *)(eth + 1);
+	r->arp_hardware = ah->arp_hardware;
+	r->arp_protocol = ah->arp_protocol;
+	r->arp_hlen = 6;
+	r->arp_plen = 4;
+	r->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	memcpy(&r->arp_data.arp_sha, dev->mac, 6);
+	r->arp_data.arp_sip = dev->ipv4;
+	r->arp_data.arp_tha = ah->arp_data.arp_sha;
+	r->arp_data.arp_tip = ah->arp_data.arp_sip;
+	out->data_len = out->pkt_len = RTE_MAX(sizeof(*eth) + sizeof(*r), (size_t)60);
+	memset((uint8_t *)(r + 1), 0, out->data_len - sizeof(*eth) - sizeof(*r));
+	rnic_txbuf_add(&dev->txb_resp, out);
+	st->arp_replies++;
+}
+
+static bool
+pkey_match(uint16_t a, uint16_t b)
+{
+	/* The low 15 bits name the partition; one side must be a full member. */
+	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
+
+static void
+rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
+{
+	struct rnic_pkt pkt;
+	enum rnic_pkt_err e;
+	struct rnic_qp *qp;
+	rnic_opmask_t mask;
+
+	st->rx_pkts++;
+	st->rx_bytes += m->pkt_len;
+	e = rnic_pkt_parse_mbuf(m, true, &pkt);
+	if (e != RNIC_PKT_ERR_OK) {
+		if (e < RTE_DIM(st->drop_reason))
+			st->drop_reason[e]++;
+		if (e == RNIC_PKT_ERR_OTHER_L2) {
+			struct rte_ether_hdr eb;
+			const struct rte_ether_hdr *eh = rte_pktmbuf_read(m, 0, sizeof(eb), &eb);
+			uint32_t l3 = sizeof(eb);
+			uint16_t et = eh ? rte_be_to_cpu_16(eh->ether_type) : 0;
+
+			if (et == RTE_ETHER_TYPE_VLAN) {
+				struct rte_vlan_hdr vb;
+				const struct rte_vlan_hdr *vh = rte_pktmbuf_read(m, l3, sizeof(vb), &vb);
+
+				et = vh ? rte_be_to_cpu_16(vh->eth_proto) : 0;
+				l3 += sizeof(vb);
+			}
+			if (et == RTE_ETHER_TYPE_ARP) {
+				arp_reply(dev, m, l3, st);
+				return;
+			}
+		}
+		if (rnic_pkt_err_is_other(e))
+			st->drop_not_roce++;
+		else if (e == RNIC_PKT_ERR_ICRC)
+			st->drop_icrc++;
+		else
+			st->drop_malformed++;
+		return;
+	}
+	if (memcmp(pkt.l.dst_mac, dev->mac, 6) != 0 || pkt.l.dst_ip != dev->ipv4) {
+		st->drop_wrong_dst++;
+		return;
+	}
+	mask = pkt.op->mask;
+	if (mask & RNIC_M_CNP) {
+		st->cnp_rcvd++;
+		return;
+	}
+	qp = rnic_qp_lookup(dev, pkt.bth.dqpn);
+	if (qp == NULL) {
+		st->drop_no_qp++;
+		return;
+	}
+	if (!rnic_opcode_allowed(pkt.bth.opcode,
+				 qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
+				 qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC :
+				 RNIC_TRANSPORT_UD)) {
+		st->drop_opcode++;
+		return;
+	}
+	if (!pkey_match(pkt.bth.pkey, qp->attr.pkey)) {
+		st->drop_pkey++;
+		return;
+	}
+	if (mask & RNIC_M_RESP)
+		rnic_comp_rx(dev, qp, m, &pkt);
+	else
+		rnic_resp_rx(dev, qp, m, &pkt);
+}
+
+unsigned int
+rnic_dev_poll_rx(struct rnic_device *dev)
+{
+	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rte_mbuf *pkts[512];
+	uint32_t kicks[32];
+	unsigned int work = 0, n;
+	uint16_t burst = dev->attr.burst;
+
+	rnic_txbuf_flush(&dev->txb_resp, st);
+	n = rte_ring_mc_dequeue_burst_elem(dev->kick_ring, kicks, sizeof(kicks[0]),
+					   RTE_DIM(kicks), NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rnic_qp *qp = rnic_qp_lookup(dev, kicks[i]);
+
+		if (qp != NULL)
+			rnic_comp_kick(dev, qp);
+	}
+	work += n;
+	work += rnic_resp_pump_reads(dev);
+	/* Each request can need one response right away: only take in
+	 * what the response buffer can answer. */
+	if (RNIC_TXBUF_SIZE - dev->txb_resp.n >= (uint32_t)burst * 2) {
+		n = rte_eth_rx_burst(dev->port_id, 0, pkts, burst);
+		for (unsigned int i = 0; i < n; i++) {
+			if (i + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			rx_one(dev, pkts[i], st);
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		work += n;
+	}
+	rnic_resp_flush_acks(dev);
+	work += rnic_comp_timers(dev);
+	rnic_txbuf_flush(&dev->txb_resp, st);
+	__atomic_fetch_add(&dev->iter[1], 1, __ATOMIC_RELEASE);
+	return work;
+}
