@@ -93,9 +93,11 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 		dev->attr.mbuf_size = RTE_PKTMBUF_HEADROOM + 4096 + 128;
 	if (!dev->attr.ring_size) dev->attr.ring_size = 4096;
 	if (!dev->attr.burst) dev->attr.burst = 32;
+	if (!dev->attr.mtu) dev->attr.mtu = 4096;
 	if (!dev->attr.rxq_desc) dev->attr.rxq_desc = 1024;
 	if (!dev->attr.txq_desc) dev->attr.txq_desc = 1024;
-	if (dev->attr.max_qps > (1u << 20) || dev->attr.burst > 512 ||
+	if (dev->attr.max_qps > (1u << 20) || !rte_is_power_of_2(dev->attr.mtu) ||
+	    dev->attr.mtu < 256 || dev->attr.mtu > 4096 || dev->attr.burst > 512 ||
 	    dev->attr.mbuf_size < RTE_PKTMBUF_HEADROOM + 256 + 128 ||
 	    dev->attr.mbuf_size > UINT16_MAX || !rte_is_power_of_2(dev->attr.ring_size)) {
 		rte_errno = EINVAL;

@@ -122,6 +122,11 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	qp->attr.pkey = RNIC_DEFAULT_PKEY;
 	qp->attr.path_mtu = RNIC_MTU_1024;
 	qp->pmtu = 1024;
+	if (qp->type == RNIC_QPT_UD) {
+		/* UD has no path MTU attribute: the port's active MTU bounds it. */
+		qp->pmtu = dev->attr.mtu;
+		qp->attr.path_mtu = (enum rnic_mtu)(rte_log2_u32(dev->attr.mtu) - 7);
+	}
 	qp->scq->refs++;
 	qp->rcq->refs++;
 	pd->refs++;

@@ -48,6 +48,8 @@ struct rnic_dev_attr {
 	uint32_t mbuf_size;      /**< data room, default 4096 + headroom + headers */
 	uint32_t ring_size;      /**< doorbell and event rings, default 4096 */
 	uint16_t burst;          /**< RX/TX burst, default 32 */
+	uint16_t mtu;            /**< active RoCE MTU (256..4096), bounds UD
+				  *   messages; default 4096 */
 	uint16_t rxq_desc;       /**< default 1024 */
 	uint16_t txq_desc;       /**< default 1024 */
 	bool no_port_setup;      /**< the caller configured and started the port */
@@ -86,6 +88,15 @@ unsigned int rnic_dev_poll_timer(struct rnic_device *dev);
  * application polls by hand, as unit tests do).
  */
 void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
+
+/**
+ * Create two ethdev ports joined back to back by rte_rings (what one sends
+ * the other receives), each with one RX and two TX queues: the in-process
+ * link of the loopback demo and the engine-only benchmark.
+ * @return 0 with the port ids, or a negative errno.
+ */
+int rnic_port_ring_pair(const char *name_a, const char *name_b, unsigned int ring_size,
+			uint16_t *port_a, uint16_t *port_b);
 
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
