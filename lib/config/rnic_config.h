@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The JSON configuration loader: reads a softrnic run description (EAL
+ * arguments, ports, lcore roles, MRs, CQs, QPs, a workload, options) and
+ * turns it into plain C structures. Every value is checked against the
+ * schema (types, ranges, enums, unknown keys, names and cross references)
+ * and the first problem is reported as one line naming its JSON path:
+ *
+ *     qps[3].pmtu: 3000 is not one of 256,512,1024,2048,4096
+ *
+ * Cross references are resolved to array indices (`*_idx` fields, -1 when
+ * absent). The result holds no jansson object: the data path never sees
+ * JSON. The schema, with defaults, is documented in config/README.md.
+ */
+#ifndef RNIC_CONFIG_H
+#define RNIC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_byteorder.h>
+
+#include "rnic_verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Names are 1..31 characters: [A-Za-z_][A-Za-z0-9_-]*. */
+#define RNIC_CFG_NAME_MAX    32
+/** DPDK device string (name plus devargs), at most 255 characters. */
+#define RNIC_CFG_DEVICE_MAX  256
+/** File names (options.pcap), at most 255 characters. */
+#define RNIC_CFG_PATH_MAX    256
+
+/** Index of a role in rnic_cfg_port.lcore[]: bit n of RNIC_ROLE_* is index n. */
+enum rnic_cfg_role {
+	RNIC_CFG_ROLE_TX,        /**< RNIC_ROLE_TX */
+	RNIC_CFG_ROLE_RX,        /**< RNIC_ROLE_RX */
+	RNIC_CFG_ROLE_TIMER,     /**< RNIC_ROLE_TIMER */
+	RNIC_CFG_NROLES,
+};
+
+/** ports[]: one rnic_device. */
+struct rnic_cfg_port {
+	char name[RNIC_CFG_NAME_MAX];
+	/** DPDK device ("net_memif0", "net_pcap0,iface=x"); "" with ring_peer. */
+	char device[RNIC_CFG_DEVICE_MAX];
+	/** The port joined to this one by an in-process ring pair, or -1. */
+	int ring_peer_idx;
+	bool has_mac;            /**< false: use the DPDK port's own MAC */
+	uint8_t mac[6];
+	rte_be32_t ipv4;         /**< network order, as rnic_dev_attr */
+	uint16_t vlan;           /**< 0: untagged, else VLAN ID 1..4094 */
+	uint16_t burst;
+	uint32_t max_qps;
+	uint32_t max_mrs;
+	uint32_t max_cqs;
+	uint32_t mbufs;
+	uint32_t ring_size;      /**< power of two */
+	/**
+	 * The lcore polling each role (enum rnic_cfg_role), from lcores[].
+	 * All -1 when lcores[] does not name the port: the application picks
+	 * one lcore for all three roles (run to completion).
+	 */
+	int lcore[RNIC_CFG_NROLES];
+};
+
+/** lcores[]: lcore @c lcore polls roles @c roles of port @c port_idx. */
+struct rnic_cfg_lcore {
+	int lcore;               /**< 1..127; lcore 0 is the main lcore */
+	int port_idx;
+	unsigned int roles;      /**< RNIC_ROLE_* bits */
+};
+
+/** mrs[].fill.pattern: the MR's initial contents. */
+enum rnic_cfg_fill {
+	RNIC_CFG_FILL_ZERO,
+	RNIC_CFG_FILL_BYTE,      /**< every byte is fill_value */
+	RNIC_CFG_FILL_COUNTER,   /**< byte i is (uint8_t)i */
+	RNIC_CFG_FILL_RANDOM,    /**< pseudo-random from fill_seed */
+};
+
+/** mrs[]: a registered memory region. */
+struct rnic_cfg_mr {
+	char name[RNIC_CFG_NAME_MAX];
+	int port_idx;
+	uint64_t size;           /**< bytes, 1..2^34 */
+	int access;              /**< enum rnic_access_flags bits */
+	enum rnic_cfg_fill fill;
+	uint8_t fill_value;      /**< RNIC_CFG_FILL_BYTE */
+	uint64_t fill_seed;      /**< RNIC_CFG_FILL_RANDOM */
+};
+
+/** cqs[]: a completion queue. */
+struct rnic_cfg_cq {
+	char name[RNIC_CFG_NAME_MAX];
+	int port_idx;
+	uint32_t depth;
+};
+
+/**
+ * qps[].remote: the peer of a connected QP, or the destination of a UD
+ * QP's workload. Either @c qp_idx names a QP of this config (loopback) and
+ * the rest is copied from it and its port, or the address is given.
+ */
+struct rnic_cfg_remote {
+	int qp_idx;              /**< the peer QP, or -1 */
+	/**
+	 * false only with qp_idx, when the peer's port has no "mac": use the
+	 * MAC that DPDK reports for that port.
+	 */
+	bool has_mac;
+	uint8_t mac[6];
+	rte_be32_t ipv4;         /**< network order */
+	/** 0 only with qp_idx, when the peer's qpn is "auto": read it back. */
+	uint32_t qpn;
+};
+
+/** qps[]: a queue pair and the state the application brings it to. */
+struct rnic_cfg_qp {
+	char name[RNIC_CFG_NAME_MAX];
+	int port_idx;
+	enum rnic_qp_type type;
+	uint32_t qpn;            /**< 0: "auto", the device allocates one */
+	int send_cq_idx;
+	int recv_cq_idx;
+	struct rnic_qp_cap cap;
+	bool has_remote;
+	struct rnic_cfg_remote remote;
+	uint32_t sq_psn;
+	/** Default: the peer's sq_psn when remote.qp is used, else 0. */
+	uint32_t rq_psn;
+	enum rnic_mtu pmtu;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	int access;              /**< enum rnic_access_flags bits, remote only */
+	uint16_t pkey;
+	uint32_t qkey;           /**< used by UD only */
+	enum rnic_qp_state state;
+};
+
+/** workload[]: a stream of work requests posted on one QP. */
+struct rnic_cfg_work {
+	int qp_idx;
+	enum rnic_wr_opcode opcode;
+	unsigned int n_sizes;
+	uint32_t *sizes;         /**< message sizes, each run in turn */
+	/** WRs per size; 0 when duration_ms is set instead. */
+	uint64_t count;
+	uint32_t duration_ms;    /**< 0 when count is set */
+	uint32_t signaled_every;
+	int local_mr_idx;
+	int remote_mr_idx;       /**< -1 when absent */
+	bool inline_data;        /**< JSON key "inline" */
+	bool verify;
+	uint32_t depth;          /**< outstanding WRs */
+};
+
+/** options: run control. */
+struct rnic_cfg_options {
+	uint32_t stats_interval_ms;  /**< 0: no periodic statistics */
+	char pcap[RNIC_CFG_PATH_MAX];  /**< "" : no capture */
+	bool exit_when_done;
+	uint32_t timeout_s;          /**< 0: no time limit */
+};
+
+/** A loaded configuration; every array has a count and may be NULL when empty. */
+struct rnic_config {
+	unsigned int eal_argc;
+	char **eal_argv;         /**< EAL arguments, without argv[0] */
+	unsigned int n_ports;
+	struct rnic_cfg_port *ports;
+	unsigned int n_lcores;
+	struct rnic_cfg_lcore *lcores;
+	unsigned int n_mrs;
+	struct rnic_cfg_mr *mrs;
+	unsigned int n_cqs;
+	struct rnic_cfg_cq *cqs;
+	unsigned int n_qps;
+	struct rnic_cfg_qp *qps;
+	unsigned int n_work;
+	struct rnic_cfg_work *work;
+	struct rnic_cfg_options options;
+};
+
+/**
+ * Parse and check a configuration held in a string.
+ * @param json   NUL-terminated JSON text
+ * @param err    receives one line, "<json path>: <problem>", on failure
+ * @param errlen size of @p err (the message is truncated to fit)
+ * @return the configuration (free with rnic_config_free), or NULL with
+ *         @p err filled in and errno set to EINVAL (bad configuration) or
+ *         ENOMEM.
+ */
+struct rnic_config *rnic_config_load_string(const char *json, char *err, size_t errlen);
+
+/**
+ * Parse and check a configuration file; as rnic_config_load_string.
+ * @return the configuration, or NULL with @p err filled in and errno set
+ *         to EINVAL, ENOMEM or the error that opening or reading the file
+ *         returned.
+ */
+struct rnic_config *rnic_config_load_file(const char *path, char *err, size_t errlen);
+
+/** Free a configuration; NULL is allowed. */
+void rnic_config_free(struct rnic_config *cfg);
+
+/**
+ * Write @p cfg as JSON with every default filled in. The output loads back
+ * into the same configuration.
+ * @return 0, or -EIO / -ENOMEM.
+ */
+int rnic_config_dump(FILE *f, const struct rnic_config *cfg);
+
+/** Names used by the JSON schema, for messages. */
+const char *rnic_cfg_opcode_name(enum rnic_wr_opcode op);
+const char *rnic_cfg_qp_type_name(enum rnic_qp_type t);
+const char *rnic_cfg_qp_state_name(enum rnic_qp_state s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RNIC_CONFIG_H */
