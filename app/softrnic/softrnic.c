@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softrnic: the appliance daemon. Brings up the ports, MRs, CQs and QPs a
+ * JSON configuration declares, runs the engine roles on lcores, optionally
+ * runs the configured workload with byte-for-byte verification, prints
+ * counters, and shuts down cleanly on SIGINT/SIGTERM.
+ *
+ *   softrnic --config FILE                (EAL arguments from the file)
+ *   softrnic [EAL args] -- --config FILE  (EAL arguments from the command line)
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include "rnic_config.h"
+#include "rnic_verbs.h"
+
+static volatile int quit;
+
+struct port_rt {
+	uint16_t port_id;
+	struct rnic_device *dev;
+	struct rnic_pd *pd;
+};
+
+struct lcore_rt {
+	unsigned int n;
+	struct rnic_device *dev[16];
+	unsigned int roles[16];
+};
+
+static struct rnic_config *cfg;
+static struct port_rt *ports;
+static struct rnic_mr **mrs;
+static uint8_t **mr_mem;
+static struct rnic_cq **cqs;
+static struct rnic_qp **qps;
+static struct lcore_rt lcores[RTE_MAX_LCORE];
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	quit = 1;
+}
+
+/* The engine loop of one lcore: the data plane every iteration; an idle
+ * poller yields so pollers sharing a CPU still make progress. */
+static int
+lcore_main(void *arg)
+{
+	struct lcore_rt *l = arg;
+	unsigned int idle = 0;
+
+	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+		unsigned int work = 0;
+
+		for (unsigned int i = 0; i < l->n; i++) {
+			if (l->roles[i] & RNIC_ROLE_TX)
+				work += rnic_dev_poll_tx(l->dev[i]);
+			if (l->roles[i] & RNIC_ROLE_RX)
+				work += rnic_dev_poll_rx(l->dev[i]);
+			if (l->roles[i] & RNIC_ROLE_TIMER)
+				work += rnic_dev_poll_timer(l->dev[i]);
+		}
+		if (work) {
+			idle = 0;
+		} else if (++idle > 64) {
+			sched_yield();
+			idle = 0;
+		} else {
+			rte_pause();
+		}
+	}
+	return 0;
+}
+
+static int
+setup_ports(void)
+{
+	ports = calloc(cfg->n_ports, sizeof(*ports));
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+
+		if (p->ring_peer_idx >= 0) {
+			if ((unsigned int)p->ring_peer_idx > i)
+				continue;   /* created with its peer below */
+			if (rnic_port_ring_pair(cfg->ports[p->ring_peer_idx].name, p->name, 4096,
+						&ports[p->ring_peer_idx].port_id,
+						&ports[i].port_id) != 0) {
+				fprintf(stderr, "softrnic: ports[%u]: cannot create the ring pair\n", i);
+				return -1;
+			}
+		}
+	}
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+		struct rnic_dev_attr a = {
+			.ipv4 = p->ipv4, .max_qps = p->max_qps, .max_mrs = p->max_mrs,
+			.max_cqs = p->max_cqs, .mbufs = p->mbufs, .ring_size = p->ring_size,
+			.burst = p->burst,
+		};
+
+		if (p->ring_peer_idx < 0) {
+			char name[RNIC_CFG_DEVICE_MAX];
+			char *comma;
+
+			snprintf(name, sizeof(name), "%s", p->device);
+			comma = strchr(name, ',');
+			if (comma)
+				*comma = '\0';
+			if (rte_eth_dev_get_port_by_name(name, &ports[i].port_id) != 0) {
+				fprintf(stderr, "softrnic: ports[%u].device: no DPDK port named \"%s\" "
+					"(add --vdev=%s to the EAL arguments)\n", i, name, p->device);
+				return -1;
+			}
+		}
+		a.port_id = ports[i].port_id;
+		if (p->has_mac)
+			memcpy(a.mac, p->mac, 6);
+		ports[i].dev = rnic_dev_create(&a);
+		if (ports[i].dev == NULL) {
+			fprintf(stderr, "softrnic: ports[%u]: %s\n", i, rte_strerror(rte_errno));
+			return -1;
+		}
+		ports[i].pd = rnic_alloc_pd(ports[i].dev);
+	}
+	return 0;
+}
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int
+setup_objects(void)
+{
+	mrs = calloc(cfg->n_mrs + 1, sizeof(*mrs));
+	mr_mem = calloc(cfg->n_mrs + 1, sizeof(*mr_mem));
+	cqs = calloc(cfg->n_cqs + 1, sizeof(*cqs));
+	qps = calloc(cfg->n_qps + 1, sizeof(*qps));
+	for (unsigned int i = 0; i < cfg->n_mrs; i++) {
+		const struct rnic_cfg_mr *m = &cfg->mrs[i];
+		uint64_t seed = m->fill_seed | 1;
+
+		if (posix_memalign((void **)&mr_mem[i], 4096, m->size) != 0) {
+			fprintf(stderr, "softrnic: mrs[%u].size: cannot allocate %" PRIu64 " bytes\n",
+				i, m->size);
+			return -1;
+		}
+		for (uint64_t b = 0; b < m->size; b++)
+			mr_mem[i][b] = m->fill == RNIC_CFG_FILL_BYTE ? m->fill_value :
+				       m->fill == RNIC_CFG_FILL_COUNTER ? (uint8_t)b :
+				       m->fill == RNIC_CFG_FILL_RANDOM ? (uint8_t)xorshift(&seed) : 0;
+		mrs[i] = rnic_reg_mr(ports[m->port_idx].pd, mr_mem[i], m->size, m->access);
+		if (mrs[i] == NULL) {
+			fprintf(stderr, "softrnic: mrs[%u]: %s\n", i, rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	for (unsigned int i = 0; i < cfg->n_cqs; i++) {
+		cqs[i] = rnic_create_cq(ports[cfg->cqs[i].port_idx].dev, cfg->cqs[i].depth);
+		if (cqs[i] == NULL) {
+			fprintf(stderr, "softrnic: cqs[%u]: %s\n", i, rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	for (unsigned int i = 0; i < cfg->n_qps; i++) {
+		const struct rnic_cfg_qp *q = &cfg->qps[i];
+		struct rnic_qp_init_attr ia = {
+			.send_cq = cqs[q->send_cq_idx], .recv_cq = cqs[q->recv_cq_idx],
+			.cap = q->cap, .qp_type = q->type, .qp_num = q->qpn,
+		};
+
+		qps[i] = rnic_create_qp(ports[q->port_idx].pd, &ia);
+		if (qps[i] == NULL) {
+			fprintf(stderr, "softrnic: qps[%u] (%s): %s\n", i, q->name,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	/* Second pass: every QPN is known, bring each QP to its state. */
+	for (unsigned int i = 0; i < cfg->n_qps; i++) {
+		const struct rnic_cfg_qp *q = &cfg->qps[i];
+		struct rnic_qp_attr a = {0};
+		bool ud = q->type == RNIC_QPT_UD, rc = q->type == RNIC_QPT_RC;
+		int rc_ = 0;
+
+		if (q->state == RNIC_QPS_RESET)
+			continue;
+		a.qp_state = RNIC_QPS_INIT;
+		a.port_num = 1;
+		a.pkey = q->pkey;
+		a.qkey = q->qkey;
+		a.qp_access_flags = q->access;
+		rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
+				     (ud ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
+		if (rc_ == 0 && q->state >= RNIC_QPS_RTR) {
+			int mask = RNIC_QP_STATE;
+
+			a.qp_state = RNIC_QPS_RTR;
+			if (!ud) {
+				const struct rnic_cfg_remote *r = &q->remote;
+
+				if (r->qp_idx >= 0) {
+					const struct rnic_cfg_qp *pq = &cfg->qps[r->qp_idx];
+
+					rnic_dev_get_addr(ports[pq->port_idx].dev, a.ah_attr.dmac,
+							  &a.ah_attr.dip);
+					a.dest_qp_num = rnic_qp_num(qps[r->qp_idx]);
+				} else {
+					memcpy(a.ah_attr.dmac, r->mac, 6);
+					a.ah_attr.dip = r->ipv4;
+					a.dest_qp_num = r->qpn;
+				}
+				if (cfg->ports[q->port_idx].vlan) {
+					a.ah_attr.vlan = true;
+					a.ah_attr.vlan_tci = cfg->ports[q->port_idx].vlan;
+				}
+				a.path_mtu = q->pmtu;
+				a.rq_psn = q->rq_psn;
+				a.max_dest_rd_atomic = q->max_dest_rd_atomic;
+				a.min_rnr_timer = q->min_rnr_timer;
+				mask |= RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN;
+				if (rc)
+					mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
+			}
+			rc_ = rnic_modify_qp(qps[i], &a, mask);
+		}
+		if (rc_ == 0 && q->state >= RNIC_QPS_RTS) {
+			a.qp_state = RNIC_QPS_RTS;
+			a.sq_psn = q->sq_psn;
+			a.timeout = q->timeout;
+			a.retry_cnt = q->retry_cnt;
+			a.rnr_retry = q->rnr_retry;
+			a.max_rd_atomic = q->max_rd_atomic;
+			rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN |
+					     (rc ? RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT |
+					      RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC : 0));
+		}
+		if (rc_ != 0) {
+			fprintf(stderr, "softrnic: qps[%u] (%s): cannot reach %s: %s\n", i, q->name,
+				rnic_qp_state_str(q->state), strerror(-rc_));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+launch_lcores(void)
+{
+	unsigned int next = rte_get_next_lcore(-1, 1, 0);
+
+	for (unsigned int i = 0; i < cfg->n_lcores; i++) {
+		const struct rnic_cfg_lcore *l = &cfg->lcores[i];
+		struct lcore_rt *rt = &lcores[l->lcore];
+
+		if (!rte_lcore_is_enabled(l->lcore) || l->lcore == (int)rte_get_main_lcore()) {
+			fprintf(stderr, "softrnic: lcores[%u].lcore: %d is not an enabled worker "
+				"lcore (check the EAL -l/--lcores argument)\n", i, l->lcore);
+			return -1;
+		}
+		rt->dev[rt->n] = ports[l->port_idx].dev;
+		rt->roles[rt->n++] = l->roles;
+	}
+	/* Ports nobody named: all roles on one worker, round robin. */
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		if (cfg->ports[i].lcore[0] >= 0 || cfg->ports[i].lcore[1] >= 0 ||
+		    cfg->ports[i].lcore[2] >= 0)
+			continue;
+		if (next >= RTE_MAX_LCORE) {
+			fprintf(stderr, "softrnic: no worker lcore left for ports[%u] "
+				"(give EAL more lcores, e.g. --lcores=0@0,1@1,2@1)\n", i);
+			return -1;
+		}
+		lcores[next].dev[lcores[next].n] = ports[i].dev;
+		lcores[next].roles[lcores[next].n++] = RNIC_ROLE_ALL;
+		next = rte_get_next_lcore(next, 1, 1);
+	}
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		rnic_dev_set_polled(ports[i].dev, true);
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
+		if (lcores[lc].n)
+			rte_eal_remote_launch(lcore_main, &lcores[lc], lc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workload                                                            */
+/* ------------------------------------------------------------------ */
+
+struct wl_stats {
+	uint64_t messages, bytes, errors;
+};
+
+static void
+print_stats(void)
+{
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		struct rnic_dev_stats s;
+
+		rnic_dev_stats_get(ports[i].dev, &s);
+		printf("stats: port=%s tx_pkts=%" PRIu64 " rx_pkts=%" PRIu64 " acks=%" PRIu64
+		       "/%" PRIu64 " naks=%" PRIu64 "/%" PRIu64 " retransmits=%" PRIu64
+		       " drops=%" PRIu64 " completions=%" PRIu64 "\n",
+		       cfg->ports[i].name, s.tx_pkts, s.rx_pkts, s.acks_sent, s.acks_rcvd,
+		       s.naks_sent, s.naks_rcvd, s.tx_retransmits,
+		       s.drop_not_roce + s.drop_malformed + s.drop_icrc + s.drop_no_qp +
+		       s.drop_qp_state + s.drop_pkey + s.drop_qkey + s.drop_opcode +
+		       s.drop_psn_invalid + s.drop_ghost_resp + s.drop_bad_resp + s.drop_wrong_dst,
+		       s.completions);
+	}
+}
+
+static uint64_t deadline_tsc;
+
+static bool
+timed_out(void)
+{
+	return quit || (deadline_tsc && rte_get_tsc_cycles() > deadline_tsc);
+}
+
+/* Wait for one completion on @p cq. */
+static int
+wait_one(struct rnic_cq *cq, struct rnic_wc *wc)
+{
+	while (!timed_out()) {
+		if (rnic_poll_cq(cq, 1, wc) == 1)
+			return 0;
+		rte_pause();
+	}
+	return -ETIMEDOUT;
+}
+
+static void
+pattern(uint8_t *p, uint32_t len, uint64_t seed)
+{
+	uint64_t s = seed * 0x9e3779b97f4a7c15ull | 1;
+
+	for (uint32_t i = 0; i < len; i++)
+		p[i] = (uint8_t)xorshift(&s);
+}
+
+static int
+run_work(const struct rnic_cfg_work *w, struct wl_stats *ws)
+{
+	const struct rnic_cfg_qp *q = &cfg->qps[w->qp_idx];
+	struct rnic_qp *qp = qps[w->qp_idx];
+	int peer = q->has_remote ? q->remote.qp_idx : -1;
+	struct rnic_qp *pqp = peer >= 0 ? qps[peer] : NULL;
+	struct rnic_cq *scq = cqs[q->send_cq_idx];
+	struct rnic_cq *prcq = peer >= 0 ? cqs[cfg->qps[peer].recv_cq_idx] : NULL;
+	uint8_t *lmem = mr_mem[w->local_mr_idx];
+	uint8_t *rmem = w->remote_mr_idx >= 0 ? mr_mem[w->remote_mr_idx] : NULL;
+	struct rnic_mr *lmr = mrs[w->local_mr_idx];
+	struct rnic_mr *rmr = w->remote_mr_idx >= 0 ? mrs[w->remote_mr_idx] : NULL;
+	bool needs_recv = w->opcode == RNIC_WR_SEND || w->opcode == RNIC_WR_SEND_WITH_IMM ||
+			  w->opcode == RNIC_WR_SEND_WITH_INV ||
+			  w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM;
+	bool atomic = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+		      w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+	uint32_t ud_off = q->type == RNIC_QPT_UD ? 40 : 0;
+
+	if (q->type == RNIC_QPT_UD) {
+		/* UD: find the receiving QP among the configured UD QPs on the MR's port. */
+		for (unsigned int i = 0; i < cfg->n_qps && peer < 0; i++)
+			if (cfg->qps[i].type == RNIC_QPT_UD && (int)i != w->qp_idx &&
+			    rmr != NULL && cfg->qps[i].port_idx == cfg->mrs[w->remote_mr_idx].port_idx)
+				peer = (int)i;
+		if (peer < 0) {
+			fprintf(stderr, "softrnic: workload on %s: no UD peer QP\n", q->name);
+			return -1;
+		}
+		pqp = qps[peer];
+		prcq = cqs[cfg->qps[peer].recv_cq_idx];
+	}
+	if ((needs_recv || w->verify) && (rmem == NULL || pqp == NULL) && !atomic) {
+		fprintf(stderr, "softrnic: workload on %s: needs a remote_mr and a local peer QP "
+			"to verify\n", q->name);
+		return -1;
+	}
+	for (unsigned int si = 0; si < w->n_sizes; si++) {
+		uint32_t size = atomic ? 8 : w->sizes[si];
+		uint64_t count = w->count ? w->count : UINT64_MAX;
+		uint64_t end_tsc = w->duration_ms ?
+			rte_get_tsc_cycles() + rte_get_tsc_hz() * w->duration_ms / 1000 : 0;
+		uint64_t atomic_start = 0;
+
+		if (atomic && rmem)
+			memcpy(&atomic_start, rmem, 8);
+		for (uint64_t i = 0; i < count; i++) {
+			struct rnic_sge sge = { (uintptr_t)lmem, size, rnic_mr_lkey(lmr) };
+			struct rnic_send_wr wr = {
+				.wr_id = i, .sg_list = &sge, .num_sge = size ? 1 : 0,
+				.opcode = w->opcode, .send_flags = RNIC_SEND_SIGNALED,
+			};
+			struct rnic_send_wr *bad;
+			struct rnic_mr *inv_mr = NULL;
+			struct rnic_ah *ah = NULL;
+			struct rnic_wc wc, rwc;
+			int rc;
+
+			if (end_tsc && rte_get_tsc_cycles() > end_tsc)
+				break;
+			if (timed_out()) {
+				ws->errors++;
+				return -1;
+			}
+			if (w->inline_data)
+				wr.send_flags |= RNIC_SEND_INLINE;
+			if (!atomic) {
+				if (w->opcode == RNIC_WR_RDMA_READ) {
+					pattern(rmem, size, i + si * 7919);
+					memset(lmem, 0, size);
+				} else {
+					pattern(lmem, size, i + si * 7919);
+					if (rmem)
+						memset(rmem, 0, size + ud_off);
+				}
+			}
+			if (needs_recv) {
+				struct rnic_sge rs = { (uintptr_t)rmem, size + ud_off,
+						       rnic_mr_lkey(rmr) };
+				struct rnic_recv_wr rw = { .wr_id = i, .sg_list = &rs,
+							   .num_sge = 1 };
+				struct rnic_recv_wr *rbad;
+
+				if (w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)
+					rw.num_sge = 0;
+				if (rnic_post_recv(pqp, &rw, &rbad) != 0) {
+					ws->errors++;
+					return -1;
+				}
+			}
+			wr.imm_data = rte_cpu_to_be_32((uint32_t)i);
+			wr.wr.rdma.remote_addr = (uintptr_t)rmem;
+			wr.wr.rdma.rkey = rmr ? rnic_mr_rkey(rmr) : 0;
+			if (w->opcode == RNIC_WR_SEND_WITH_INV) {
+				/* A fresh MR on the peer for each message: the send invalidates it. */
+				inv_mr = rnic_reg_mr(ports[cfg->qps[peer].port_idx].pd, rmem, 64,
+						     RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE);
+				wr.invalidate_rkey = rnic_mr_rkey(inv_mr);
+			}
+			if (atomic) {
+				uint64_t cur = atomic_start + i;
+
+				wr.wr.atomic.remote_addr = (uintptr_t)rmem;
+				wr.wr.atomic.rkey = rnic_mr_rkey(rmr);
+				wr.wr.atomic.compare_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? cur : 1;
+				wr.wr.atomic.swap = cur + 1;
+			}
+			if (q->type == RNIC_QPT_UD) {
+				struct rnic_ah_attr aa = {0};
+
+				rnic_dev_get_addr(ports[cfg->qps[peer].port_idx].dev, aa.dmac, &aa.dip);
+				ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
+				wr.wr.ud.ah = ah;
+				wr.wr.ud.remote_qpn = rnic_qp_num(pqp);
+				wr.wr.ud.remote_qkey = cfg->qps[peer].qkey;
+			}
+			rc = rnic_post_send(qp, &wr, &bad);
+			if (rc != 0) {
+				fprintf(stderr, "softrnic: %s: post_send: %s\n", q->name, strerror(-rc));
+				ws->errors++;
+				return -1;
+			}
+			if (wait_one(scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS) {
+				fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": %s\n", q->name,
+					rnic_cfg_opcode_name(w->opcode), size, i,
+					timed_out() ? "timed out" : rnic_wc_status_str(wc.status));
+				ws->errors++;
+				return -1;
+			}
+			if (needs_recv) {
+				if (wait_one(prcq, &rwc) != 0 || rwc.status != RNIC_WC_SUCCESS ||
+				    rwc.byte_len != size + ud_off ||
+				    (w->opcode == RNIC_WR_SEND_WITH_INV &&
+				     (!(rwc.wc_flags & RNIC_WC_WITH_INV) ||
+				      rwc.invalidated_rkey != rnic_mr_rkey(inv_mr))) ||
+				    ((w->opcode == RNIC_WR_SEND_WITH_IMM ||
+				      w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM) &&
+				     rwc.imm_data != rte_cpu_to_be_32((uint32_t)i))) {
+					fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64
+						": bad receive completion\n", q->name,
+						rnic_cfg_opcode_name(w->opcode), size, i);
+					ws->errors++;
+				}
+			}
+			if (inv_mr)
+				rnic_dereg_mr(inv_mr);
+			if (ah)
+				rnic_destroy_ah(ah);
+			if (w->verify) {
+				bool ok;
+
+				if (atomic) {
+					uint64_t got;
+
+					memcpy(&got, lmem, 8);
+					ok = got == atomic_start + i;
+				} else if (w->opcode == RNIC_WR_RDMA_READ) {
+					ok = memcmp(lmem, rmem, size) == 0;
+				} else {
+					ok = memcmp(lmem, rmem + ud_off, size) == 0;
+					/* UC completes on transmit, before the data lands:
+					 * give delivery a bounded time. */
+					for (uint64_t t = rte_get_tsc_cycles() + rte_get_tsc_hz();
+					     !ok && q->type == RNIC_QPT_UC &&
+					     rte_get_tsc_cycles() < t; rte_pause())
+						ok = memcmp(lmem, rmem + ud_off, size) == 0;
+				}
+				if (!ok) {
+					fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64
+						": data mismatch\n", q->name,
+						rnic_cfg_opcode_name(w->opcode), size, i);
+					ws->errors++;
+				}
+			}
+			ws->messages++;
+			ws->bytes += size;
+		}
+		if (atomic && w->verify && rmem) {
+			uint64_t fin;
+
+			memcpy(&fin, rmem, 8);
+			if (fin != atomic_start + (w->count ? w->count : 0) && w->count) {
+				fprintf(stderr, "softrnic: %s: final atomic value %" PRIu64
+					" want %" PRIu64 "\n", q->name, fin, atomic_start + w->count);
+				ws->errors++;
+			}
+		}
+	}
+	return 0;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s --config FILE\n"
+		"       %s [EAL args] -- --config FILE\n", prog, prog);
+}
+
+int
+main(int argc, char **argv)
+{
+	char err[512];
+	const char *path = NULL;
+	char **eal_argv = argv;
+	int eal_argc = argc, rc, app_argc;
+	struct wl_stats ws = {0};
+	int status = 0;
+
+	/* "softrnic --config FILE": the EAL arguments come from the file. */
+	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
+		path = argv[2];
+		cfg = rnic_config_load_file(path, err, sizeof(err));
+		if (cfg == NULL) {
+			fprintf(stderr, "softrnic: %s: %s\n", path, err);
+			return 1;
+		}
+		eal_argc = (int)cfg->eal_argc + 1;
+		eal_argv = calloc(eal_argc + 1, sizeof(char *));
+		eal_argv[0] = argv[0];
+		for (unsigned int i = 0; i < cfg->eal_argc; i++)
+			eal_argv[i + 1] = cfg->eal_argv[i];
+	}
+	rc = rte_eal_init(eal_argc, eal_argv);
+	if (rc < 0) {
+		fprintf(stderr, "softrnic: EAL init failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (path == NULL) {
+		app_argc = argc - rc;
+		argv += rc;
+		for (int i = 1; i < app_argc; i++) {
+			if (strcmp(argv[i], "--config") == 0 && i + 1 < app_argc)
+				path = argv[++i];
+		}
+		if (path == NULL) {
+			usage(argv[0]);
+			return 2;
+		}
+		cfg = rnic_config_load_file(path, err, sizeof(err));
+		if (cfg == NULL) {
+			fprintf(stderr, "softrnic: %s: %s\n", path, err);
+			return 1;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (setup_ports() != 0 || setup_objects() != 0 || launch_lcores() != 0) {
+		quit = 1;
+		rte_eal_mp_wait_lcore();
+		return 1;
+	}
+	printf("softrnic: %u ports, %u QPs up\n", cfg->n_ports, cfg->n_qps);
+	deadline_tsc = cfg->options.timeout_s ?
+		rte_get_tsc_cycles() + rte_get_tsc_hz() * cfg->options.timeout_s : 0;
+	for (unsigned int i = 0; i < cfg->n_work && !quit; i++) {
+		const struct rnic_cfg_work *w = &cfg->work[i];
+		uint64_t before = ws.messages;
+		uint64_t errs = ws.errors;
+
+		run_work(w, &ws);
+		printf("workload: qp=%s opcode=%s messages=%" PRIu64 " errors=%" PRIu64 "\n",
+		       cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
+		       ws.messages - before, ws.errors - errs);
+	}
+	if (cfg->n_work == 0 || !cfg->options.exit_when_done) {
+		uint64_t next = rte_get_tsc_cycles();
+
+		while (!quit) {
+			if (cfg->options.stats_interval_ms &&
+			    rte_get_tsc_cycles() >= next) {
+				print_stats();
+				next = rte_get_tsc_cycles() +
+				       rte_get_tsc_hz() * cfg->options.stats_interval_ms / 1000;
+			}
+			rte_delay_ms(10);
+		}
+	}
+	quit = 1;
+	rte_eal_mp_wait_lcore();
+	print_stats();
+	if (cfg->n_work) {
+		printf("verified: messages=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n",
+		       ws.messages, ws.bytes, ws.errors);
+		status = ws.errors ? 1 : 0;
+	}
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		rnic_dev_destroy(ports[i].dev);
+	rnic_config_free(cfg);
+	rte_eal_cleanup();
+	return status;
+}
