@@ -22,6 +22,9 @@ run: build
 test: build
 	meson test -C $(BUILD) $(MESON_TEST_ARGS)
 
+bench: build
+	meson test -C $(BUILD) --benchmark --verbose
+
 asan: deps
 	[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C build-asan
