@@ -15,10 +15,35 @@
 /* Masked pseudo-header: LRH stand-in + IPv4 + UDP + BTH. */
 #define ICRC_PH_LEN (8 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
 
+#ifdef RTE_ARCH_X86
+/*
+ * ISA-L's AVX-512 CRC returns with the upper halves of the vector registers
+ * dirty and leaves clearing them to the caller (intel/isa-l#24). Until they
+ * are cleared every legacy-SSE instruction after it, ours and DPDK's, pays
+ * the AVX-SSE transition: a 1 KB ICRC took 265 ns instead of 75 ns.
+ */
+__attribute__((target("avx"))) static void
+icrc_vzeroupper(void)
+{
+	__builtin_ia32_vzeroupper();
+}
+
+static int icrc_has_avx = -1;
+#endif
+
 uint32_t
 rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 {
-	return crc32_gzip_refl(crc, (const unsigned char *)buf, len);
+	crc = crc32_gzip_refl(crc, (const unsigned char *)buf, len);
+#ifdef RTE_ARCH_X86
+	if (unlikely(icrc_has_avx < 0)) {
+		__builtin_cpu_init();
+		icrc_has_avx = __builtin_cpu_supports("avx");
+	}
+	if (icrc_has_avx)
+		icrc_vzeroupper();
+#endif
+	return crc;
 }
 
 /* Build the masked pseudo header from the IPv4/UDP/BTH bytes at @p l3. */

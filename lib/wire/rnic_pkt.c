@@ -308,7 +308,8 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	struct rte_udp_hdr *udp;
 	struct rnic_bth *bth;
 
-	if (op == NULL || hlen > cap)
+	/* Bounding payload_len first keeps the length sums below from wrapping. */
+	if (op == NULL || hlen > cap || payload_len > UINT16_MAX)
 		return 0;
 	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
 	if (udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
@@ -382,21 +383,24 @@ rnic_pkt_finish_icrc_mbuf(struct rte_mbuf *m, uint32_t l3_off)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t icrc = rte_cpu_to_le_32(rnic_icrc_calc_mbuf(m, l3_off, len));
-	struct rte_mbuf *last = rte_pktmbuf_lastseg(m);
-	uint8_t *p;
-	uint32_t in_last = RTE_MIN((uint32_t)last->data_len, (uint32_t)RNIC_ICRC_LEN);
+	const uint8_t *src = (const uint8_t *)&icrc;
+	uint32_t off = 0, pos = len - RNIC_ICRC_LEN, left = RNIC_ICRC_LEN;
 
-	/* The 4 ICRC bytes may straddle the last two segments. */
-	p = rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len - in_last);
-	memcpy(p, (uint8_t *)&icrc + (RNIC_ICRC_LEN - in_last), in_last);
-	if (in_last < RNIC_ICRC_LEN) {
-		struct rte_mbuf *prev = m;
+	if (len < RNIC_ICRC_LEN)
+		return;
+	/* The 4 ICRC bytes may straddle up to four segments. */
+	for (struct rte_mbuf *s = m; s != NULL && left > 0; s = s->next) {
+		uint32_t seg_hi = off + s->data_len;
 
-		while (prev->next != last)
-			prev = prev->next;
-		p = rte_pktmbuf_mtod_offset(prev, uint8_t *,
-					    prev->data_len - (RNIC_ICRC_LEN - in_last));
-		memcpy(p, &icrc, RNIC_ICRC_LEN - in_last);
+		if (pos < seg_hi) {
+			uint32_t n = RTE_MIN(left, seg_hi - pos);
+
+			memcpy(rte_pktmbuf_mtod_offset(s, uint8_t *, pos - off), src, n);
+			src += n;
+			pos += n;
+			left -= n;
+		}
+		off = seg_hi;
 	}
 }
 
