@@ -567,6 +567,7 @@ main(int argc, char **argv)
 	int eal_argc = argc, rc, app_argc;
 	struct wl_stats ws = {0};
 	int status = 0;
+	bool eal_from_cfg = false;
 
 	/* "softrnic --config FILE": the EAL arguments come from the file. */
 	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
@@ -578,6 +579,7 @@ main(int argc, char **argv)
 		}
 		eal_argc = (int)cfg->eal_argc + 1;
 		eal_argv = calloc(eal_argc + 1, sizeof(char *));
+		eal_from_cfg = true;
 		eal_argv[0] = argv[0];
 		for (unsigned int i = 0; i < cfg->eal_argc; i++)
 			eal_argv[i + 1] = cfg->eal_argv[i];
@@ -646,8 +648,17 @@ main(int argc, char **argv)
 		status = ws.errors ? 1 : 0;
 	}
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
-		rnic_dev_destroy(ports[i].dev);
+		rnic_dev_destroy(ports[i].dev);   /* frees its QPs and MRs */
+	for (unsigned int i = 0; i < cfg->n_mrs; i++)
+		free(mr_mem[i]);
+	free(mr_mem);
+	free(mrs);
+	free(cqs);
+	free(qps);
+	free(ports);
 	rnic_config_free(cfg);
 	rte_eal_cleanup();
+	if (eal_from_cfg)
+		free(eal_argv);
 	return status;
 }
