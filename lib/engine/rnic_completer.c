@@ -11,17 +11,6 @@
 
 #include "rnic_engine.h"
 
-static const uint8_t wc_opcode_of[RNIC_WR_MAX] = {
-	[RNIC_WR_RDMA_WRITE] = RNIC_WC_RDMA_WRITE,
-	[RNIC_WR_RDMA_WRITE_WITH_IMM] = RNIC_WC_RDMA_WRITE,
-	[RNIC_WR_SEND] = RNIC_WC_SEND,
-	[RNIC_WR_SEND_WITH_IMM] = RNIC_WC_SEND,
-	[RNIC_WR_SEND_WITH_INV] = RNIC_WC_SEND,
-	[RNIC_WR_RDMA_READ] = RNIC_WC_RDMA_READ,
-	[RNIC_WR_ATOMIC_CMP_AND_SWP] = RNIC_WC_COMP_SWAP,
-	[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
-};
-
 /* Complete the oldest outstanding WQE (sq_done). */
 static void
 comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
@@ -31,7 +20,7 @@ comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 	if (s != RNIC_WC_SUCCESS || (w->flags & RNIC_SEND_SIGNALED)) {
 		struct rnic_wc wc = {
 			.wr_id = w->wr_id, .status = (uint8_t)s,
-			.opcode = w->opcode < RNIC_WR_MAX ? wc_opcode_of[w->opcode] : 0,
+			.opcode = w->opcode < RNIC_WR_MAX ? rnic_wc_opcode_of[w->opcode] : 0,
 			.qp_num = qp->qpn,
 			.byte_len = s == RNIC_WC_SUCCESS ? w->total_len : 0,
 		};

@@ -31,6 +31,7 @@ void rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp);
 unsigned int rnic_comp_timers(struct rnic_device *dev);
 
 /* Helpers shared by TX and RX. */
+extern const uint8_t rnic_wc_opcode_of[RNIC_WR_MAX];   /* WR -> WC opcode */
 void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 		   struct rnic_dev_stats *st);
 uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);

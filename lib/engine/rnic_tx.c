@@ -15,6 +15,17 @@
 /* Helpers shared with the RX side                                     */
 /* ------------------------------------------------------------------ */
 
+const uint8_t rnic_wc_opcode_of[RNIC_WR_MAX] = {
+	[RNIC_WR_RDMA_WRITE] = RNIC_WC_RDMA_WRITE,
+	[RNIC_WR_RDMA_WRITE_WITH_IMM] = RNIC_WC_RDMA_WRITE,
+	[RNIC_WR_SEND] = RNIC_WC_SEND,
+	[RNIC_WR_SEND_WITH_IMM] = RNIC_WC_SEND,
+	[RNIC_WR_SEND_WITH_INV] = RNIC_WC_SEND,
+	[RNIC_WR_RDMA_READ] = RNIC_WC_RDMA_READ,
+	[RNIC_WR_ATOMIC_CMP_AND_SWP] = RNIC_WC_COMP_SWAP,
+	[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
+};
+
 void
 rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 	      struct rnic_dev_stats *st)
@@ -291,21 +302,10 @@ static void
 complete_local(struct rnic_qp *qp, struct rnic_wqe *w, enum rnic_wc_status s,
 	       struct rnic_dev_stats *st)
 {
-	static const uint8_t wc_op[RNIC_WR_MAX] = {
-		[RNIC_WR_RDMA_WRITE] = RNIC_WC_RDMA_WRITE,
-		[RNIC_WR_RDMA_WRITE_WITH_IMM] = RNIC_WC_RDMA_WRITE,
-		[RNIC_WR_SEND] = RNIC_WC_SEND,
-		[RNIC_WR_SEND_WITH_IMM] = RNIC_WC_SEND,
-		[RNIC_WR_SEND_WITH_INV] = RNIC_WC_SEND,
-		[RNIC_WR_RDMA_READ] = RNIC_WC_RDMA_READ,
-		[RNIC_WR_ATOMIC_CMP_AND_SWP] = RNIC_WC_COMP_SWAP,
-		[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
-	};
-
 	if (s != RNIC_WC_SUCCESS || (w->flags & RNIC_SEND_SIGNALED)) {
 		struct rnic_wc wc = {
 			.wr_id = w->wr_id, .status = (uint8_t)s,
-			.opcode = w->opcode < RNIC_WR_MAX ? wc_op[w->opcode] : RNIC_WC_SEND,
+			.opcode = w->opcode < RNIC_WR_MAX ? rnic_wc_opcode_of[w->opcode] : RNIC_WC_SEND,
 			.qp_num = qp->qpn,
 			.byte_len = s == RNIC_WC_SUCCESS ? w->total_len : 0,
 		};

@@ -67,6 +67,22 @@ port_setup(struct rnic_device *dev)
 	return 0;
 }
 
+static void
+dev_free(struct rnic_device *dev)
+{
+	rte_mempool_free(dev->pool);
+	rte_ring_free(dev->db_ring);
+	rte_ring_free(dev->kick_ring);
+	rte_ring_free(dev->ev_ring);
+	rte_free(dev->qps);
+	rte_free(dev->mrs);
+	rte_free(dev->tx_active);
+	rte_free(dev->rd_active);
+	rte_free(dev->ack_list);
+	rte_free(dev->tmr_list);
+	rte_free(dev);
+}
+
 struct rnic_device *
 rnic_dev_create(const struct rnic_dev_attr *a)
 {
@@ -155,17 +171,7 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	return dev;
 fail:
 	rc = rte_errno;
-	rte_mempool_free(dev->pool);
-	rte_ring_free(dev->db_ring);
-	rte_ring_free(dev->kick_ring);
-	rte_ring_free(dev->ev_ring);
-	rte_free(dev->qps);
-	rte_free(dev->mrs);
-	rte_free(dev->tx_active);
-	rte_free(dev->rd_active);
-	rte_free(dev->ack_list);
-	rte_free(dev->tmr_list);
-	rte_free(dev);
+	dev_free(dev);
 	rte_errno = rc;
 	return NULL;
 }
@@ -186,17 +192,7 @@ rnic_dev_destroy(struct rnic_device *dev)
 	rte_pktmbuf_free_bulk(dev->txb_resp.pkts, dev->txb_resp.n);
 	if (!dev->attr.no_port_setup)
 		rte_eth_dev_stop(dev->port_id);
-	rte_mempool_free(dev->pool);
-	rte_ring_free(dev->db_ring);
-	rte_ring_free(dev->kick_ring);
-	rte_ring_free(dev->ev_ring);
-	rte_free(dev->qps);
-	rte_free(dev->mrs);
-	rte_free(dev->tx_active);
-	rte_free(dev->rd_active);
-	rte_free(dev->ack_list);
-	rte_free(dev->tmr_list);
-	rte_free(dev);
+	dev_free(dev);
 }
 
 void
