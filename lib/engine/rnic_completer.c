@@ -11,6 +11,9 @@
 
 #include "rnic_engine.h"
 
+static void loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type,
+			   uint8_t flags);
+
 /* Complete the oldest outstanding WQE (sq_done). */
 static void
 comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
@@ -46,7 +49,9 @@ mq_pop(struct rnic_qp *qp)
 
 	rte_pktmbuf_free(e->m);
 	e->m = NULL;
-	STORE_REL(&qp->mq.head, qp->mq.head + 1);
+	/* Seq-cst: pairs with the TX side's arm check (rnic_tx.c mq_push). */
+	__atomic_store_n(&qp->mq.head, qp->mq.head + 1, __ATOMIC_SEQ_CST);
+	qp->comp.acked_seq++;
 	if (qp->comp.rexmit_next - qp->mq.head > qp->mq.mask + 1u)
 		qp->comp.rexmit_next = qp->mq.head;   /* cursor fell behind */
 }
@@ -396,8 +401,86 @@ rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
 	/* A bad WQE at the head, with nothing before it, completes now. */
 	struct rnic_mq_ent *e = mq_head(qp);
 
-	if (e != NULL && e->type == RNIC_MQ_BAD)
+	if (e != NULL && e->type == RNIC_MQ_BAD) {
 		release_acked(qp, e->psn, &passed, st);
+		return;
+	}
+	/* TX put a packet into an empty list: arm the loss timer. */
+	if (e != NULL && !qp->comp.loss_armed)
+		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);
+}
+
+/*
+ * The loss timer (seed 3.4.2) of one QP. Only this lcore sends its
+ * commands. ACKs do not restart it one by one: they bump acked_seq, and an
+ * expiry that finds progress since the last arm simply re-arms.
+ */
+static void
+loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type, uint8_t flags)
+{
+	struct rnic_timer_event ev = {
+		.qp = qp->index, .type = type, .timer = RNIC_TIMER_LOSS,
+		.retry = qp->attr.retry_cnt, .flags = flags,
+		.value_ns = rnic_ib_timeout_ns(qp->attr.timeout),
+	};
+
+	if (qp->attr.timeout == 0 && type != RNIC_TIMER_STOP)
+		return;   /* IBA: 0 means an infinite local ACK timeout */
+	/* The ring holds two commands per QP and each QP has at most one in
+	 * flight per expiry, so this cannot fail; count it if it ever does. */
+	if (rte_ring_mp_enqueue_elem(dev->tmr_in, &ev, sizeof(ev)) != 0) {
+		dev->st_rx.s.tx_full++;
+		return;
+	}
+	qp->comp.loss_armed = type != RNIC_TIMER_STOP;
+	if (type == RNIC_TIMER_SET)
+		qp->comp.arm_seq = qp->comp.acked_seq;
+}
+
+static void
+loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
+		 const struct rnic_timer_event *ev, struct rnic_dev_stats *st)
+{
+	enum rnic_qp_state s = rnic_qp_state_get(qp);
+	bool empty = __atomic_load_n(&qp->mq.tail, __ATOMIC_SEQ_CST) == qp->mq.head;
+
+	qp->comp.loss_armed = 0;   /* an expired timer is not running */
+	if (qp->type != RNIC_QPT_RC || (s != RNIC_QPS_RTS && s != RNIC_QPS_SQD) || empty)
+		return;
+	if (qp->comp.acked_seq != qp->comp.arm_seq) {
+		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);   /* progress: fresh count */
+		return;
+	}
+	if (ev->type == RNIC_TIMER_RETRY_EXCEEDED) {
+		st->retry_exceeded++;
+		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		return;
+	}
+	st->timer_expired++;
+	rexmit_start(dev, qp, st);
+	loss_timer_cmd(dev, qp, RNIC_TIMER_RESTART, RNIC_TIMER_F_KEEP_COUNT);
+	qp->comp.loss_armed = 1;
+}
+
+/* Expiries from the timer lcore. */
+unsigned int
+rnic_comp_timer_events(struct rnic_device *dev)
+{
+	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_timer_event evs[32];
+	unsigned int n = rte_ring_sc_dequeue_burst_elem(dev->tmr_out, evs, sizeof(evs[0]),
+							RTE_DIM(evs), NULL);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rnic_qp *qp;
+
+		if (evs[i].qp > dev->qp_mask || evs[i].timer != RNIC_TIMER_LOSS)
+			continue;
+		qp = LOAD_ACQ(&dev->qps[evs[i].qp]);
+		if (qp != NULL)
+			loss_timer_event(dev, qp, &evs[i], st);
+	}
+	return n;
 }
 
 /* RNR waits and retransmission bursts that did not fit the TX buffer. */

@@ -29,6 +29,7 @@ void rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *
 		  const struct rnic_pkt *pkt);
 void rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp);
 unsigned int rnic_comp_timers(struct rnic_device *dev);
+unsigned int rnic_comp_timer_events(struct rnic_device *dev);
 
 /* Helpers shared by TX and RX. */
 extern const uint8_t rnic_wc_opcode_of[RNIC_WR_MAX];   /* WR -> WC opcode */

@@ -167,6 +167,7 @@ rnic_dev_poll_rx(struct rnic_device *dev)
 	}
 	rnic_resp_flush_acks(dev);
 	work += rnic_comp_timers(dev);
+	work += rnic_comp_timer_events(dev);
 	rnic_txbuf_flush(&dev->txb_resp, st);
 	__atomic_fetch_add(&dev->iter[1], 1, __ATOMIC_RELEASE);
 	return work;

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The timer role. The RNR wait runs on the RX lcore's TSC list today
- * (rnic_comp_timers); the loss timer moves here onto lib/timer's wheel
- * with the reliability work (seed 3.4.2).
+ * The timer role: TimerControl (seed 3.4.2) on its own lcore. Commands
+ * (SET / RESTART / STOP, seed 7.1.4) come from the RX lcore's completer
+ * through dev->tmr_in; expiries go back through dev->tmr_out. The RNR wait
+ * still runs on the RX lcore's TSC list (rnic_comp_timers).
  */
+#include <rte_cycles.h>
+
 #include "rnic_engine.h"
 
 unsigned int
 rnic_dev_poll_timer(struct rnic_device *dev)
 {
+	uint64_t now_ns = (uint64_t)((unsigned __int128)rte_get_tsc_cycles() *
+				     1000000000u / dev->tsc_hz);
+	unsigned int work = rnic_timer_svc_poll(dev->tsvc, now_ns);
+
 	__atomic_fetch_add(&dev->iter[2], 1, __ATOMIC_RELEASE);
-	return 0;
+	return work;
 }

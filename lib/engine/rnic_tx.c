@@ -276,6 +276,14 @@ req_opcode(const struct rnic_qp *qp, const struct rnic_wqe *w, bool first, bool 
 	return (uint8_t)(t | o);
 }
 
+/* Ask the RX lcore to look at a QP; retried from the scheduler if full. */
+static void
+tx_kick(struct rnic_qp *qp)
+{
+	qp->req.kick_pending =
+		rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0;
+}
+
 static uint32_t
 mq_free(const struct rnic_qp *qp)
 {
@@ -294,7 +302,16 @@ mq_push(struct rnic_qp *qp, struct rte_mbuf *m, uint32_t psn, uint32_t wqe_idx,
 	e->npsn = npsn;
 	e->type = type;
 	e->flags = flags;
-	STORE_REL(&qp->mq.tail, qp->mq.tail + 1);
+	/*
+	 * Seq-cst store then load, paired with the completer's release of the
+	 * head: if RX emptied the list before seeing this entry, we see its
+	 * head and ask it to arm the loss timer (seed 3.4.2.4.1: arm when the
+	 * list goes from empty to non-empty). One of the two always sees the
+	 * other, so a non-empty list never sits without a timer.
+	 */
+	__atomic_store_n(&qp->mq.tail, qp->mq.tail + 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&qp->mq.head, __ATOMIC_SEQ_CST) == qp->mq.tail - 1)
+		tx_kick(qp);
 }
 
 /* UC/UD: complete on transmit, in order. */
@@ -432,7 +449,8 @@ req_queue_bad(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 	mq_push(qp, NULL, qp->req.psn, qp->req.sq_fetch, 0, RNIC_MQ_BAD, RNIC_MQF_LAST);
 	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);
 	qp->req.stopped = 1;
-	rte_ring_mp_enqueue_elem(dev->kick_ring, &qp->qpn, sizeof(uint32_t));
+	tx_kick(qp);   /* it may be at the head already */
+	RTE_SET_USED(dev);
 	RTE_SET_USED(st);
 	return 1;
 }
@@ -543,8 +561,10 @@ rnic_dev_poll_tx(struct rnic_device *dev)
 		struct rnic_qp *qp = dev->tx_active[i];
 		bool idle;
 
+		if (qp->req.kick_pending)
+			tx_kick(qp);
 		work += req_qp_process(dev, qp, budget, &idle, st);
-		if (idle && qp->req.sq_fetch == qp->req.sq_db) {
+		if (idle && qp->req.sq_fetch == qp->req.sq_db && !qp->req.kick_pending) {
 			qp->req.scheduled = 0;
 			dev->tx_active[i] = dev->tx_active[--dev->tx_active_n];
 			continue;

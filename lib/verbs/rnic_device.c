@@ -3,6 +3,9 @@
  * A device: one DPDK port, its packet pool, the doorbell ring and the
  * object tables. The port gets one RX queue and two TX queues so that the
  * TX lcore (requests) and the RX lcore (responses) never share a queue.
+ * A port that offers a single TX queue (net_pcap with one tx_pcap, for
+ * instance) gets one, shared by both software TX buffers: then the TX and
+ * RX roles must be polled by one thread (rnic_dev_shared_txq).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,29 +37,36 @@ port_setup(struct rnic_device *dev)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
-	uint16_t p = dev->port_id;
+	uint16_t p = dev->port_id, ntxq;
 	int rc;
 
 	rc = rte_eth_dev_info_get(p, &info);
 	if (rc != 0)
 		return rc;
-	if (info.max_tx_queues < 2) {
-		RNIC_LOG(ERR, "port %u has %u TX queues, softrnic needs 2", p,
-			 info.max_tx_queues);
+	if (info.max_rx_queues < 1 || info.max_tx_queues < 1) {
+		RNIC_LOG(ERR, "port %u has %u RX and %u TX queues, softrnic needs one of each",
+			 p, info.max_rx_queues, info.max_tx_queues);
 		return -ENOTSUP;
 	}
-	rc = rte_eth_dev_configure(p, 1, 2, &conf);
+	/* Two TX queues when the port has them, else one shared queue. */
+	ntxq = info.max_tx_queues >= 2 ? 2 : 1;
+	rc = rte_eth_dev_configure(p, 1, ntxq, &conf);
 	if (rc != 0)
 		return rc;
 	rc = rte_eth_rx_queue_setup(p, 0, dev->attr.rxq_desc, rte_eth_dev_socket_id(p),
 				    NULL, dev->pool);
 	if (rc != 0)
 		return rc;
-	for (uint16_t q = 0; q < 2; q++) {
+	for (uint16_t q = 0; q < ntxq; q++) {
 		rc = rte_eth_tx_queue_setup(p, q, dev->attr.txq_desc,
 					    rte_eth_dev_socket_id(p), NULL);
 		if (rc != 0)
 			return rc;
+	}
+	if (ntxq == 1) {
+		dev->txb_resp.queue = RNIC_TXQ_REQ;
+		RNIC_LOG(INFO, "port %u has one TX queue: requests and responses share it, "
+			 "so the TX and RX roles must be polled by one lcore", p);
 	}
 	rc = rte_eth_dev_start(p);
 	if (rc != 0)
@@ -74,6 +84,9 @@ dev_free(struct rnic_device *dev)
 	rte_ring_free(dev->db_ring);
 	rte_ring_free(dev->kick_ring);
 	rte_ring_free(dev->ev_ring);
+	rnic_timer_svc_free(dev->tsvc);
+	rte_ring_free(dev->tmr_in);
+	rte_ring_free(dev->tmr_out);
 	rte_free(dev->qps);
 	rte_free(dev->mrs);
 	rte_free(dev->tx_active);
@@ -142,6 +155,19 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	dev->ev_ring = rte_ring_create_elem(name, sizeof(struct rnic_async_event), 1024,
 					    rte_socket_id(), RING_F_SC_DEQ);
 	dev->qp_mask = pow2_at_least(dev->attr.max_qps) - 1;
+	/* One loss timer per QP: at most one command per QP per event, so
+	 * room for two per QP can never fill. */
+	snprintf(name, sizeof(name), "rnic_tmi%u", a->port_id);
+	dev->tmr_in = rte_ring_create_elem(name, sizeof(struct rnic_timer_event),
+					   pow2_at_least(2 * (dev->qp_mask + 1)) * 2,
+					   rte_socket_id(), RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "rnic_tmo%u", a->port_id);
+	dev->tmr_out = rte_ring_create_elem(name, sizeof(struct rnic_timer_event),
+					    dev->attr.ring_size, rte_socket_id(),
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (dev->tmr_in != NULL && dev->tmr_out != NULL)
+		dev->tsvc = rnic_timer_svc_create(dev->qp_mask + 1, 1000, dev->tmr_in,
+						  dev->tmr_out);
 	dev->qps = rte_zmalloc("rnic_qps", sizeof(*dev->qps) * (dev->qp_mask + 1), 0);
 	dev->max_mrs = dev->attr.max_mrs;
 	dev->mrs = rte_zmalloc("rnic_mrs", sizeof(*dev->mrs) * dev->max_mrs, 0);
@@ -151,7 +177,7 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	dev->tmr_list = rte_zmalloc("rnic_tmrs", sizeof(void *) * (dev->qp_mask + 1), 0);
 	if (dev->pool == NULL || dev->db_ring == NULL || dev->kick_ring == NULL ||
 	    dev->ev_ring == NULL || dev->qps == NULL || dev->mrs == NULL ||
-	    dev->tx_active == NULL || dev->rd_active == NULL || dev->ack_list == NULL || dev->tmr_list == NULL) {
+	    dev->tx_active == NULL || dev->rd_active == NULL || dev->ack_list == NULL || dev->tmr_list == NULL || dev->tsvc == NULL) {
 		RNIC_LOG(ERR, "port %u: out of memory creating the device", a->port_id);
 		rte_errno = ENOMEM;
 		goto fail;
@@ -167,6 +193,12 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 			rte_errno = -rc;
 			goto fail;
 		}
+	} else {
+		struct rte_eth_dev_info info;
+
+		/* The caller configured the port: with one TX queue, share it. */
+		if (rte_eth_dev_info_get(a->port_id, &info) == 0 && info.nb_tx_queues == 1)
+			dev->txb_resp.queue = RNIC_TXQ_REQ;
 	}
 	return dev;
 fail:
@@ -199,6 +231,29 @@ void
 rnic_dev_set_polled(struct rnic_device *dev, bool polled)
 {
 	STORE_REL(&dev->polled, polled ? 1 : 0);
+}
+
+bool
+rnic_dev_shared_txq(const struct rnic_device *dev)
+{
+	return dev->txb_req.queue == dev->txb_resp.queue;
+}
+
+unsigned int
+rnic_dev_tx_backlog(const struct rnic_device *dev)
+{
+	/* Each count is written by its lcore after rte_eth_tx_burst returns. */
+	return LOAD_ACQ(&dev->txb_req.n) + LOAD_ACQ(&dev->txb_resp.n);
+}
+
+int
+rnic_qp_sq_pending(const struct rnic_qp *qp)
+{
+	if (qp == NULL)
+		return -EINVAL;
+	/* sq_pi: the caller's own index; sq_fetch: released by the TX lcore
+	 * once the WQE's last packet is in the TX buffer. */
+	return (int)(LOAD_ACQ(&qp->sq_pi) - LOAD_ACQ(&qp->req.sq_fetch));
 }
 
 void

@@ -20,6 +20,7 @@
 
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
+#include "rnic_timer.h"
 
 extern int rnic_logtype;
 #define RNIC_LOG(level, fmt, ...) \
@@ -205,6 +206,7 @@ struct rnic_req_tx {
 	uint8_t cur_active;      /* the WQE at sq_fetch is being segmented */
 	uint8_t stopped;         /* bad WQE queued: send nothing more */
 	uint8_t scheduled;       /* on the TX active list */
+	uint8_t kick_pending;    /* an arm request for RX did not fit the ring */
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (RX reads) */
 };
 
@@ -217,6 +219,9 @@ struct rnic_req_rx {
 	uint32_t rnr_retry;
 	uint64_t deadline;       /* TSC of the loss timer, 0 = idle */
 	uint64_t rnr_deadline;   /* TSC to resend after RNR NAK, 0 = none */
+	uint8_t loss_armed;      /* a loss timer SET is in force */
+	uint32_t acked_seq;      /* bumps on every release: forward progress */
+	uint32_t arm_seq;        /* acked_seq when the timer was last (re)armed */
 	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */
 	uint32_t rexmit_end;
 	uint8_t on_tmr_list;
@@ -338,6 +343,9 @@ struct rnic_device {
 	struct rte_ring *db_ring;     /* doorbells: app -> TX */
 	struct rte_ring *kick_ring;   /* QP indices: TX -> RX (bad WQE, error) */
 	struct rte_ring *ev_ring;     /* async events: lcores -> app */
+	struct rte_ring *tmr_in;      /* timer commands: RX -> timer lcore */
+	struct rte_ring *tmr_out;     /* timer expiries: timer lcore -> RX */
+	struct rnic_timer_svc *tsvc;  /* TimerControl, timer lcore only */
 
 	struct rnic_qp **qps;         /* by qpn & qp_mask */
 	uint32_t qp_mask;

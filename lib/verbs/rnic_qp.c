@@ -340,6 +340,12 @@ check_values(const struct rnic_qp *qp, const struct rnic_qp_attr *a, int mask)
 static void
 reset_qp_state(struct rnic_qp *qp)
 {
+	struct rnic_timer_event stop = {
+		.qp = qp->index, .type = RNIC_TIMER_STOP, .timer = RNIC_TIMER_LOSS,
+	};
+
+	/* A stale expiry must not reach the QP's next life. */
+	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
 	mq_release_all(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));

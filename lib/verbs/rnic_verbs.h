@@ -98,6 +98,23 @@ void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
 int rnic_port_ring_pair(const char *name_a, const char *name_b, unsigned int ring_size,
 			uint16_t *port_a, uint16_t *port_b);
 
+/**
+ * True when the port has a single TX queue (for example net_pcap with one
+ * tx_pcap): rnic_dev_create then configures one TX queue and the TX
+ * lcore's requests and the RX lcore's responses share it. DPDK TX queues
+ * are not thread safe, so the TX and RX roles of such a device must be
+ * polled by the same thread.
+ */
+bool rnic_dev_shared_txq(const struct rnic_device *dev);
+
+/**
+ * Packets the engine has built but not yet handed to the port (its
+ * software TX buffers, requests and responses). Any thread may call it;
+ * 0 after rnic_qp_sq_pending() reached 0 means every packet of those
+ * WQEs went through rte_eth_tx_burst.
+ */
+unsigned int rnic_dev_tx_backlog(const struct rnic_device *dev);
+
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 
@@ -288,6 +305,16 @@ struct rnic_qp_init_attr {
 struct rnic_qp *rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *attr);
 int rnic_destroy_qp(struct rnic_qp *qp);
 uint32_t rnic_qp_num(const struct rnic_qp *qp);
+
+/**
+ * Send WQEs posted but not yet fully transmitted: the TX lcore has not put
+ * the last packet of each of them into its TX buffer (see
+ * rnic_dev_tx_backlog), nor completed or flushed it as an error. Read by
+ * the thread that posts to the QP. Nothing acknowledges RC packets while
+ * the peer is absent: this is how an application knows they left.
+ * @return the count, or -EINVAL.
+ */
+int rnic_qp_sq_pending(const struct rnic_qp *qp);
 
 /** Remote address of a connected QP or of a UD address handle. */
 struct rnic_ah_attr {

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliable delivery under exact, deterministic losses (seed 3.4.5, 3.4.2).
+ * Engine A sits on a net_impair port over one end of a ring pair; a hook
+ * drops (or duplicates) exactly the packet a case names, by opcode and
+ * occurrence, in either direction. Both engines and both timers are polled
+ * by hand from this thread. Each case checks the data, the completion
+ * status and that the recovery path it targets actually ran: losing the
+ * last packet or an ACK can only be repaired by the loss timer. Start
+ * PSNs sit just below 0xFFFFFF so recovery crosses the wrap.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "rnic_eth_impair.h"
+#include "rnic_verbs.h"
+#include "rnic_wire.h"
+
+static int n_pass, n_fail;
+
+#define VERIFY(cond, ...) do { \
+	if (!(cond)) { \
+		printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		return -1; \
+	} \
+} while (0)
+
+#define BUF (4u << 20)
+
+struct side {
+	struct rnic_device *dev;
+	struct rnic_pd *pd;
+	struct rnic_cq *cq;
+	struct rnic_mr *mr;
+	uint8_t *buf;
+	uint8_t mac[6];
+	rte_be32_t ip;
+};
+
+static struct side A, B;
+static uint16_t imp_port;
+static bool b_alive = true;
+
+/* The impairment rule of the running case. */
+struct rule {
+	int opcode;          /* BTH opcode to match, -1 = none */
+	int nth;             /* 1-based occurrence to act on */
+	int action;          /* RNIC_IMPAIR_DROP or _DUP */
+	int seen;
+	int hits;
+	int all;             /* act on every match from nth on (peer gone) */
+};
+static struct rule rules[2];   /* [RNIC_IMPAIR_TX], [RNIC_IMPAIR_RX] */
+
+static int
+hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
+{
+	struct rule *r = arg;
+	struct rnic_pkt pkt;
+
+	RTE_SET_USED(pkt_no);
+	if (r->opcode < 0 || rnic_pkt_parse_mbuf(m, false, &pkt) != RNIC_PKT_ERR_OK)
+		return RNIC_IMPAIR_PASS;
+	if (pkt.bth.opcode != r->opcode)
+		return RNIC_IMPAIR_PASS;
+	r->seen++;
+	if (r->seen == r->nth || (r->all && r->seen >= r->nth)) {
+		r->hits++;
+		return r->action;
+	}
+	return RNIC_IMPAIR_PASS;
+}
+
+static void
+set_rule(int dir, int opcode, int nth, int action)
+{
+	rules[dir] = (struct rule){ .opcode = opcode, .nth = nth, .action = action };
+}
+
+static void
+poll_all(void)
+{
+	rnic_dev_poll_tx(A.dev);
+	if (b_alive)
+		rnic_dev_poll_tx(B.dev);
+	rnic_dev_poll_rx(A.dev);
+	if (b_alive)
+		rnic_dev_poll_rx(B.dev);
+	rnic_dev_poll_timer(A.dev);
+	if (b_alive)
+		rnic_dev_poll_timer(B.dev);
+}
+
+/* Poll until @p n completions arrive or about 5 s of TSC pass. */
+static int
+wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	int got = 0;
+
+	while (got < n && rte_get_tsc_cycles() < end) {
+		poll_all();
+		got += rnic_poll_cq(cq, n - got, wc + got);
+	}
+	return got;
+}
+
+static int
+side_init(struct side *s, uint16_t port, uint8_t last)
+{
+	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192 };
+
+	s->mac[0] = 0x02;
+	s->mac[5] = last;
+	memcpy(a.mac, s->mac, 6);
+	s->ip = rte_cpu_to_be_32(0x0a000000u | last);
+	a.ipv4 = s->ip;
+	s->dev = rnic_dev_create(&a);
+	if (s->dev == NULL)
+		return -1;
+	s->pd = rnic_alloc_pd(s->dev);
+	s->cq = rnic_create_cq(s->dev, 1024);
+	s->buf = rte_zmalloc("buf", BUF, 64);
+	s->mr = rnic_reg_mr(s->pd, s->buf, BUF, RNIC_ACCESS_LOCAL_WRITE |
+			    RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
+			    RNIC_ACCESS_REMOTE_ATOMIC);
+	return s->mr == NULL ? -1 : 0;
+}
+
+static struct rnic_qp *
+mkqp(struct side *s)
+{
+	struct rnic_qp_init_attr ia = {
+		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = RNIC_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 2,
+			 .max_recv_sge = 2 },
+	};
+	return rnic_create_qp(s->pd, &ia);
+}
+
+static int
+qp_up(struct rnic_qp *qp, struct side *peer, struct rnic_qp *pqp, uint32_t sq_psn,
+      uint32_t rq_psn, uint8_t retry)
+{
+	struct rnic_qp_attr a = {0};
+
+	a.qp_state = RNIC_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
+			    RNIC_ACCESS_REMOTE_ATOMIC;
+	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
+			   RNIC_QP_ACCESS_FLAGS))
+		return -1;
+	a.qp_state = RNIC_QPS_RTR;
+	a.path_mtu = RNIC_MTU_1024;
+	a.dest_qp_num = rnic_qp_num(pqp);
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 1;   /* 0.01 ms */
+	memcpy(a.ah_attr.dmac, peer->mac, 6);
+	a.ah_attr.dip = peer->ip;
+	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
+			   RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC |
+			   RNIC_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = RNIC_QPS_RTS;
+	a.sq_psn = sq_psn;
+	a.timeout = 8;         /* 4.096 us * 2^8 = 1 ms */
+	a.retry_cnt = retry;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	return rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
+			      RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct rnic_qp *qa, *qb;
+static uint32_t psn_base = 0xfffff0;
+
+/* A fresh connected pair per case, PSNs just below the wrap. */
+static int
+fresh_pair(uint8_t retry)
+{
+	if (qa) {
+		rnic_destroy_qp(qa);
+		rnic_destroy_qp(qb);
+	}
+	qa = mkqp(&A);
+	qb = mkqp(&B);
+	psn_base = (psn_base + 0x10) & 0xffffff;
+	if (psn_base < 0xffff00)
+		psn_base = 0xfffff0;
+	if (!qa || !qb || qp_up(qa, &B, qb, psn_base, psn_base - 8, retry) ||
+	    qp_up(qb, &A, qa, psn_base - 8, psn_base, retry))
+		return -1;
+	set_rule(RNIC_IMPAIR_TX, -1, 0, 0);
+	set_rule(RNIC_IMPAIR_RX, -1, 0, 0);
+	return 0;
+}
+
+static uint64_t
+stat_a(const char *name)
+{
+	struct rnic_dev_stats s;
+
+	rnic_dev_stats_get(A.dev, &s);
+	for (unsigned int i = 0; i < rnic_dev_stat_count; i++)
+		if (strcmp(rnic_dev_stat_names[i], name) == 0)
+			return ((uint64_t *)&s)[i];
+	return UINT64_MAX;
+}
+
+static void
+fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 9));
+}
+
+/* Post one signaled WR of @p op and check it completes, data intact. */
+static int
+run_op(enum rnic_wr_opcode op, uint32_t len, uint32_t seed, enum rnic_wc_status want)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, len, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wr = { .wr_id = seed, .sg_list = &sge, .num_sge = 1,
+				   .opcode = op, .send_flags = RNIC_SEND_SIGNALED };
+	struct rnic_send_wr *bad;
+	struct rnic_wc wc;
+
+	if (op == RNIC_WR_RDMA_READ) {
+		fill(B.buf, len, seed);
+		memset(A.buf, 0, len);
+	} else {
+		fill(A.buf, len, seed);
+		memset(B.buf, 0, len);
+	}
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1, "no completion");
+	VERIFY(wc.wr_id == seed && wc.status == want, "status %s want %s",
+	       rnic_wc_status_str(wc.status), rnic_wc_status_str(want));
+	if (want == RNIC_WC_SUCCESS)
+		VERIFY(memcmp(A.buf, B.buf, len) == 0, "data differs");
+	return 0;
+}
+
+#define OPC(o) RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_##o)
+
+/* One case: drop/dup the nth packet of an opcode in a direction. */
+static int
+loss_case(const char *name, int dir, int opcode, int nth, int action,
+	  enum rnic_wr_opcode op, uint32_t len, bool need_timer)
+{
+	uint64_t rx0 = stat_a("tx_retransmits"), te0 = stat_a("timer_expired");
+
+	if (fresh_pair(7) != 0) {
+		printf("FAIL %s: setup\n", name);
+		return -1;
+	}
+	set_rule(dir, opcode, nth, action);
+	VERIFY(run_op(op, len, (uint32_t)(nth * 100 + opcode), RNIC_WC_SUCCESS) == 0, "%s", name);
+	VERIFY(rules[dir].hits == 1, "%s: the rule fired %d times", name, rules[dir].hits);
+	if (action == RNIC_IMPAIR_DROP)
+		VERIFY(stat_a("tx_retransmits") > rx0, "%s: nothing was retransmitted", name);
+	if (need_timer)
+		VERIFY(stat_a("timer_expired") > te0, "%s: the loss timer did not fire", name);
+	printf("ok %s (retransmits %" PRIu64 ", timer expiries %" PRIu64 ")\n", name,
+	       stat_a("tx_retransmits") - rx0, stat_a("timer_expired") - te0);
+	return 0;
+}
+
+static int
+test_atomic_once(void)
+{
+	uint64_t *target = (uint64_t *)(B.buf + 8192), *res = (uint64_t *)A.buf;
+	struct rnic_sge sge = { (uintptr_t)res, 8, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_ATOMIC_FETCH_AND_ADD,
+				   .send_flags = RNIC_SEND_SIGNALED };
+	struct rnic_send_wr *bad;
+	struct rnic_wc wc;
+
+	VERIFY(fresh_pair(7) == 0, "setup");
+	*target = 1000;
+	set_rule(RNIC_IMPAIR_RX, OPC(ATOMIC_ACK), 1, RNIC_IMPAIR_DROP);
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = rnic_mr_rkey(B.mr);
+	wr.wr.atomic.compare_add = 1;
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1 && wc.status == RNIC_WC_SUCCESS, "completion");
+	VERIFY(rules[RNIC_IMPAIR_RX].hits == 1, "rule");
+	/* The retried request is a duplicate: answered from the saved result. */
+	VERIFY(*target == 1001 && *res == 1000, "executed twice? target %" PRIu64
+	       " result %" PRIu64, *target, *res);
+	printf("ok atomic ACK lost: executed once\n");
+	return 0;
+}
+
+static int
+test_rnr(void)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, 100, rnic_mr_lkey(A.mr) };
+	struct rnic_sge rsge = { (uintptr_t)B.buf, 200, rnic_mr_lkey(B.mr) };
+	struct rnic_send_wr wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED };
+	struct rnic_recv_wr rwr = { .wr_id = 6, .sg_list = &rsge, .num_sge = 1 };
+	struct rnic_send_wr *bad;
+	struct rnic_recv_wr *rbad;
+	struct rnic_wc wc;
+	uint64_t rnr0 = stat_a("rnr_naks_rcvd");
+
+	VERIFY(fresh_pair(7) == 0, "setup");
+	fill(A.buf, 100, 3);
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+	for (int i = 0; i < 20000 && stat_a("rnr_naks_rcvd") < rnr0 + 3; i++)
+		poll_all();
+	VERIFY(stat_a("rnr_naks_rcvd") >= rnr0 + 3, "no RNR NAKs");
+	VERIFY(rnic_poll_cq(A.cq, 1, &wc) == 0, "completed without a receive");
+	VERIFY(rnic_post_recv(qb, &rwr, &rbad) == 0, "post_recv");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1 && wc.status == RNIC_WC_SUCCESS, "send completion");
+	VERIFY(wait_wc(B.cq, &wc, 1) == 1 && wc.status == RNIC_WC_SUCCESS &&
+	       wc.byte_len == 100, "recv completion");
+	VERIFY(memcmp(A.buf, B.buf, 100) == 0, "data");
+	printf("ok RNR NAK then receive posted (%" PRIu64 " RNR NAKs)\n",
+	       stat_a("rnr_naks_rcvd") - rnr0);
+	return 0;
+}
+
+/* The peer vanishes: retries run out, the WQE fails, the rest flush in order. */
+static int
+test_peer_gone(void)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, 3000, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wrs[3], *bad;
+	struct rnic_wc wc[3];
+	struct rnic_qp_attr at;
+
+	VERIFY(fresh_pair(3) == 0, "setup");
+	for (int i = 0; i < 3; i++) {
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 70 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED,
+			.next = i < 2 ? &wrs[i + 1] : NULL };
+		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf;
+		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	}
+	b_alive = false;
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_FIRST), 1, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_TX].all = 1;   /* and every packet after: gone */
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 3) == 3, "completions");
+	VERIFY(wc[0].wr_id == 70 && wc[0].status == RNIC_WC_RETRY_EXC_ERR, "first: %s",
+	       rnic_wc_status_str(wc[0].status));
+	VERIFY(wc[1].wr_id == 71 && wc[1].status == RNIC_WC_WR_FLUSH_ERR, "second");
+	VERIFY(wc[2].wr_id == 72 && wc[2].status == RNIC_WC_WR_FLUSH_ERR, "third");
+	rnic_query_qp(qa, &at, 0, NULL);
+	VERIFY(at.qp_state == RNIC_QPS_ERR, "state %d", at.qp_state);
+	b_alive = true;
+	/* drain what B missed so later cases start clean */
+	for (int i = 0; i < 1000; i++)
+		poll_all();
+	printf("ok peer gone: retry exceeded then flushed in order\n");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint16_t pa, pb;
+	char args[64];
+
+	if (rte_eal_init(argc, argv) < 0)
+		return 1;
+	if (rnic_port_ring_pair("lsA", "lsB", 4096, &pa, &pb) != 0)
+		return 1;
+	snprintf(args, sizeof(args), "port=net_ring_lsA");   /* rte_eth_from_rings prefixes net_ring_ */
+	if (rte_vdev_init("net_impair_t0", args) != 0 ||
+	    rte_eth_dev_get_port_by_name("net_impair_t0", &imp_port) != 0) {
+		printf("cannot create net_impair\n");
+		return 1;
+	}
+	rnic_impair_set_hook(imp_port, RNIC_IMPAIR_TX, hook, &rules[RNIC_IMPAIR_TX]);
+	rnic_impair_set_hook(imp_port, RNIC_IMPAIR_RX, hook, &rules[RNIC_IMPAIR_RX]);
+	if (side_init(&A, imp_port, 1) != 0 || side_init(&B, pb, 2) != 0) {
+		printf("setup failed\n");
+		return 1;
+	}
+#define RUN(x) do { if ((x) == 0) n_pass++; else n_fail++; } while (0)
+	RUN(test_peer_gone());
+	RUN(loss_case("first packet of a WRITE lost", RNIC_IMPAIR_TX, OPC(WRITE_FIRST), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_WRITE, 10 * 1024 + 7, false));
+	RUN(loss_case("middle packet of a WRITE lost", RNIC_IMPAIR_TX, OPC(WRITE_MIDDLE), 4,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_WRITE, 10 * 1024 + 7, false));
+	RUN(loss_case("last packet of a WRITE lost", RNIC_IMPAIR_TX, OPC(WRITE_LAST), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_WRITE, 10 * 1024 + 7, true));
+	RUN(loss_case("only packet of a WRITE lost", RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_WRITE, 512, true));
+	RUN(loss_case("final ACK lost", RNIC_IMPAIR_RX, OPC(ACK), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_WRITE, 3000, true));
+	RUN(loss_case("READ request lost", RNIC_IMPAIR_TX, OPC(READ_REQ), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_READ, 8000, true));
+	RUN(loss_case("READ response First lost", RNIC_IMPAIR_RX, OPC(READ_RESP_FIRST), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_READ, 8000, false));
+	RUN(loss_case("READ response Middle lost", RNIC_IMPAIR_RX, OPC(READ_RESP_MIDDLE), 3,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_READ, 8000, false));
+	RUN(loss_case("READ response Last lost", RNIC_IMPAIR_RX, OPC(READ_RESP_LAST), 1,
+		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_READ, 8000, true));
+	RUN(loss_case("duplicate READ request while responses flow", RNIC_IMPAIR_TX,
+		      OPC(READ_REQ), 1, RNIC_IMPAIR_DUP, RNIC_WR_RDMA_READ, 20000, false));
+	RUN(test_atomic_once());
+	RUN(test_rnr());
+	printf("%d passed, %d failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
