@@ -2,8 +2,9 @@
 /*
  * softrnic: the appliance daemon. Brings up the ports, MRs, CQs and QPs a
  * JSON configuration declares, runs the engine roles on lcores, optionally
- * runs the configured workload with byte-for-byte verification, prints
- * counters, and shuts down cleanly on SIGINT/SIGTERM.
+ * runs the configured workload with byte-for-byte verification (or, for a
+ * peer outside the process, until every request has been transmitted),
+ * prints counters, and shuts down cleanly on SIGINT/SIGTERM.
  *
  *   softrnic --config FILE                (EAL arguments from the file)
  *   softrnic [EAL args] -- --config FILE  (EAL arguments from the command line)
@@ -174,6 +175,10 @@ setup_objects(void)
 			fprintf(stderr, "softrnic: mrs[%u]: %s\n", i, rte_strerror(rte_errno));
 			return -1;
 		}
+		/* What a peer outside this process needs to address the MR. */
+		printf("mr: name=%s port=%s addr=0x%" PRIxPTR " length=%" PRIu64
+		       " lkey=0x%x rkey=0x%x\n", m->name, cfg->ports[m->port_idx].name,
+		       (uintptr_t)mr_mem[i], m->size, rnic_mr_lkey(mrs[i]), rnic_mr_rkey(mrs[i]));
 	}
 	for (unsigned int i = 0; i < cfg->n_cqs; i++) {
 		cqs[i] = rnic_create_cq(ports[cfg->cqs[i].port_idx].dev, cfg->cqs[i].depth);
@@ -269,6 +274,22 @@ launch_lcores(void)
 {
 	unsigned int next = rte_get_next_lcore(-1, 1, 0);
 
+	/* One TX queue (net_pcap with one tx_pcap...): the TX lcore's requests
+	 * and the RX lcore's responses share it, and a DPDK TX queue has one
+	 * caller at a time. */
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+
+		if (rnic_dev_shared_txq(ports[i].dev) &&
+		    p->lcore[RNIC_CFG_ROLE_TX] != p->lcore[RNIC_CFG_ROLE_RX]) {
+			fprintf(stderr, "softrnic: lcores[]: port \"%s\" (ports[%u]) has a single TX "
+				"queue, shared by its \"tx\" and \"rx\" roles: they must be on one "
+				"lcore, not on lcores %d and %d\n", p->name, i,
+				p->lcore[RNIC_CFG_ROLE_TX], p->lcore[RNIC_CFG_ROLE_RX]);
+			return -1;
+		}
+	}
+
 	for (unsigned int i = 0; i < cfg->n_lcores; i++) {
 		const struct rnic_cfg_lcore *l = &cfg->lcores[i];
 		struct lcore_rt *rt = &lcores[l->lcore];
@@ -309,6 +330,7 @@ launch_lcores(void)
 
 struct wl_stats {
 	uint64_t messages, bytes, errors;
+	uint64_t transmitted, tx_bytes;   /* wait "transmit" entries */
 };
 
 static void
@@ -551,6 +573,157 @@ run_work(const struct rnic_cfg_work *w, struct wl_stats *ws)
 	return 0;
 }
 
+/*
+ * Wait until the engine has transmitted every WR posted on @p qp: none is
+ * left in the send queue and the device's software TX buffers are empty,
+ * so every packet went through rte_eth_tx_burst. A QP that makes no
+ * progress for a second is stuck (RC send window or max_rd_atomic full,
+ * with no peer to acknowledge).
+ */
+static int
+wait_transmitted(const char *name, struct rnic_device *dev, struct rnic_qp *qp)
+{
+	uint64_t hz = rte_get_tsc_hz(), stuck_at = rte_get_tsc_cycles() + hz;
+	int last = -1;
+
+	for (;;) {
+		int pending = rnic_qp_sq_pending(qp);
+		unsigned int backlog = rnic_dev_tx_backlog(dev);
+
+		if (pending == 0 && backlog == 0)
+			return 0;
+		if (pending != last) {
+			last = pending;
+			stuck_at = rte_get_tsc_cycles() + hz;
+		}
+		if (timed_out() || rte_get_tsc_cycles() > stuck_at) {
+			fprintf(stderr, "softrnic: %s: %s with %d WRs not transmitted and %u packets "
+				"buffered%s\n", name, timed_out() ? "timed out" : "stuck", pending,
+				backlog, pending ? " (with no peer, RC stops at its send window or "
+				"max_rd_atomic)" : "");
+			return -ETIMEDOUT;
+		}
+		rte_pause();
+	}
+}
+
+/*
+ * A workload entry with wait "transmit": the peer is outside this process
+ * and may not exist (a capture port). RC WRs are posted unsignaled and
+ * never waited for: nothing may acknowledge them (give such a QP timeout 0,
+ * the infinite local ACK timeout, or it retransmits and finally fails with
+ * RETRY_EXC_ERR). UC and UD complete on transmit and each completion is
+ * checked. The entry ends when the engine has transmitted everything. The local MR is sent as it is (no pattern
+ * is written, so payloads are its fill), from offset 0. WR number n of the
+ * run (counting transmit entries only) has wr_id n and immediate data n;
+ * cmp_swap compares with n and swaps in n + 1, fetch_add adds 1;
+ * send_inv invalidates the remote MR's rkey; the remote MR's address and
+ * rkey stand for the peer's buffer; a UD QP sends to its remote with its
+ * own qkey.
+ */
+static int
+run_work_transmit(const struct rnic_cfg_work *w, struct wl_stats *ws)
+{
+	const struct rnic_cfg_qp *q = &cfg->qps[w->qp_idx];
+	struct rnic_qp *qp = qps[w->qp_idx];
+	struct rnic_device *dev = ports[q->port_idx].dev;
+	struct rnic_cq *scq = cqs[q->send_cq_idx];
+	uint8_t *lmem = mr_mem[w->local_mr_idx];
+	struct rnic_mr *lmr = mrs[w->local_mr_idx];
+	uint8_t *rmem = w->remote_mr_idx >= 0 ? mr_mem[w->remote_mr_idx] : NULL;
+	struct rnic_mr *rmr = w->remote_mr_idx >= 0 ? mrs[w->remote_mr_idx] : NULL;
+	bool atomic = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+		      w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+	bool on_transmit = q->type != RNIC_QPT_RC;   /* UC/UD complete on transmit */
+	struct rnic_ah *ah = NULL;
+	int rc = 0;
+
+	if (q->type == RNIC_QPT_UD) {
+		struct rnic_ah_attr aa = {0};
+
+		memcpy(aa.dmac, q->remote.mac, 6);
+		aa.dip = q->remote.ipv4;
+		if (cfg->ports[q->port_idx].vlan) {
+			aa.vlan = true;
+			aa.vlan_tci = cfg->ports[q->port_idx].vlan;
+		}
+		ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
+		if (ah == NULL) {
+			fprintf(stderr, "softrnic: %s: create_ah: %s\n", q->name,
+				rte_strerror(rte_errno));
+			ws->errors++;
+			return -1;
+		}
+	}
+	for (unsigned int si = 0; si < w->n_sizes && rc == 0; si++) {
+		uint32_t size = atomic ? 8 : w->sizes[si];
+
+		for (uint64_t i = 0; i < w->count; i++) {
+			uint64_t n = ws->transmitted;
+			struct rnic_sge sge = { (uintptr_t)lmem, size, rnic_mr_lkey(lmr) };
+			struct rnic_send_wr wr = {
+				.wr_id = n, .sg_list = &sge, .num_sge = size ? 1 : 0,
+				.opcode = w->opcode,
+				.send_flags = on_transmit ? RNIC_SEND_SIGNALED : 0,
+			};
+			struct rnic_send_wr *bad;
+			struct rnic_wc wc;
+
+			if (timed_out()) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			if (w->inline_data)
+				wr.send_flags |= RNIC_SEND_INLINE;
+			if (w->opcode == RNIC_WR_SEND_WITH_INV)
+				wr.invalidate_rkey = rmr ? rnic_mr_rkey(rmr) : 0;
+			else
+				wr.imm_data = rte_cpu_to_be_32((uint32_t)n);
+			if (atomic) {
+				wr.wr.atomic.remote_addr = (uintptr_t)rmem;
+				wr.wr.atomic.rkey = rnic_mr_rkey(rmr);
+				wr.wr.atomic.compare_add =
+					w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? n : 1;
+				wr.wr.atomic.swap = n + 1;
+			} else if (q->type == RNIC_QPT_UD) {
+				wr.wr.ud.ah = ah;
+				wr.wr.ud.remote_qpn = q->remote.qpn;
+				wr.wr.ud.remote_qkey = q->qkey;
+			} else {
+				wr.wr.rdma.remote_addr = (uintptr_t)rmem;
+				wr.wr.rdma.rkey = rmr ? rnic_mr_rkey(rmr) : 0;
+			}
+			rc = rnic_post_send(qp, &wr, &bad);
+			if (rc != 0) {
+				fprintf(stderr, "softrnic: %s: post_send: %s%s\n", q->name, strerror(-rc),
+					rc == -ENOMEM ? " (send queue full: with no peer, RC WRs "
+					"never complete)" : "");
+				break;
+			}
+			ws->transmitted++;
+			ws->tx_bytes += size;
+			if (on_transmit &&
+			    (wait_one(scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS ||
+			     wc.wr_id != n)) {
+				fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": %s\n", q->name,
+					rnic_cfg_opcode_name(w->opcode), size, i,
+					timed_out() ? "timed out" : rnic_wc_status_str(wc.status));
+				rc = -EIO;
+				break;
+			}
+		}
+	}
+	if (rc == 0)
+		rc = wait_transmitted(q->name, dev, qp);
+	if (ah)
+		rnic_destroy_ah(ah);
+	if (rc != 0) {
+		ws->errors++;
+		return -1;
+	}
+	return 0;
+}
+
 static void
 usage(const char *prog)
 {
@@ -566,6 +739,7 @@ main(int argc, char **argv)
 	char **eal_argv = argv;
 	int eal_argc = argc, rc, app_argc;
 	struct wl_stats ws = {0};
+	unsigned int n_transmit = 0;
 	int status = 0;
 	bool eal_from_cfg = false;
 
@@ -618,9 +792,17 @@ main(int argc, char **argv)
 		rte_get_tsc_cycles() + rte_get_tsc_hz() * cfg->options.timeout_s : 0;
 	for (unsigned int i = 0; i < cfg->n_work && !quit; i++) {
 		const struct rnic_cfg_work *w = &cfg->work[i];
-		uint64_t before = ws.messages;
+		uint64_t before = ws.messages, tx_before = ws.transmitted;
 		uint64_t errs = ws.errors;
 
+		if (w->wait == RNIC_CFG_WAIT_TRANSMIT) {
+			n_transmit++;
+			run_work_transmit(w, &ws);
+			printf("workload: qp=%s opcode=%s transmitted=%" PRIu64 " errors=%" PRIu64
+			       "\n", cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
+			       ws.transmitted - tx_before, ws.errors - errs);
+			continue;
+		}
 		run_work(w, &ws);
 		printf("workload: qp=%s opcode=%s messages=%" PRIu64 " errors=%" PRIu64 "\n",
 		       cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
@@ -642,11 +824,14 @@ main(int argc, char **argv)
 	quit = 1;
 	rte_eal_mp_wait_lcore();
 	print_stats();
-	if (cfg->n_work) {
+	if (cfg->n_work > n_transmit) {
 		printf("verified: messages=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n",
 		       ws.messages, ws.bytes, ws.errors);
-		status = ws.errors ? 1 : 0;
 	}
+	if (n_transmit)   /* the last line: what a capture must hold */
+		printf("transmitted: wrs=%" PRIu64 "\n", ws.transmitted);
+	if (cfg->n_work)
+		status = ws.errors ? 1 : 0;
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		rnic_dev_destroy(ports[i].dev);   /* frees its QPs and MRs */
 	for (unsigned int i = 0; i < cfg->n_mrs; i++)

@@ -42,6 +42,8 @@ struct ctx {
 	char path[PATH_LEN];
 	struct rnic_config *cfg;
 	struct names port_names, mr_names, cq_names, qp_names;
+	/* wait "transmit": WRs (and READ/atomic WRs) each RC QP never completes */
+	uint64_t *tx_wrs, *tx_rd;
 };
 
 static size_t push_key(struct ctx *c, const char *key)
@@ -621,6 +623,12 @@ static const struct sym qp_type_syms[] = {
 	{ "RC", RNIC_QPT_RC },
 	{ "UC", RNIC_QPT_UC },
 	{ "UD", RNIC_QPT_UD },
+	{ NULL, 0 },
+};
+
+static const struct sym wait_syms[] = {
+	{ "completion", RNIC_CFG_WAIT_COMPLETION },
+	{ "transmit", RNIC_CFG_WAIT_TRANSMIT },
 	{ NULL, 0 },
 };
 
@@ -1352,7 +1360,7 @@ static int parse_qps(struct ctx *c, const json_t *root)
 
 static const char *const work_keys[] = {
 	"qp", "opcode", "sizes", "size", "count", "duration_ms", "signaled_every",
-	"local_mr", "remote_mr", "inline", "verify", "depth", NULL
+	"local_mr", "remote_mr", "inline", "verify", "depth", "wait", NULL
 };
 
 #define MSG_MAX (INT64_C(1) << 31)  /* IBA: 2^31 bytes per message */
@@ -1412,15 +1420,59 @@ static int parse_sizes(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 	return 0;
 }
 
+/* The local MR must hold the largest message, and take READ and atomic
+ * results: else the WRs fail locally and nothing is sent. */
+static int check_local_mr(struct ctx *c, const struct rnic_cfg_work *w, uint32_t max_size)
+{
+	const struct rnic_cfg_mr *lmr = &c->cfg->mrs[w->local_mr_idx];
+	int need_lmr = (w->opcode == RNIC_WR_RDMA_READ || is_atomic(w->opcode)) ?
+		       RNIC_ACCESS_LOCAL_WRITE : 0;
+
+	if (max_size > lmr->size)
+		return fail_at(c, "local_mr", "MR \"%s\" (%" PRIu64 " bytes) is smaller than the "
+			       "largest message (%u)", lmr->name, lmr->size, max_size);
+	if ((lmr->access & need_lmr) != need_lmr)
+		return fail_at(c, "local_mr", "MR \"%s\" needs \"%s\" access for %s", lmr->name,
+			       sym_name(mr_access_syms, need_lmr), rnic_cfg_opcode_name(w->opcode));
+	return 0;
+}
+
+/*
+ * wait "transmit" on RC: nothing acknowledges the WRs, so none completes.
+ * Every WR the QP is given keeps its send queue slot, and every READ or
+ * atomic keeps one of max_rd_atomic: the engine would stop sending at
+ * either limit. Counted over the QP's entries in file order.
+ */
+static int check_transmit_budget(struct ctx *c, const struct rnic_cfg_work *w)
+{
+	const struct rnic_cfg_qp *q = &c->cfg->qps[w->qp_idx];
+	uint64_t n = w->count * w->n_sizes;
+
+	if (q->type != RNIC_QPT_RC)
+		return 0;   /* UC and UD complete on transmit */
+	c->tx_wrs[w->qp_idx] += n;
+	if (w->opcode == RNIC_WR_RDMA_READ || is_atomic(w->opcode))
+		c->tx_rd[w->qp_idx] += n;
+	if (c->tx_wrs[w->qp_idx] > q->cap.max_send_wr)
+		return fail_at(c, "count", "RC QP \"%s\" would hold %" PRIu64 " WRs that never "
+			       "complete (no peer acknowledges them with \"wait\": \"transmit\"); "
+			       "its max_send_wr is %u", q->name, c->tx_wrs[w->qp_idx],
+			       q->cap.max_send_wr);
+	if (c->tx_rd[w->qp_idx] > q->max_rd_atomic)
+		return fail_at(c, "count", "RC QP \"%s\" would have %" PRIu64 " READ/atomic WRs "
+			       "outstanding with no peer to answer them; its max_rd_atomic is %u",
+			       q->name, c->tx_rd[w->qp_idx], q->max_rd_atomic);
+	return 0;
+}
+
 /* Checks that only matter when the workload expects success. */
 static int check_verifiable(struct ctx *c, const struct rnic_cfg_work *w, uint32_t max_size)
 {
 	const struct rnic_config *cfg = c->cfg;
 	const struct rnic_cfg_qp *q = &cfg->qps[w->qp_idx];
-	const struct rnic_cfg_mr *lmr = &cfg->mrs[w->local_mr_idx];
 	const struct rnic_cfg_mr *rmr = w->remote_mr_idx >= 0 ? &cfg->mrs[w->remote_mr_idx] : NULL;
 	const struct rnic_cfg_qp *peer = q->remote.qp_idx >= 0 ? &cfg->qps[q->remote.qp_idx] : NULL;
-	int need_lmr = 0, need_rmr = 0, need_qp = 0;
+	int need_rmr = 0, need_qp = 0;
 
 	switch (w->opcode) {
 	case RNIC_WR_RDMA_WRITE:
@@ -1428,24 +1480,18 @@ static int check_verifiable(struct ctx *c, const struct rnic_cfg_work *w, uint32
 		need_rmr = need_qp = RNIC_ACCESS_REMOTE_WRITE;
 		break;
 	case RNIC_WR_RDMA_READ:
-		need_lmr = RNIC_ACCESS_LOCAL_WRITE;
 		need_rmr = need_qp = RNIC_ACCESS_REMOTE_READ;
 		break;
 	case RNIC_WR_ATOMIC_CMP_AND_SWP:
 	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
-		need_lmr = RNIC_ACCESS_LOCAL_WRITE;
 		need_rmr = need_qp = RNIC_ACCESS_REMOTE_ATOMIC;
 		break;
 	default:  /* sends land in the receiver's posted buffers */
 		need_rmr = RNIC_ACCESS_LOCAL_WRITE;
 		break;
 	}
-	if (max_size > lmr->size)
-		return fail_at(c, "local_mr", "MR \"%s\" (%" PRIu64 " bytes) is smaller than the "
-			       "largest message (%u)", lmr->name, lmr->size, max_size);
-	if ((lmr->access & need_lmr) != need_lmr)
-		return fail_at(c, "local_mr", "MR \"%s\" needs \"%s\" access for %s", lmr->name,
-			       sym_name(mr_access_syms, need_lmr), rnic_cfg_opcode_name(w->opcode));
+	if (check_local_mr(c, w, max_size) < 0)
+		return -1;
 	if (rmr && max_size > rmr->size)
 		return fail_at(c, "remote_mr", "MR \"%s\" (%" PRIu64 " bytes) is smaller than the "
 			       "largest message (%u)", rmr->name, rmr->size, max_size);
@@ -1472,7 +1518,7 @@ static int parse_work(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 	uint32_t max_size = 0;
 	unsigned int i;
 	json_t *v;
-	int op = -1;
+	int op = -1, v_wait;
 
 	w->remote_mr_idx = -1;
 	if (check_keys(c, o, work_keys) < 0 ||
@@ -1520,8 +1566,23 @@ static int parse_work(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 	    get_uint32_t(c, o, "signaled_every", 1, 65536, 1, &w->signaled_every) < 0 ||
 	    get_bool(c, o, "inline", false, &w->inline_data) < 0 ||
 	    get_bool(c, o, "verify", true, &w->verify) < 0 ||
-	    get_uint32_t(c, o, "depth", 1, 65536, 16, &w->depth) < 0)
+	    get_uint32_t(c, o, "depth", 1, 65536, 16, &w->depth) < 0 ||
+	    get_enum(c, o, "wait", wait_syms, RNIC_CFG_WAIT_COMPLETION, &v_wait) < 0)
 		return -1;
+	w->wait = v_wait;
+	if (w->wait == RNIC_CFG_WAIT_TRANSMIT) {
+		/* The peer is outside this process and may not exist at all. */
+		if (w->verify)
+			return fail_at(c, "wait", "\"transmit\" cannot verify anything: set "
+				       "\"verify\": false");
+		if (peer)
+			return fail_at(c, "wait", "\"transmit\" is for a peer outside this process, "
+				       "but QP \"%s\" has remote.qp \"%s\" (use \"completion\")",
+				       q->name, peer->name);
+		if (w->duration_ms)
+			return fail_at(c, "wait", "\"transmit\" needs \"count\", not "
+				       "\"duration_ms\"");
+	}
 	if (w->duration_ms)
 		w->count = 0;
 	if (w->depth > q->cap.max_send_wr)
@@ -1558,6 +1619,8 @@ static int parse_work(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 		return fail(c, "missing required key \"remote_mr\" (verifying a send needs the "
 			    "receiver's buffer; or set \"verify\": false)");
 	}
+	if (w->wait == RNIC_CFG_WAIT_TRANSMIT)
+		return check_local_mr(c, w, max_size) < 0 ? -1 : check_transmit_budget(c, w);
 	return w->verify ? check_verifiable(c, w, max_size) : 0;
 }
 
@@ -1573,7 +1636,9 @@ static int parse_workload(struct ctx *c, const json_t *root)
 		return bad ? -1 : 0;
 	old = push_key(c, "workload");
 	cfg->work = calloc(json_array_size(a) + 1, sizeof(*cfg->work));
-	if (!cfg->work)
+	c->tx_wrs = calloc(cfg->n_qps + 1, sizeof(*c->tx_wrs));
+	c->tx_rd = calloc(cfg->n_qps + 1, sizeof(*c->tx_rd));
+	if (!cfg->work || !c->tx_wrs || !c->tx_rd)
 		return fail_nomem(c);
 	cfg->n_work = json_array_size(a);
 	json_array_foreach(a, i, o) {
@@ -1667,6 +1732,8 @@ static struct rnic_config *load(const char *text, size_t len, char *err, size_t 
 	free(c.mr_names.slot);
 	free(c.cq_names.slot);
 	free(c.qp_names.slot);
+	free(c.tx_wrs);
+	free(c.tx_rd);
 	if (c.errnum) {
 		rnic_config_free(c.cfg);
 		errno = c.errnum;
@@ -1864,6 +1931,7 @@ static json_t *dump_work(const struct rnic_config *cfg, const struct rnic_cfg_wo
 	SET(o, "inline", json_boolean(w->inline_data));
 	SET(o, "verify", json_boolean(w->verify));
 	SET(o, "depth", json_integer(w->depth));
+	SET(o, "wait", json_string(sym_name(wait_syms, w->wait)));
 	return o;
 }
 

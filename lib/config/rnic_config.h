@@ -147,6 +147,19 @@ struct rnic_cfg_qp {
 	enum rnic_qp_state state;
 };
 
+/** workload[].wait: when a work request of the entry counts as done. */
+enum rnic_cfg_wait {
+	/** Its completion (and the peer's receive): the default. */
+	RNIC_CFG_WAIT_COMPLETION,
+	/**
+	 * Its transmission: the peer is outside this process and may not
+	 * exist (a capture port). RC WRs are never waited for, as nothing
+	 * acknowledges them; UC and UD WRs complete on transmit. Requires
+	 * verify false, a remote given by address and a count.
+	 */
+	RNIC_CFG_WAIT_TRANSMIT,
+};
+
 /** workload[]: a stream of work requests posted on one QP. */
 struct rnic_cfg_work {
 	int qp_idx;
@@ -162,6 +175,7 @@ struct rnic_cfg_work {
 	bool inline_data;        /**< JSON key "inline" */
 	bool verify;
 	uint32_t depth;          /**< outstanding WRs */
+	enum rnic_cfg_wait wait;
 };
 
 /** options: run control. */

@@ -8,8 +8,10 @@
  * duplicate name, dangling reference, missing key, cross-field rule); each
  * must fail with the exact "<json path>: <problem>" prefix. Then positive
  * cases: every value of the base document as given, defaults, the rq_psn
- * default from the peer's sq_psn, dump/reload round trip, and a 16384-QP
- * document loaded under a generous time bound.
+ * default from the peer's sq_psn, dump/reload round trip, workload "wait"
+ * "transmit" (its rules and the RC budget counted across entries; an empty
+ * expected prefix marks an edit that must load), and a 16384-QP document
+ * loaded under a generous time bound.
  *
  * With "--samples DIR" it instead loads every .json file in DIR (the
  * samples under config/).
@@ -192,9 +194,17 @@ struct edit {
 #define DEL NULL
 #define E1(o, k, v) { { o, k, v } }
 #define E2(o1, k1, v1, o2, k2, v2) { { o1, k1, v1 }, { o2, k2, v2 } }
+/* QP "e" (RC, port p2) in RTS towards a peer outside the process, and the
+ * workload replaced by @p wl (a JSON array); TX_WR is one "transmit" entry
+ * on it with @p extra keys. */
+#define E_RC_OUT(wl) { { "qps[5]", "state", "'RTS'" },				\
+	{ "qps[5]", "remote", "{'mac': '02:00:00:00:01:02', 'ipv4': '10.0.1.2', 'qpn': 9}" }, \
+	{ "", "workload", wl } }
+#define TX_WR(extra) "{'qp': 'e', 'local_mr': 'm2', 'remote_mr': 'm2', 'verify': false," \
+	" 'wait': 'transmit', " extra "}"
 
 static const struct {
-	struct edit e[3];
+	struct edit e[4];
 	const char *prefix;
 } edit_cases[] = {
 	/* top level sections: wrong types */
@@ -562,6 +572,51 @@ static const struct {
 	{ E2("mrs[0]", "access", "['remote_read']", "workload[0]", "opcode", "'read'"),
 	  "workload[0].local_mr: MR \"m0\" needs \"local_write\" access for read" },
 
+	/* workload[].wait */
+	{ E1("workload[2]", "wait", "'sent'"),
+	  "workload[2].wait: \"sent\" is not one of \"completion\",\"transmit\"" },
+	{ E1("workload[2]", "wait", "1"), "workload[2].wait: expected a string, got integer" },
+	{ E1("workload[2]", "wiat", "'transmit'"),
+	  "workload[2]: unknown key \"wiat\" (did you mean \"wait\"?)" },
+	{ E1("workload[0]", "wait", "'transmit'"),
+	  "workload[0].wait: \"transmit\" cannot verify anything: set \"verify\": false" },
+	{ E2("workload[0]", "wait", "'transmit'", "workload[0]", "verify", "false"),
+	  "workload[0].wait: \"transmit\" is for a peer outside this process, but QP \"a\" has "
+	  "remote.qp \"b\" (use \"completion\")" },
+	{ E2("workload[2]", "wait", "'transmit'", "workload[2]", "duration_ms", "10"),
+	  "workload[2].wait: \"transmit\" needs \"count\", not \"duration_ms\"" },
+	{ E2("workload[2]", "wait", "'transmit'", "workload[2]", "size", "4097"),
+	  "workload[2].size: 4097 exceeds the UD QP's pmtu (1024)" },
+	{ E2("workload[2]", "wait", "'transmit'", "workload[2]", "size", "1024"),
+	  "" /* loads: UD, up to one pmtu */ },
+	{ E2("workload[2]", "wait", "'transmit'", "mrs[2]", "size", "100"),
+	  "workload[2].local_mr: MR \"m2\" (100 bytes) is smaller than the largest message (512)" },
+	{ E_RC_OUT("[" TX_WR("'opcode': 'read', 'size': 8") "]"),
+	  "" /* loads */ },
+	{ E_RC_OUT("[" TX_WR("'opcode': 'write', 'size': 5000") "]"),
+	  "workload[0].local_mr: MR \"m2\" (4096 bytes) is smaller than the largest message (5000)" },
+	{ { { "qps[5]", "state", "'RTS'" },
+	    { "qps[5]", "remote", "{'mac': '02:00:00:00:01:02', 'ipv4': '10.0.1.2', 'qpn': 9}" },
+	    { "mrs[2]", "access", "[]" },
+	    { "", "workload", "[" TX_WR("'opcode': 'fetch_add'") "]" } },
+	  "workload[0].local_mr: MR \"m2\" needs \"local_write\" access for fetch_add" },
+	{ E_RC_OUT("[" TX_WR("'opcode': 'write', 'sizes': [0, 1], 'count': 100") ","
+		   TX_WR("'opcode': 'send', 'size': 1, 'count': 56") "]"),
+	  "" /* loads: 256 WRs, the default max_send_wr */ },
+	{ E_RC_OUT("[" TX_WR("'opcode': 'write', 'sizes': [0, 1], 'count': 100") ","
+		   TX_WR("'opcode': 'send', 'size': 1, 'count': 57") "]"),
+	  "workload[1].count: RC QP \"e\" would hold 257 WRs that never complete (no peer "
+	  "acknowledges them with \"wait\": \"transmit\"); its max_send_wr is 256" },
+	{ E_RC_OUT("[" TX_WR("'opcode': 'read', 'size': 1, 'count': 10") ","
+		   TX_WR("'opcode': 'cmp_swap', 'count': 6") ","
+		   TX_WR("'opcode': 'fetch_add', 'count': 1") "]"),
+	  "workload[2].count: RC QP \"e\" would have 17 READ/atomic WRs outstanding with no "
+	  "peer to answer them; its max_rd_atomic is 16" },
+	{ E_RC_OUT("[" TX_WR("'opcode': 'read', 'size': 1, 'count': 16") ","
+		   "{'qp': 'e', 'opcode': 'read', 'size': 1, 'count': 100, 'local_mr': 'm2',"
+		   " 'remote_mr': 'm2', 'verify': false}]"),
+	  "" /* loads: "completion" entries are not counted */ },
+
 	/* options */
 	{ E1("options", "pacp", "'x'"), "options: unknown key \"pacp\" (did you mean \"pcap\"?)" },
 	{ E1("options", "stats_interval_ms", "'1s'"),
@@ -653,8 +708,18 @@ static int test_edit_cases(void)
 		errno = 0;
 		if (json)
 			cfg = rnic_config_load_string(json, err, sizeof(err));
-		if (!json || cfg || errno != EINVAL || strncmp(err, want, strlen(want)) != 0 ||
-		    strchr(err, '\n')) {
+		if (json && want[0] == '\0') {
+			/* must load: a boundary that is allowed */
+			if (!cfg) {
+				printf("FAIL %s:%d: edit case %u must load\n  got:  %s\n",
+				       __func__, __LINE__, i, err);
+				bad++;
+				n_fail++;
+			} else {
+				n_pass++;
+			}
+		} else if (!json || cfg || errno != EINVAL ||
+			   strncmp(err, want, strlen(want)) != 0 || strchr(err, '\n')) {
 			printf("FAIL %s:%d: edit case %u (%s %s = %s)\n  want: %s\n  got:  %s\n",
 			       __func__, __LINE__, i, edit_cases[i].e[0].obj, edit_cases[i].e[0].key,
 			       edit_cases[i].e[0].val ? edit_cases[i].e[0].val : "(deleted)", want,
@@ -826,6 +891,9 @@ static int test_full_config(void)
 	w = &cfg->work[2];
 	VERIFY(w->opcode == RNIC_WR_SEND && w->n_sizes == 1 && w->sizes[0] == 512 &&
 	       w->count == 1 && w->remote_mr_idx == -1 && !w->verify, " ");
+	for (unsigned int i = 0; i < cfg->n_work; i++)
+		VERIFY(cfg->work[i].wait == RNIC_CFG_WAIT_COMPLETION, "work[%u] wait %d", i,
+		       cfg->work[i].wait);
 
 	VERIFY(cfg->options.stats_interval_ms == 0 && strcmp(cfg->options.pcap, "out.pcap") == 0 &&
 	       !cfg->options.exit_when_done && cfg->options.timeout_s == 5, " ");
@@ -899,6 +967,38 @@ static int test_dump_roundtrip(void)
 
 	VERIFY(cfg, "%s", err);
 	VERIFY(roundtrip(cfg, "base") == 0, " ");
+	rnic_config_free(cfg);
+	free(json);
+	n_pass++;
+	return 0;
+fail:
+	rnic_config_free(cfg);
+	free(json);
+	n_fail++;
+	return -1;
+}
+
+/* wait "transmit": the value, and the dump writes it back. */
+static int test_wait_transmit(void)
+{
+	static const struct edit e[] = {
+		{ "workload[2]", "wait", "'transmit'" },
+		{ "workload[2]", "sizes", "[0, 1, 1023, 1024]" },
+		{ "workload[2]", "size", NULL },
+		{ "workload[2]", "count", "3" },
+	};
+	char *json = apply_edits(e, RTE_DIM(e));
+	char err[512] = "";
+	struct rnic_config *cfg = json ? rnic_config_load_string(json, err, sizeof(err)) : NULL;
+	const struct rnic_cfg_work *w;
+
+	VERIFY(cfg, "%s", err);
+	w = &cfg->work[2];
+	VERIFY(w->wait == RNIC_CFG_WAIT_TRANSMIT && !w->verify && w->count == 3 &&
+	       w->n_sizes == 4 && w->sizes[3] == 1024, "wait %d", w->wait);
+	VERIFY(cfg->work[0].wait == RNIC_CFG_WAIT_COMPLETION &&
+	       cfg->work[1].wait == RNIC_CFG_WAIT_COMPLETION, " ");
+	VERIFY(roundtrip(cfg, "wait transmit") == 0, " ");
 	rnic_config_free(cfg);
 	free(json);
 	n_pass++;
@@ -1053,6 +1153,7 @@ int main(int argc, char **argv)
 		test_full_config();
 		test_minimal_defaults();
 		test_dump_roundtrip();
+		test_wait_transmit();
 		test_big_config();
 	}
 	printf("%u passed, %u failed\n", n_pass, n_fail);
