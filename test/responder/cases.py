@@ -1,0 +1,1535 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Responder cases driven by crafted packets.
+
+For each case scapy builds the request frames (Ether / IPv4 / UDP 4791 /
+BTH / extended headers / payload / pad, ICRC computed by scapy's BTH), this
+script writes them to <case>.in.pcap, runs the C harness (one softrnic
+engine, the responder under test, on one port of an in-process ring pair;
+the harness drives the other port by hand) and reads back <case>.out.pcap,
+the engine's answers. Each answer is decoded with scapy and checked:
+opcode, PSN, AETH syndrome (ACK 0x00-0x1f credit, RNR NAK 0x20|timer,
+NAK 0x60|code), MSN, READ response bytes against the MR, atomic ACK
+original value, addressing, and the ICRC (recomputed). The harness's JSON
+report gives the MR bytes before and after, the receive completions and
+the engine's counters by name, so "memory untouched" and "dropped and
+counted" are asserted too.
+
+The MR's VA and rkey go into RETH/AtomicETH: `harness --info` prints them
+for a setup (the harness maps the MR at a fixed VA, and a fresh device
+gives its first MR index 0, key sequence 1), then the real run uses them.
+
+usage: cases.py --harness PATH [--eal "EAL ARGS"] [--keep DIR] [CASE...]
+Exit status: 0 pass, 1 fail, 77 skip (scapy missing). The last line is
+"N passed, M failed".
+"""
+import argparse
+import json
+import os
+import shlex
+import struct
+import subprocess
+import sys
+import tempfile
+
+try:
+    from scapy.all import Ether, IP, UDP, Raw, Packet
+    from scapy.fields import (ByteField, IntField, XIntField, XLongField,
+                              X3BytesField)
+    from scapy.contrib.roce import BTH
+    from scapy.utils import rdpcap
+except ImportError as exc:
+    print(f"SKIP: scapy is not available ({exc}); install python3-scapy")
+    sys.exit(77)
+
+
+# ---------------------------------------------------------------------------
+# Extended headers scapy.contrib.roce lacks (IBA 9.3), as in
+# test/wire/scapy_xcheck.py. scapy's BTH computes the ICRC over whatever is
+# layered under it, so these, the payload and the pad all go under BTH.
+
+class RETH(Packet):
+    name = "RETH"
+    fields_desc = [XLongField("va", 0), XIntField("rkey", 0),
+                   IntField("dlen", 0)]
+
+
+class AtomicETH(Packet):
+    name = "AtomicETH"
+    fields_desc = [XLongField("va", 0), XIntField("rkey", 0),
+                   XLongField("swap_add", 0), XLongField("cmp", 0)]
+
+
+class DETH(Packet):
+    name = "DETH"
+    fields_desc = [XIntField("qkey", 0), ByteField("resv", 0),
+                   X3BytesField("sqp", 0)]
+
+
+class ImmDt(Packet):
+    name = "ImmDt"
+    fields_desc = [XIntField("imm", 0)]
+
+
+class IETH(Packet):
+    name = "IETH"
+    fields_desc = [XIntField("rkey", 0)]
+
+
+# Opcodes (IBA table 38).
+RC_SEND_FIRST, RC_SEND_MIDDLE, RC_SEND_LAST = 0x00, 0x01, 0x02
+RC_SEND_ONLY, RC_SEND_ONLY_IMM = 0x04, 0x05
+RC_WRITE_FIRST, RC_WRITE_MIDDLE, RC_WRITE_LAST = 0x06, 0x07, 0x08
+RC_WRITE_ONLY, RC_WRITE_ONLY_IMM = 0x0a, 0x0b
+RC_READ_REQ = 0x0c
+RC_READ_FIRST, RC_READ_MIDDLE, RC_READ_LAST, RC_READ_ONLY = 0x0d, 0x0e, 0x0f, 0x10
+RC_ACK, RC_ATOMIC_ACK = 0x11, 0x12
+RC_CMP_SWAP, RC_FETCH_ADD = 0x13, 0x14
+RC_SEND_LAST_INV, RC_SEND_ONLY_INV = 0x16, 0x17
+UC = 0x20
+UD_SEND_ONLY = 0x64
+
+OPNAME = {
+    0x00: "SEND_FIRST", 0x01: "SEND_MIDDLE", 0x02: "SEND_LAST",
+    0x04: "SEND_ONLY", 0x05: "SEND_ONLY_IMM", 0x06: "WRITE_FIRST",
+    0x07: "WRITE_MIDDLE", 0x08: "WRITE_LAST", 0x0a: "WRITE_ONLY",
+    0x0b: "WRITE_ONLY_IMM", 0x0c: "READ_REQ", 0x0d: "READ_RESP_FIRST",
+    0x0e: "READ_RESP_MIDDLE", 0x0f: "READ_RESP_LAST", 0x10: "READ_RESP_ONLY",
+    0x11: "ACK", 0x12: "ATOMIC_ACK", 0x13: "CMP_SWAP", 0x14: "FETCH_ADD",
+    0x16: "SEND_LAST_INV", 0x17: "SEND_ONLY_INV",
+}
+
+# AETH (IBA 9.7.5.1).
+AETH_ACK, AETH_RNR, AETH_NAK = 0x00, 0x20, 0x60
+NAK_PSN_SEQ, NAK_INV_REQ, NAK_REM_ACCESS, NAK_REM_OP = 0, 1, 2, 3
+NAK_NAMES = {0: "PSN sequence error", 1: "invalid request",
+             2: "remote access error", 3: "remote operational error"}
+# Credit count encoding (IBA table 44); 0x1f = credits not used.
+CREDITS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
+           384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+           16384, 24576, 32768]
+
+# enum rnic_wc_status / rnic_wc_opcode / rnic_wc_flags (rnic_verbs.h).
+WC_SUCCESS, WC_LOC_LEN_ERR, WC_WR_FLUSH_ERR = 0, 1, 5
+WC_REM_INV_REQ_ERR, WC_REM_ACCESS_ERR = 9, 10
+WC_RECV, WC_RECV_RDMA_WITH_IMM = 128, 129
+WC_WITH_IMM, WC_WITH_INV = 1 << 1, 1 << 3
+
+ENGINE_MAC, PEER_MAC = "02:00:00:00:00:02", "02:00:00:00:00:01"
+ENGINE_IP, PEER_IP = "10.0.0.2", "10.0.0.1"
+PSN_MASK = 0xffffff
+
+DEFAULT_SETUP = {
+    "type": "rc", "qpn": 0x11, "dqpn": 0x22, "rq-psn": 0x100,
+    "sq-psn": 0x500, "pmtu": 256, "min-rnr-timer": 14,
+    "max-dest-rd-atomic": 4, "qp-access": "wra", "mr-access": "lwra",
+    "qkey": 0x11111111, "pkey": 0xffff, "recvs": 4, "recv-size": 512,
+    "mr-size": 4096, "mr-fill": 1,
+}
+
+
+def credit_code(n):
+    c = 0
+    while c + 1 < len(CREDITS) and CREDITS[c + 1] <= n:
+        c += 1
+    return c
+
+
+def psn_add(psn, n):
+    return (psn + n) & PSN_MASK
+
+
+def pattern(n, seed):
+    return bytes((i * 11 + seed * 29 + 5) & 0xff for i in range(n))
+
+
+def u64(b):
+    return struct.unpack("<Q", b)[0]
+
+
+# ---------------------------------------------------------------------------
+# Frames
+
+def frame(opc, psn, *exts, payload=b"", dqpn=None, pkey=0xffff,
+          ackreq=True, se=False):
+    """A request from the peer to the engine, ICRC computed by scapy."""
+    pad = (4 - len(payload) % 4) % 4
+    stack = BTH(opcode=opc, solicited=int(se), padcount=pad, version=0,
+                pkey=pkey, dqpn=DEFAULT_SETUP["qpn"] if dqpn is None else dqpn,
+                ackreq=int(ackreq), psn=psn)
+    for e in exts:
+        stack = stack / e
+    body = payload + b"\0" * pad
+    if body:
+        stack = stack / Raw(body)
+    p = (Ether(src=PEER_MAC, dst=ENGINE_MAC) /
+         IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0) /
+         UDP(sport=0xC123, dport=4791, chksum=0) / stack)
+    return bytes(p)
+
+
+def corrupt(raw, off):
+    """Flip one bit of a frame at @p off (negative: from the end)."""
+    b = bytearray(raw)
+    b[off] ^= 0x10
+    return bytes(b)
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for i, raw in enumerate(frames):
+            f.write(struct.pack("<IIII", i + 1, 0, len(raw), len(raw)))
+            f.write(raw)
+
+
+class Resp:
+    """One answer of the engine, decoded with scapy."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.problems = []
+        p = Ether(raw)
+        self.opc = self.psn = self.syn = self.msn = self.orig = None
+        self.payload = b""
+        if BTH not in p or IP not in p:
+            self.problems.append("not a RoCEv2 frame")
+            return
+        ip, udp, b = p[IP], p[UDP], p[BTH]
+        self.opc, self.psn = b.opcode, b.psn
+        if (p[Ether].src.lower() != ENGINE_MAC or
+                p[Ether].dst.lower() != PEER_MAC or ip.src != ENGINE_IP or
+                ip.dst != PEER_IP or udp.dport != 4791):
+            self.problems.append(
+                f"addressing {p[Ether].src}->{p[Ether].dst} "
+                f"{ip.src}->{ip.dst} dport {udp.dport}")
+        if b.dqpn != DEFAULT_SETUP["dqpn"]:
+            self.problems.append(f"dest QPN 0x{b.dqpn:x}, want the peer's "
+                                 f"0x{DEFAULT_SETUP['dqpn']:x}")
+        if b.version != 0:
+            self.problems.append(f"TVer {b.version}")
+        # The ICRC: the wire bytes at the end of the IPv4 datagram vs
+        # scapy's recomputation.
+        end = len(raw) - len(bytes(ip)) + ip.len
+        wire = raw[end - 4:end]
+        if b.compute_icrc(b"") != wire:
+            self.problems.append(f"ICRC {wire.hex()} != computed "
+                                 f"{b.compute_icrc(b'').hex()}")
+        rest = bytes(b.payload)
+        # scapy dissects AETH under ACK only: read the bytes ourselves.
+        if self.opc in (RC_ACK, RC_ATOMIC_ACK, RC_READ_FIRST, RC_READ_LAST,
+                        RC_READ_ONLY):
+            if len(rest) < 4:
+                self.problems.append("short AETH")
+                return
+            smsn = struct.unpack("!I", rest[:4])[0]
+            self.syn, self.msn = smsn >> 24, smsn & PSN_MASK
+            rest = rest[4:]
+        if self.opc == RC_ATOMIC_ACK:
+            if len(rest) < 8:
+                self.problems.append("short AtomicAckETH")
+                return
+            # The original value travels big-endian (IBA 9.5.3).
+            self.orig = struct.unpack("!Q", rest[:8])[0]
+            rest = rest[8:]
+        if self.opc in (RC_ACK, RC_ATOMIC_ACK):
+            if rest:
+                self.problems.append(f"{len(rest)} unexpected bytes")
+        else:
+            self.payload = rest[:len(rest) - b.padcount]
+            if len(rest) % 4:
+                self.problems.append("payload + pad not a multiple of 4")
+
+    def kind(self):
+        if self.opc == RC_ACK and self.syn is not None:
+            t = self.syn & 0xe0
+            if t == AETH_ACK:
+                return "ACK"
+            if t == AETH_RNR:
+                return "RNR_NAK"
+            if t == AETH_NAK:
+                return "NAK(" + NAK_NAMES.get(self.syn & 0x1f, "?") + ")"
+        return OPNAME.get(self.opc, f"0x{self.opc:02x}" if self.opc is not None
+                          else "?")
+
+    def __str__(self):
+        s = f"{self.kind()} psn=0x{self.psn:06x}" if self.psn is not None \
+            else self.kind()
+        if self.syn is not None:
+            s += f" syn=0x{self.syn:02x} msn={self.msn}"
+        if self.orig is not None:
+            s += f" orig=0x{self.orig:x}"
+        if self.payload:
+            s += f" payload={len(self.payload)}"
+        return s
+
+
+# ---------------------------------------------------------------------------
+# The case runner
+
+class Env:
+    harness = None
+    eal = []
+    tmp = None
+    info_cache = {}
+
+
+def harness_args(setup):
+    args = []
+    for k, v in setup.items():
+        args += [f"--{k}", str(v)]
+    return args
+
+
+def run_harness(args, what):
+    cmd = [Env.harness] + Env.eal + ["--"] + args
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f"{what}: harness exit {r.returncode}: "
+                           f"{r.stderr.strip()[-2000:]}\ncommand: "
+                           f"{shlex.join(cmd)}")
+    return r.stdout
+
+
+def info(setup):
+    key = json.dumps(setup, sort_keys=True)
+    if key not in Env.info_cache:
+        out = run_harness(["--info"] + harness_args(setup), "--info")
+        line = [x for x in out.splitlines() if x.startswith("INFO ")]
+        if not line:
+            raise RuntimeError(f"--info printed no INFO line: {out}")
+        Env.info_cache[key] = json.loads(line[0][5:])
+    return Env.info_cache[key]
+
+
+class Result:
+    def __init__(self, groups, report):
+        self.groups = groups          # list of [Resp] per injection group
+        self.report = report
+        self.all = [r for g in groups for r in g]
+        self.mr_before = bytes.fromhex(report["mr_before"])
+        self.mr_after = bytes.fromhex(report["mr_after"])
+        self.stats = report["stats"]
+        self.recv = report["recv_wcs"]
+
+
+class Case:
+    def __init__(self, name, setup, func, doc):
+        self.name, self.func, self.doc = name, func, doc
+        self.setup = dict(DEFAULT_SETUP)
+        self.setup.update(setup)
+        self.failures = []
+        self.frames, self.group_sizes, self.late = [], [], []
+
+    # -- building --------------------------------------------------------
+    @property
+    def E(self):
+        return self.setup["rq-psn"]
+
+    def inject(self, *frames):
+        """One injection group: these frames go in one burst."""
+        self.frames += frames
+        self.group_sizes.append(len(frames))
+
+    def post_recvs_now(self, n):
+        """Post @p n more receives after the groups injected so far."""
+        self.late.append((len(self.group_sizes), n))
+
+    def run(self):
+        base = os.path.join(Env.tmp, self.name)
+        inp, outp = base + ".in.pcap", base + ".out.pcap"
+        write_pcap(inp, self.frames)
+        args = ["--in", inp, "--out", outp] + harness_args(self.setup)
+        args += ["--groups", ",".join(str(n) for n in self.group_sizes)]
+        for at, n in self.late:
+            args += ["--late-recvs", f"{at}:{n}"]
+        out = run_harness(args, self.name)
+        line = [x for x in out.splitlines() if x.startswith("REPORT ")]
+        if not line:
+            raise RuntimeError(f"{self.name}: no REPORT line: {out}")
+        report = json.loads(line[0][7:])
+        resps = [Resp(bytes(p)) for p in rdpcap(outp)]
+        if len(resps) != report["frames_out"]:
+            self.fail(f"out.pcap has {len(resps)} frames, the harness "
+                      f"counted {report['frames_out']}")
+        i = report["unprompted"]
+        if i:
+            self.fail(f"the engine sent {i} frames before any request: "
+                      f"{', '.join(str(r) for r in resps[:i])}")
+        groups = []
+        for n in report["out_per_group"]:
+            groups.append(resps[i:i + n])
+            i += n
+        for r in resps:
+            for p in r.problems:
+                self.fail(f"answer {r}: {p}")
+        if report["rkey"] != self.rkey or report["mr_va"] != self.va:
+            self.fail(f"--info said va=0x{self.va:x} rkey=0x{self.rkey:x}, "
+                      f"the run has va=0x{report['mr_va']:x} "
+                      f"rkey=0x{report['rkey']:x}")
+        self.res = Result(groups, report)
+        return self.res
+
+    # -- checking --------------------------------------------------------
+    def fail(self, msg):
+        self.failures.append(msg)
+
+    def check(self, cond, msg):
+        if not cond:
+            self.fail(msg)
+        return bool(cond)
+
+    def answers(self, gi, n, what=""):
+        """Group @p gi (0-based) must have been answered by @p n frames."""
+        g = self.res.groups[gi] if gi < len(self.res.groups) else []
+        ok = self.check(len(g) == n,
+                        f"group {gi + 1}{' (' + what + ')' if what else ''}: "
+                        f"{len(g)} answers, want {n}: "
+                        f"[{', '.join(str(r) for r in g)}]")
+        return g if ok else None
+
+    def ack(self, r, psn, msn, credits=None, where=""):
+        w = f"{where}: " if where else ""
+        if not self.check(r.opc == RC_ACK and r.syn is not None and
+                          r.syn & 0xe0 == AETH_ACK,
+                          f"{w}{r}: want an ACK"):
+            return
+        self.check(r.psn == psn, f"{w}{r}: ACK PSN 0x{r.psn:06x}, "
+                   f"want 0x{psn:06x}")
+        self.check(r.msn == msn, f"{w}{r}: MSN {r.msn}, want {msn}")
+        if credits is not None:
+            c = r.syn & 0x1f
+            self.check(c in (credit_code(credits), 0x1f),
+                       f"{w}{r}: credit code {c}, want {credit_code(credits)}"
+                       f" ({credits} receives free) or 0x1f")
+
+    def nak(self, r, code, psn, msn, where=""):
+        w = f"{where}: " if where else ""
+        self.check(r.opc == RC_ACK and r.syn == AETH_NAK | code,
+                   f"{w}{r}: want NAK {NAK_NAMES[code]} (syndrome "
+                   f"0x{AETH_NAK | code:02x})")
+        self.check(r.psn == psn, f"{w}{r}: NAK PSN 0x{r.psn:06x}, want "
+                   f"0x{psn:06x}")
+        self.check(r.msn == msn, f"{w}{r}: MSN {r.msn}, want {msn}")
+
+    def rnr(self, r, psn, msn):
+        t = self.setup["min-rnr-timer"]
+        self.check(r.opc == RC_ACK and r.syn == AETH_RNR | t,
+                   f"{r}: want RNR NAK syndrome 0x{AETH_RNR | t:02x}")
+        self.check(r.psn == psn, f"{r}: RNR NAK PSN 0x{r.psn:06x}, want "
+                   f"0x{psn:06x}")
+        self.check(r.msn == msn, f"{r}: MSN {r.msn}, want {msn}")
+
+    def read_resps(self, g, psn, data, msn, where=""):
+        """READ responses @p g carry @p data from PSN @p psn on."""
+        pmtu = self.setup["pmtu"]
+        n = max(1, (len(data) + pmtu - 1) // pmtu)
+        w = f"{where}: " if where else ""
+        if not self.check(len(g) == n, f"{w}{len(g)} READ responses, want "
+                          f"{n}: [{', '.join(str(r) for r in g)}]"):
+            return
+        for i, r in enumerate(g):
+            want_op = (RC_READ_ONLY if n == 1 else RC_READ_FIRST if i == 0
+                       else RC_READ_LAST if i == n - 1 else RC_READ_MIDDLE)
+            self.check(r.opc == want_op, f"{w}response {i}: {r}, want "
+                       f"{OPNAME[want_op]}")
+            self.check(r.psn == psn_add(psn, i), f"{w}response {i}: PSN "
+                       f"0x{r.psn:06x}, want 0x{psn_add(psn, i):06x}")
+            chunk = data[i * pmtu:(i + 1) * pmtu]
+            self.check(r.payload == chunk,
+                       f"{w}response {i}: {len(r.payload)} payload bytes "
+                       f"differ from the MR's {len(chunk)} "
+                       f"(got {r.payload[:16].hex()}..., "
+                       f"want {chunk[:16].hex()}...)")
+            if want_op in (RC_READ_FIRST, RC_READ_LAST, RC_READ_ONLY):
+                self.check(r.syn is not None and r.syn & 0xe0 == AETH_ACK,
+                           f"{w}response {i}: {r}: AETH is not an ACK")
+            if want_op in (RC_READ_LAST, RC_READ_ONLY) and msn is not None:
+                self.check(r.msn == msn, f"{w}response {i}: {r}: MSN "
+                           f"{r.msn}, want {msn}")
+
+    def mem_untouched(self, what="memory"):
+        a, b = self.res.mr_before, self.res.mr_after
+        if a != b:
+            d = [i for i in range(len(a)) if a[i] != b[i]]
+            self.fail(f"{what} changed: {len(d)} bytes differ, first at "
+                      f"offset {d[0]}")
+
+    def mem_is(self, writes):
+        """The MR after the run is the MR before with @p writes applied:
+        [(offset, bytes)]."""
+        want = bytearray(self.res.mr_before)
+        for off, data in writes:
+            want[off:off + len(data)] = data
+        got = self.res.mr_after
+        if bytes(want) != got:
+            d = [i for i in range(len(got)) if got[i] != want[i]]
+            self.fail(f"memory: {len(d)} bytes differ from the expected "
+                      f"writes, first at offset {d[0]} "
+                      f"(got {got[d[0]]:02x}, want {want[d[0]]:02x})")
+
+    def stat(self, name, want):
+        got = self.res.stats.get(name)
+        self.check(got == want, f"counter {name} = {got}, want {want}")
+
+    def stat_ge(self, name, want):
+        got = self.res.stats.get(name)
+        self.check(got is not None and got >= want,
+                   f"counter {name} = {got}, want >= {want}")
+
+    def drop_reason(self, name, want):
+        got = self.res.report["drop_reason"].get(name)
+        self.check(got == want, f"drop reason {name} = {got}, want {want}")
+
+    def qp_state(self, want):
+        got = self.res.report["qp_state"]
+        self.check(got == want, f"QP state {got!r}, want {want!r}")
+
+    def recvs(self, want):
+        """Receive completions, in order: dicts of the fields to match;
+        'data' is compared with the bytes the receive buffer holds."""
+        got = self.res.recv
+        desc = [f"{w['status_str']}/len={w['byte_len']}" for w in got]
+        if not self.check(len(got) == len(want),
+                          f"{len(got)} receive completions {desc}, "
+                          f"want {len(want)}"):
+            return
+        for i, (g, w) in enumerate(zip(got, want)):
+            for k, v in w.items():
+                if k == "data":
+                    gd = bytes.fromhex(g.get("data", ""))
+                    skip = w.get("skip", 0)
+                    self.check(gd[skip:] == v, f"receive {i}: data "
+                               f"{gd[skip:skip + 16].hex()}... != "
+                               f"{v[:16].hex()}...")
+                elif k == "skip":
+                    continue
+                else:
+                    self.check(g.get(k) == v, f"receive {i}: {k} = "
+                               f"{g.get(k)}, want {v} ({g['status_str']})")
+
+    def flushed(self, n):
+        return [{"status": WC_WR_FLUSH_ERR}] * n
+
+
+CASES = []
+
+
+def case(**setup):
+    def deco(func):
+        CASES.append((func.__name__, setup, func, (func.__doc__ or "").strip()))
+        return func
+    return deco
+
+
+# ---------------------------------------------------------------------------
+# The cases. Default setup: RC QP 0x11 <-> peer 0x22, ePSN 0x100, PMTU 256,
+# 4 receives of 512 bytes posted, a 4 KiB MR (all remote rights), min RNR
+# timer 14. c.va and c.rkey are the MR's VA and rkey.
+
+@case()
+def write_only_ack(c):
+    """Baseline: WRITE Only with AckReq -> ACK, bytes land."""
+    E, pay = c.E, pattern(64, 1)
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=c.va + 128, rkey=c.rkey,
+                                           dlen=64), payload=pay))
+    c.run()
+    g = c.answers(0, 1)
+    if g:
+        c.ack(g[0], E, 1, credits=4)
+    c.mem_is([(128, pay)])
+    c.qp_state("RTS")
+    c.recvs([])
+
+
+@case()
+def dup_send_reack(c):
+    """Duplicate SEND Only -> re-ACK, no second receive consumed."""
+    E, pay = c.E, pattern(100, 2)
+    f = frame(RC_SEND_ONLY, E, payload=pay)
+    c.inject(f)
+    c.inject(f)
+    c.run()
+    g1, g2 = c.answers(0, 1, "SEND"), c.answers(1, 1, "duplicate SEND")
+    if g1:
+        c.ack(g1[0], E, 1, credits=3)
+    if g2:
+        c.ack(g2[0], E, 1, credits=3, where="duplicate")
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV, "byte_len": 100,
+              "data": pay}])
+    c.stat("dup_requests", 1)
+    c.mem_untouched()
+    c.check(c.res.report["rq_psn"] == psn_add(E, 1), "ePSN moved")
+
+
+@case()
+def dup_write_reack(c):
+    """Duplicate WRITE (and a duplicate of an older one) -> re-ACK."""
+    E, a, b = c.E, pattern(40, 3), pattern(256, 4)
+    wa = frame(RC_WRITE_ONLY, E, RETH(va=c.va, rkey=c.rkey, dlen=40),
+               payload=a)
+    wb = frame(RC_WRITE_ONLY, psn_add(E, 1),
+               RETH(va=c.va + 1024, rkey=c.rkey, dlen=256), payload=b)
+    c.inject(wa)
+    c.inject(wb)
+    c.inject(wb)      # duplicate of the last one
+    c.inject(wa)      # duplicate of an older one
+    c.run()
+    for gi, psn, msn in ((0, E, 1), (1, psn_add(E, 1), 2)):
+        g = c.answers(gi, 1)
+        if g:
+            c.ack(g[0], psn, msn)
+    g = c.answers(2, 1, "duplicate of the last WRITE")
+    if g:
+        c.ack(g[0], psn_add(E, 1), 2, where="duplicate")
+    # A duplicate may be answered by an ACK of any PSN from its own to the
+    # last one completed (ACKs are cumulative); the MSN must match it.
+    g = c.answers(3, 1, "duplicate of an older WRITE")
+    if g:
+        r = g[0]
+        if c.check(r.opc == RC_ACK and r.syn is not None and
+                   r.syn & 0xe0 == 0, f"{r}: want an ACK"):
+            c.check(r.psn in (E, psn_add(E, 1)) and
+                    r.msn == (1 if r.psn == E else 2),
+                    f"{r}: want ACK 0x{E:06x}/MSN 1 or 0x{psn_add(E, 1):06x}"
+                    f"/MSN 2")
+    c.mem_is([(0, a), (1024, b)])
+    c.stat("dup_requests", 2)
+
+
+@case()
+def dup_read_reexec(c):
+    """Duplicate READ is executed again, from memory as it is now."""
+    E, z = c.E, pattern(32, 5)
+    rd = frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600))
+    c.inject(rd)
+    c.inject(frame(RC_WRITE_ONLY, psn_add(E, 3),
+                   RETH(va=c.va + 300, rkey=c.rkey, dlen=32), payload=z))
+    c.inject(rd)
+    c.run()
+    before, after = c.res.mr_before, c.res.mr_after
+    c.read_resps(c.res.groups[0], E, before[:600], 1, "READ")
+    g = c.answers(1, 1, "WRITE")
+    if g:
+        c.ack(g[0], psn_add(E, 3), 2)
+    c.read_resps(c.res.groups[2], E, after[:600], None, "duplicate READ")
+    c.mem_is([(300, z)])
+    c.check(c.res.report["rq_psn"] == psn_add(E, 4),
+            f"ePSN 0x{c.res.report['rq_psn']:06x}, want 0x{psn_add(E, 4):06x}")
+    c.stat("dup_requests", 1)
+
+
+@case()
+def dup_read_middle(c):
+    """A duplicate READ may restart in the middle of the original one."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600)))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1),
+                   RETH(va=c.va + 256, rkey=c.rkey, dlen=344)))
+    c.run()
+    m = c.res.mr_before
+    c.read_resps(c.res.groups[0], E, m[:600], 1, "READ")
+    c.read_resps(c.res.groups[1], psn_add(E, 1), m[256:600], None,
+                 "READ restarted at its 2nd PSN")
+    c.mem_untouched()
+
+
+@case()
+def dup_atomic_replay(c):
+    """Duplicate atomics replay the saved result; never execute twice."""
+    E = c.E
+    fa = frame(RC_FETCH_ADD, E, AtomicETH(va=c.va + 8, rkey=c.rkey,
+                                          swap_add=5, cmp=0))
+    c.inject(fa)
+    c.inject(fa)
+    # CmpSwap needs the value found at +16: it is the fill pattern, which
+    # --info's run and this one share; read it after the run instead and
+    # compare with what the atomic ACK says.
+    c.inject(frame(RC_CMP_SWAP, psn_add(E, 1),
+                   AtomicETH(va=c.va + 16, rkey=c.rkey,
+                             swap_add=0x1122334455667788,
+                             cmp=c.cmp_value)))
+    c.inject(frame(RC_CMP_SWAP, psn_add(E, 1),
+                   AtomicETH(va=c.va + 16, rkey=c.rkey,
+                             swap_add=0x1122334455667788,
+                             cmp=c.cmp_value)))
+    c.run()
+    m = c.res.mr_before
+    v0, v1 = u64(m[8:16]), u64(m[16:24])
+    c.check(v1 == c.cmp_value, "fill pattern changed between runs")
+    for gi, psn, orig, msn, what in ((0, E, v0, 1, "FetchAdd"),
+                                     (1, E, v0, 1, "duplicate FetchAdd"),
+                                     (2, psn_add(E, 1), v1, 2, "CmpSwap"),
+                                     (3, psn_add(E, 1), v1, 2,
+                                      "duplicate CmpSwap")):
+        g = c.answers(gi, 1, what)
+        if not g:
+            continue
+        r = g[0]
+        c.check(r.opc == RC_ATOMIC_ACK and r.syn is not None and
+                r.syn & 0xe0 == 0, f"{what}: {r}: want an ATOMIC_ACK")
+        c.check(r.psn == psn, f"{what}: {r}: PSN, want 0x{psn:06x}")
+        c.check(r.orig == orig, f"{what}: {r}: original value, want "
+                f"0x{orig:x}")
+        if "duplicate" not in what:
+            c.check(r.msn == msn, f"{what}: {r}: MSN, want {msn}")
+    c.mem_is([(8, struct.pack("<Q", (v0 + 5) & (2**64 - 1))),
+              (16, struct.pack("<Q", 0x1122334455667788))])
+    c.stat("dup_requests", 2)
+
+
+@case()
+def psn_ahead(c):
+    """PSN ahead -> one NAK sequence error, then silence until ePSN."""
+    E = c.E
+    w = [pattern(16, 10 + i) for i in range(6)]
+
+    def wr(psn, i):
+        return frame(RC_WRITE_ONLY, psn, RETH(va=c.va + 64 * i, rkey=c.rkey,
+                                              dlen=16), payload=w[i])
+    c.inject(wr(psn_add(E, 2), 0))
+    c.inject(wr(psn_add(E, 3), 1))
+    c.inject(frame(RC_SEND_ONLY, psn_add(E, 4), payload=b"x" * 8))
+    c.inject(wr(E, 3))                 # the expected PSN: executes
+    c.inject(wr(psn_add(E, 3), 4))     # ahead again: a new NAK
+    c.inject(wr(psn_add(E, 5), 5))     # and silence again
+    c.run()
+    g = c.answers(0, 1, "first PSN ahead")
+    if g:
+        c.nak(g[0], NAK_PSN_SEQ, E, 0)
+    c.answers(1, 0, "second PSN ahead")
+    c.answers(2, 0, "third PSN ahead")
+    g = c.answers(3, 1, "expected PSN")
+    if g:
+        c.ack(g[0], E, 1)
+    g = c.answers(4, 1, "ahead after resync")
+    if g:
+        c.nak(g[0], NAK_PSN_SEQ, psn_add(E, 1), 1)
+    c.answers(5, 0, "ahead after resync, again")
+    c.mem_is([(64 * 3, w[3])])
+    c.recvs([])
+    c.stat("drop_psn_invalid", 5)
+    c.stat("naks_sent", 2)
+    c.qp_state("RTS")
+
+
+def remote_access_case(c, req, what):
+    """@p req must get NAK remote access, memory untouched, QP to Error;
+    a good WRITE after it gets no answer."""
+    E = c.E
+    c.inject(req)
+    c.inject(frame(RC_WRITE_ONLY, psn_add(E, 1),
+                   RETH(va=c.va, rkey=c.rkey, dlen=8), payload=b"A" * 8))
+    c.run()
+    g = c.answers(0, 1, what)
+    if g:
+        c.nak(g[0], NAK_REM_ACCESS, E, 0)
+    c.answers(1, 0, "request after the fatal NAK")
+    c.mem_untouched()
+    c.qp_state("ERR")
+    c.recvs(c.flushed(4))
+    c.stat("naks_sent", 1)
+
+
+@case()
+def bad_rkey_write(c):
+    """WRITE with a stale rkey (right index, wrong key byte)."""
+    remote_access_case(c, frame(RC_WRITE_ONLY, c.E, RETH(
+        va=c.va, rkey=c.rkey ^ 0x80, dlen=16), payload=b"B" * 16),
+        "WRITE bad rkey")
+
+
+@case()
+def bad_rkey_read(c):
+    """READ with an rkey naming no MR."""
+    remote_access_case(c, frame(RC_READ_REQ, c.E, RETH(
+        va=c.va, rkey=0x5501, dlen=16)), "READ bad rkey")
+
+
+@case()
+def bad_rkey_atomic(c):
+    """FetchAdd with a bad rkey."""
+    remote_access_case(c, frame(RC_FETCH_ADD, c.E, AtomicETH(
+        va=c.va, rkey=c.rkey + 0x300, swap_add=1)), "FetchAdd bad rkey")
+
+
+@case()
+def oob_write_end(c):
+    """WRITE running 32 bytes past the MR's end."""
+    remote_access_case(c, frame(RC_WRITE_ONLY, c.E, RETH(
+        va=c.va + 4096 - 32, rkey=c.rkey, dlen=64), payload=b"C" * 64),
+        "WRITE out of bounds")
+
+
+@case()
+def oob_write_below(c):
+    """WRITE starting 8 bytes below the MR."""
+    remote_access_case(c, frame(RC_WRITE_ONLY, c.E, RETH(
+        va=c.va - 8, rkey=c.rkey, dlen=16), payload=b"D" * 16),
+        "WRITE below the MR")
+
+
+@case()
+def oob_write_first_huge(c):
+    """WRITE First whose RETH length wraps the address space."""
+    remote_access_case(c, frame(RC_WRITE_FIRST, c.E, RETH(
+        va=c.va + 8, rkey=c.rkey, dlen=0xfffffff8), payload=b"E" * 256,
+        ackreq=False), "WRITE First huge length")
+
+
+@case()
+def oob_read_end(c):
+    """READ running past the MR's end."""
+    remote_access_case(c, frame(RC_READ_REQ, c.E, RETH(
+        va=c.va + 4000, rkey=c.rkey, dlen=200)), "READ out of bounds")
+
+
+@case()
+def oob_atomic_end(c):
+    """FetchAdd at the first byte after the MR."""
+    remote_access_case(c, frame(RC_FETCH_ADD, c.E, AtomicETH(
+        va=c.va + 4096, rkey=c.rkey, swap_add=1)), "FetchAdd out of bounds")
+
+
+@case(**{"mr-access": "lra"})
+def perm_write_mr(c):
+    """WRITE into an MR registered without remote write."""
+    remote_access_case(c, frame(RC_WRITE_ONLY, c.E, RETH(
+        va=c.va, rkey=c.rkey, dlen=16), payload=b"F" * 16),
+        "WRITE no MR right")
+
+
+@case(**{"qp-access": "wa"})
+def perm_read_qp(c):
+    """READ on a QP that does not allow remote read."""
+    remote_access_case(c, frame(RC_READ_REQ, c.E, RETH(
+        va=c.va, rkey=c.rkey, dlen=16)), "READ no QP right")
+
+
+@case(**{"mr-access": "lwr"})
+def perm_atomic_mr(c):
+    """CmpSwap into an MR registered without remote atomic."""
+    remote_access_case(c, frame(RC_CMP_SWAP, c.E, AtomicETH(
+        va=c.va, rkey=c.rkey, swap_add=7, cmp=c.cmp_value)),
+        "CmpSwap no MR right")
+
+
+@case(recvs=0)
+def rnr_send(c):
+    """SEND with no receive posted -> RNR NAK; the retry after a receive
+    is posted completes."""
+    E, pay = c.E, pattern(50, 6)
+    f = frame(RC_SEND_ONLY, E, payload=pay)
+    c.inject(f)
+    c.inject(f)            # the requester's retry before any receive
+    c.post_recvs_now(1)
+    c.inject(f)
+    c.run()
+    g = c.answers(0, 1, "SEND, no receive")
+    if g:
+        c.rnr(g[0], E, 0)
+    g = c.answers(1, 1, "SEND retried, still no receive")
+    if g:
+        c.rnr(g[0], E, 0)
+    g = c.answers(2, 1, "SEND after a receive was posted")
+    if g:
+        c.ack(g[0], E, 1, credits=0)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 50, "data": pay}])
+    c.stat("rnr_naks_sent", 2)
+    c.qp_state("RTS")
+
+
+@case(recvs=0)
+def rnr_write_imm(c):
+    """WRITE with immediate and no receive -> RNR NAK; the retry after a
+    receive is posted completes with the immediate."""
+    E, pay = c.E, pattern(20, 7)
+    f = frame(RC_WRITE_ONLY_IMM, E, RETH(va=c.va + 40, rkey=c.rkey, dlen=20),
+              ImmDt(imm=0xdeadbeef), payload=pay)
+    c.inject(f)
+    c.post_recvs_now(1)
+    c.inject(f)
+    c.run()
+    g = c.answers(0, 1, "WRITE_IMM, no receive")
+    if g:
+        c.rnr(g[0], E, 0)
+    g = c.answers(1, 1, "WRITE_IMM after a receive was posted")
+    if g:
+        c.ack(g[0], E, 1)
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV_RDMA_WITH_IMM,
+              "byte_len": 20, "imm": 0xdeadbeef}])
+    c.mem_is([(40, pay)])
+
+
+def inv_req_case(c, frames, nak_group, nak_psn, msn=0, recvs=None,
+                 mem=None, what="", groups=None):
+    """The frames are injected one per group; group @p nak_group must be
+    answered by NAK invalid request and every other by nothing (or ACKs
+    listed in @p groups), then the QP is in Error."""
+    for f in frames:
+        c.inject(f)
+    c.run()
+    for gi in range(len(frames)):
+        if gi == nak_group:
+            g = c.answers(gi, 1, what)
+            if g:
+                c.nak(g[0], NAK_INV_REQ, nak_psn, msn)
+        elif groups and gi in groups:
+            g = c.answers(gi, 1)
+            if g:
+                c.ack(g[0], *groups[gi])
+        else:
+            c.answers(gi, 0)
+    if mem is None:
+        c.mem_untouched()
+    else:
+        c.mem_is(mem)
+    c.qp_state("ERR")
+    c.recvs(recvs if recvs is not None else c.flushed(4))
+
+
+@case()
+def send_middle_without_first(c):
+    """SEND Middle with no SEND First -> NAK invalid request."""
+    inv_req_case(c, [frame(RC_SEND_MIDDLE, c.E, payload=pattern(256, 8))], 0,
+                 c.E, what="SEND Middle")
+
+
+@case()
+def send_last_without_first(c):
+    """SEND Last with no SEND First -> NAK invalid request."""
+    inv_req_case(c, [frame(RC_SEND_LAST, c.E, payload=pattern(10, 8))], 0,
+                 c.E, what="SEND Last")
+
+
+@case()
+def write_middle_without_first(c):
+    """WRITE Middle with no WRITE First -> NAK invalid request."""
+    inv_req_case(c, [frame(RC_WRITE_MIDDLE, c.E, payload=pattern(256, 9))],
+                 0, c.E, what="WRITE Middle")
+
+
+@case()
+def write_last_without_first(c):
+    """WRITE Last with no WRITE First -> NAK invalid request."""
+    inv_req_case(c, [frame(RC_WRITE_LAST, c.E, payload=pattern(12, 9))],
+                 0, c.E, what="WRITE Last")
+
+
+@case()
+def send_first_then_write_middle(c):
+    """A WRITE Middle inside a SEND message -> NAK invalid request."""
+    E = c.E
+    inv_req_case(c, [frame(RC_SEND_FIRST, E, payload=pattern(256, 1),
+                           ackreq=False),
+                     frame(RC_WRITE_MIDDLE, psn_add(E, 1),
+                           payload=pattern(256, 2))],
+                 1, psn_add(E, 1), what="WRITE Middle in a SEND",
+                 recvs=None)
+
+
+@case()
+def write_first_len_le_pmtu(c):
+    """WRITE First whose RETH length fits one packet (<= PMTU): the
+    message cannot have a Last -> NAK invalid request."""
+    inv_req_case(c, [frame(RC_WRITE_FIRST, c.E, RETH(va=c.va, rkey=c.rkey,
+                                                      dlen=256),
+                           payload=pattern(256, 3), ackreq=False)],
+                 0, c.E, what="WRITE First, RETH length 256")
+
+
+@case()
+def write_last_longer_than_reth(c):
+    """WRITE First (RETH 300) + WRITE Last with 100 bytes (44 left)."""
+    E = c.E
+    inv_req_case(c, [frame(RC_WRITE_FIRST, E, RETH(va=c.va, rkey=c.rkey,
+                                                    dlen=300),
+                           payload=pattern(256, 3), ackreq=False),
+                     frame(RC_WRITE_LAST, psn_add(E, 1),
+                           payload=pattern(100, 4))],
+                 1, psn_add(E, 1), what="WRITE Last too long",
+                 mem=[(0, pattern(256, 3))])
+
+
+@case()
+def write_last_shorter_than_reth(c):
+    """WRITE First (RETH 1000) + WRITE Last with 100 bytes (744 left)."""
+    E = c.E
+    inv_req_case(c, [frame(RC_WRITE_FIRST, E, RETH(va=c.va, rkey=c.rkey,
+                                                    dlen=1000),
+                           payload=pattern(256, 3), ackreq=False),
+                     frame(RC_WRITE_LAST, psn_add(E, 1),
+                           payload=pattern(100, 4))],
+                 1, psn_add(E, 1), what="WRITE Last too short",
+                 mem=[(0, pattern(256, 3))])
+
+
+@case()
+def write_only_len_mismatch(c):
+    """WRITE Only carrying 64 bytes with RETH length 100."""
+    inv_req_case(c, [frame(RC_WRITE_ONLY, c.E, RETH(va=c.va, rkey=c.rkey,
+                                                     dlen=100),
+                           payload=pattern(64, 5))],
+                 0, c.E, what="WRITE Only, RETH length 100, 64 bytes")
+
+
+@case()
+def unaligned_fetch_add(c):
+    """FetchAdd at VA+4 -> NAK invalid request, memory untouched."""
+    inv_req_case(c, [frame(RC_FETCH_ADD, c.E, AtomicETH(
+        va=c.va + 4, rkey=c.rkey, swap_add=1))], 0, c.E,
+        what="unaligned FetchAdd")
+
+
+@case()
+def unaligned_cmp_swap(c):
+    """CmpSwap at VA+12 -> NAK invalid request, memory untouched."""
+    inv_req_case(c, [frame(RC_CMP_SWAP, c.E, AtomicETH(
+        va=c.va + 12, rkey=c.rkey, swap_add=1, cmp=0))], 0, c.E,
+        what="unaligned CmpSwap")
+
+
+@case(**{"recv-size": 64})
+def send_too_long(c):
+    """SEND Only of 100 bytes into a 64-byte receive -> NAK invalid
+    request and a local length error completion."""
+    inv_req_case(c, [frame(RC_SEND_ONLY, c.E, payload=pattern(100, 6))], 0,
+                 c.E, what="SEND longer than the receive",
+                 recvs=[{"status": WC_LOC_LEN_ERR, "wr_id": 0}] +
+                 c.flushed(3))
+
+
+@case(**{"recv-size": 300})
+def send_multi_too_long(c):
+    """SEND First 256 + Last 100 into a 300-byte receive."""
+    E = c.E
+    inv_req_case(c, [frame(RC_SEND_FIRST, E, payload=pattern(256, 6),
+                           ackreq=False),
+                     frame(RC_SEND_LAST, psn_add(E, 1),
+                           payload=pattern(100, 7))],
+                 1, psn_add(E, 1), what="SEND Last overflowing the receive",
+                 recvs=[{"status": WC_LOC_LEN_ERR, "wr_id": 0}] +
+                 c.flushed(3))
+
+
+@case()
+def send_with_inv(c):
+    """SEND Only with Invalidate(rkey) completes WITH_INV; a WRITE with
+    that rkey afterwards gets NAK remote access, memory untouched."""
+    E, pay = c.E, pattern(32, 8)
+    c.inject(frame(RC_SEND_ONLY_INV, E, IETH(rkey=c.rkey), payload=pay))
+    c.inject(frame(RC_WRITE_ONLY, psn_add(E, 1),
+                   RETH(va=c.va, rkey=c.rkey, dlen=16), payload=b"G" * 16))
+    c.run()
+    g = c.answers(0, 1, "SEND with Invalidate")
+    if g:
+        c.ack(g[0], E, 1)
+    g = c.answers(1, 1, "WRITE with the invalidated rkey")
+    if g:
+        c.nak(g[0], NAK_REM_ACCESS, psn_add(E, 1), 1)
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV, "byte_len": 32,
+              "wc_flags": WC_WITH_INV, "inv_rkey": c.rkey, "data": pay}] +
+            c.flushed(3))
+    c.mem_untouched()
+    c.qp_state("ERR")
+
+
+@case()
+def send_last_with_inv(c):
+    """SEND First + SEND Last with Invalidate; then READ with the rkey."""
+    E, p1, p2 = c.E, pattern(256, 9), pattern(30, 10)
+    c.inject(frame(RC_SEND_FIRST, E, payload=p1, ackreq=False))
+    c.inject(frame(RC_SEND_LAST_INV, psn_add(E, 1), IETH(rkey=c.rkey),
+                   payload=p2))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 2),
+                   RETH(va=c.va, rkey=c.rkey, dlen=16)))
+    c.run()
+    c.answers(0, 0, "SEND First")
+    g = c.answers(1, 1, "SEND Last with Invalidate")
+    if g:
+        c.ack(g[0], psn_add(E, 1), 1)
+    g = c.answers(2, 1, "READ with the invalidated rkey")
+    if g:
+        c.nak(g[0], NAK_REM_ACCESS, psn_add(E, 2), 1)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 286, "wc_flags": WC_WITH_INV,
+              "inv_rkey": c.rkey, "data": p1 + p2}] + c.flushed(3))
+    c.qp_state("ERR")
+
+
+@case()
+def zero_length_rkey0(c):
+    """Zero-length WRITE, READ and WRITE_IMM with rkey 0 and VA 0: no key
+    check, no memory touched; the READ answers one empty READ Only."""
+    E = c.E
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=0, rkey=0, dlen=0)))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1), RETH(va=0, rkey=0, dlen=0)))
+    c.inject(frame(RC_WRITE_ONLY_IMM, psn_add(E, 2), RETH(va=0, rkey=0,
+                                                           dlen=0),
+                   ImmDt(imm=0x01020304)))
+    c.run()
+    g = c.answers(0, 1, "zero-length WRITE")
+    if g:
+        c.ack(g[0], E, 1)
+    c.read_resps(c.res.groups[1], psn_add(E, 1), b"", 2, "zero-length READ")
+    g = c.answers(2, 1, "zero-length WRITE_IMM")
+    if g:
+        c.ack(g[0], psn_add(E, 2), 3)
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV_RDMA_WITH_IMM,
+              "byte_len": 0, "imm": 0x01020304}])
+    c.mem_untouched()
+    c.check(c.res.report["rq_psn"] == psn_add(E, 3),
+            f"ePSN 0x{c.res.report['rq_psn']:06x}, want 0x{psn_add(E, 3):06x}")
+    c.qp_state("RTS")
+
+
+@case(**{"rq-psn": 0xfffffe})
+def ack_coalesce(c):
+    """Three WRITEs with AckReq in one burst, across the PSN wrap: any
+    number of ACKs (1..3) in PSN order, the last one for the highest PSN
+    with MSN 3, each MSN matching its PSN."""
+    E = c.E
+    ws = [pattern(24, 20 + i) for i in range(3)]
+    c.inject(*[frame(RC_WRITE_ONLY, psn_add(E, i),
+                     RETH(va=c.va + 100 * i, rkey=c.rkey, dlen=24),
+                     payload=ws[i]) for i in range(3)])
+    c.run()
+    g = c.res.groups[0]
+    c.check(1 <= len(g) <= 3, f"{len(g)} ACKs for 3 requests")
+    last = -1
+    for r in g:
+        if not c.check(r.opc == RC_ACK and r.syn is not None and
+                       r.syn & 0xe0 == 0, f"{r}: want an ACK"):
+            continue
+        k = (r.psn - E) & PSN_MASK
+        c.check(k < 3 and k > last, f"{r}: PSN out of order or range")
+        c.check(r.msn == k + 1, f"{r}: MSN {r.msn}, want {k + 1} for its PSN")
+        last = k
+    if g:
+        c.ack(g[-1], psn_add(E, 2), 3, credits=4, where="last ACK")
+    print(f"    ({len(g)} ACK{'s' if len(g) != 1 else ''} for 3 requests)")
+    c.mem_is([(100 * i, ws[i]) for i in range(3)])
+
+
+@case(type="ud", qpn=0x33, qkey=0x11111111)
+def ud_wrong_qkey(c):
+    """UD SEND with a wrong Q_Key: dropped, no answer, counted; the same
+    datagram with the right Q_Key is received."""
+    pay = pattern(50, 11)
+    c.inject(frame(UD_SEND_ONLY, 0x10, DETH(qkey=0x22222222, sqp=0x44),
+                   payload=pay, dqpn=0x33, ackreq=False))
+    c.inject(frame(UD_SEND_ONLY, 0x11, DETH(qkey=0x11111111, sqp=0x44),
+                   payload=pay, dqpn=0x33, ackreq=False))
+    c.run()
+    c.answers(0, 0, "wrong Q_Key")
+    c.answers(1, 0, "right Q_Key (UD is never answered)")
+    c.stat("drop_qkey", 1)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 40 + 50, "src_qp": 0x44,
+              "qp_num": 0x33, "data": pay, "skip": 40}])
+
+
+@case()
+def wrong_pkey(c):
+    """RC WRITE with a foreign P_Key: dropped and counted, ePSN kept;
+    a limited-member P_Key of the same partition is accepted."""
+    E = c.E
+    pay = pattern(16, 12)
+
+    def wr(pkey):
+        return frame(RC_WRITE_ONLY, E, RETH(va=c.va, rkey=c.rkey, dlen=16),
+                     payload=pay, pkey=pkey)
+    c.inject(wr(0x1234))
+    c.inject(wr(0x8001))
+    c.inject(wr(0x7fff))   # limited member of the default partition
+    c.run()
+    c.answers(0, 0, "P_Key 0x1234")
+    c.answers(1, 0, "P_Key 0x8001")
+    g = c.answers(2, 1, "P_Key 0x7fff")
+    if g:
+        c.ack(g[0], E, 1)
+    c.stat("drop_pkey", 2)
+    c.mem_is([(0, pay)])
+
+
+@case()
+def unknown_dest_qpn(c):
+    """A request to a QPN with no QP: dropped and counted."""
+    E = c.E
+    pay = pattern(16, 13)
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=c.va, rkey=c.rkey, dlen=16),
+                   payload=pay, dqpn=0x999))
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=c.va, rkey=c.rkey, dlen=16),
+                   payload=pay))
+    c.run()
+    c.answers(0, 0, "unknown QPN")
+    g = c.answers(1, 1, "the QP's own QPN")
+    if g:
+        c.ack(g[0], E, 1)
+    c.stat("drop_no_qp", 1)
+    c.mem_is([(0, pay)])
+
+
+@case()
+def bad_icrc(c):
+    """A frame with a bad ICRC, and one with a payload byte changed under
+    a good-looking ICRC: both dropped and counted, memory untouched; the
+    intact frame then executes."""
+    E = c.E
+    pay = pattern(64, 14)
+    good = frame(RC_WRITE_ONLY, E, RETH(va=c.va + 256, rkey=c.rkey, dlen=64),
+                 payload=pay)
+    c.inject(corrupt(good, -2))       # an ICRC byte
+    c.inject(corrupt(good, -20))      # a payload byte
+    c.inject(good)
+    c.run()
+    c.answers(0, 0, "bad ICRC")
+    c.answers(1, 0, "corrupted payload")
+    g = c.answers(2, 1, "intact frame")
+    if g:
+        c.ack(g[0], E, 1)
+    c.stat("drop_icrc", 2)
+    c.drop_reason("ICRC", 2)
+    c.mem_is([(256, pay)])
+
+
+@case(type="uc")
+def uc_middle_without_first(c):
+    """UC: SEND Middle with no First is dropped silently (no NAK on UC);
+    a SEND Only after it is received."""
+    E = c.E
+    pay = pattern(40, 15)
+    c.inject(frame(UC | RC_SEND_MIDDLE, E, payload=pattern(256, 1),
+                   ackreq=False))
+    c.inject(frame(UC | RC_SEND_ONLY, psn_add(E, 1), payload=pay,
+                   ackreq=False))
+    c.run()
+    c.answers(0, 0)
+    c.answers(1, 0)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 40, "data": pay}])
+    c.stat_ge("drop_uc_gap", 1)
+
+
+@case(**{"recv-sge": 3, "recv-size": 600})
+def send_multi_sge(c):
+    """SEND First/Middle/Last (600 bytes) scattered over a 3-SGE receive,
+    with immediate on the Last: one completion, the bytes in order."""
+    E = c.E
+    p = [pattern(256, 30), pattern(256, 31), pattern(88, 32)]
+    c.inject(frame(RC_SEND_FIRST, E, payload=p[0], ackreq=False))
+    c.inject(frame(RC_SEND_MIDDLE, psn_add(E, 1), payload=p[1],
+                   ackreq=False))
+    c.inject(frame(0x03, psn_add(E, 2), ImmDt(imm=0xcafe0001), payload=p[2]))
+    c.run()
+    c.answers(0, 0)
+    c.answers(1, 0)
+    g = c.answers(2, 1)
+    if g:
+        c.ack(g[0], psn_add(E, 2), 1, credits=3)
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV, "byte_len": 600,
+              "wc_flags": WC_WITH_IMM, "imm": 0xcafe0001,
+              "data": p[0] + p[1] + p[2]}])
+    c.mem_untouched()
+
+
+@case(**{"recv-size": 600})
+def dup_in_middle_of_send(c):
+    """Go-back-N inside a SEND: First and Middle arrive again before the
+    Last. The duplicates change nothing (at most a re-ACK); the message
+    completes once with its bytes."""
+    E = c.E
+    p = [pattern(256, 33), pattern(256, 34), pattern(10, 35)]
+    first = frame(RC_SEND_FIRST, E, payload=p[0], ackreq=False)
+    mid = frame(RC_SEND_MIDDLE, psn_add(E, 1), payload=p[1], ackreq=False)
+    c.inject(first)
+    c.inject(mid)
+    c.inject(first)
+    c.inject(mid)
+    c.inject(frame(RC_SEND_LAST, psn_add(E, 2), payload=p[2]))
+    c.run()
+    c.answers(0, 0)
+    c.answers(1, 0)
+    for gi, dpsn in ((2, E), (3, psn_add(E, 1))):
+        g = c.res.groups[gi]
+        c.check(len(g) <= 1, f"group {gi + 1}: {len(g)} answers to a "
+                "duplicate")
+        for r in g:
+            ok = (r.opc == RC_ACK and r.syn is not None and
+                  r.syn & 0xe0 == 0 and r.msn == 0 and
+                  (r.psn - dpsn) & PSN_MASK <= (psn_add(E, 1) - dpsn) &
+                  PSN_MASK)
+            c.check(ok, f"duplicate 0x{dpsn:06x}: {r}: want nothing or an "
+                    f"ACK of 0x{dpsn:06x}..0x{psn_add(E, 1):06x}, MSN 0")
+    g = c.answers(4, 1, "SEND Last")
+    if g:
+        c.ack(g[0], psn_add(E, 2), 1)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 522,
+              "data": p[0] + p[1] + p[2]}])
+
+
+@case()
+def write_middle_short(c):
+    """WRITE Middle carrying less than a PMTU -> NAK invalid request."""
+    E = c.E
+    inv_req_case(c, [frame(RC_WRITE_FIRST, E, RETH(va=c.va, rkey=c.rkey,
+                                                    dlen=700),
+                           payload=pattern(256, 3), ackreq=False),
+                     frame(RC_WRITE_MIDDLE, psn_add(E, 1),
+                           payload=pattern(100, 4))],
+                 1, psn_add(E, 1), what="short WRITE Middle",
+                 mem=[(0, pattern(256, 3))])
+
+
+@case()
+def write_only_over_pmtu(c):
+    """WRITE Only carrying 300 bytes with a PMTU of 256 -> NAK invalid
+    request, memory untouched."""
+    inv_req_case(c, [frame(RC_WRITE_ONLY, c.E, RETH(va=c.va, rkey=c.rkey,
+                                                     dlen=300),
+                           payload=pattern(300, 5))],
+                 0, c.E, what="WRITE Only over the PMTU")
+
+
+@case()
+def send_imm(c):
+    """SEND Only with immediate: the completion carries the immediate."""
+    E, pay = c.E, pattern(33, 36)
+    c.inject(frame(RC_SEND_ONLY_IMM, E, ImmDt(imm=0x89abcdef), payload=pay))
+    c.run()
+    g = c.answers(0, 1)
+    if g:
+        c.ack(g[0], E, 1, credits=3)
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV, "byte_len": 33,
+              "wc_flags": WC_WITH_IMM, "imm": 0x89abcdef, "data": pay}])
+
+
+@case()
+def send_zero_length(c):
+    """SEND Only with no payload: an ACK and a 0-byte receive completion."""
+    E = c.E
+    c.inject(frame(RC_SEND_ONLY, E))
+    c.run()
+    g = c.answers(0, 1)
+    if g:
+        c.ack(g[0], E, 1, credits=3)
+    c.recvs([{"status": WC_SUCCESS, "opcode": WC_RECV, "byte_len": 0,
+              "wc_flags": 0}])
+
+
+@case()
+def wrong_transport_opcode(c):
+    """A UC opcode sent to an RC QP: dropped and counted, no answer."""
+    E = c.E
+    c.inject(frame(UC | RC_SEND_ONLY, E, payload=b"u" * 8))
+    c.inject(frame(RC_SEND_ONLY, E, payload=b"r" * 8))
+    c.run()
+    c.answers(0, 0, "UC opcode on RC")
+    g = c.answers(1, 1, "RC opcode")
+    if g:
+        c.ack(g[0], E, 1)
+    c.stat("drop_opcode", 1)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 8, "data": b"r" * 8}])
+
+
+@case(type="ud", qpn=0x33, qkey=0x11111111, **{"recv-size": 80})
+def ud_too_long(c):
+    """UD datagram longer than the receive (40 + 50 > 80): never answered;
+    the receive, if it completes, completes with a local length error."""
+    c.inject(frame(UD_SEND_ONLY, 0x10, DETH(qkey=0x11111111, sqp=0x44),
+                   payload=pattern(50, 37), dqpn=0x33, ackreq=False))
+    c.run()
+    c.answers(0, 0)
+    got = c.res.recv
+    c.check(len(got) == 0 or got[0]["status"] == WC_LOC_LEN_ERR,
+            f"receive completions {[w['status_str'] for w in got]}, want "
+            "none or a local length error first")
+
+
+@case()
+def burst_ordering(c):
+    """WRITE, READ (3 responses), WRITE, FetchAdd in one burst: the
+    answers come in PSN order; ACKs covered by a later READ response or
+    atomic ACK may be left out."""
+    E = c.E
+    w1, w2 = pattern(16, 38), pattern(16, 39)
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=c.va + 2048, rkey=c.rkey,
+                                           dlen=16), payload=w1),
+             frame(RC_READ_REQ, psn_add(E, 1), RETH(va=c.va, rkey=c.rkey,
+                                                    dlen=600)),
+             frame(RC_WRITE_ONLY, psn_add(E, 4), RETH(va=c.va + 3072,
+                                                      rkey=c.rkey, dlen=16),
+                   payload=w2),
+             frame(RC_FETCH_ADD, psn_add(E, 5), AtomicETH(
+                 va=c.va + 4088, rkey=c.rkey, swap_add=3)))
+    c.run()
+    g = c.res.groups[0]
+    m = c.res.mr_before
+    reads = [r for r in g if r.opc in (RC_READ_FIRST, RC_READ_MIDDLE,
+                                       RC_READ_LAST)]
+    c.read_resps(reads, psn_add(E, 1), m[:600], 2, "READ")
+    last = -1
+    for r in g:
+        k = (r.psn - E) & PSN_MASK
+        c.check(k >= last, f"{r}: out of PSN order "
+                f"[{', '.join(str(x) for x in g)}]")
+        last = k
+        if r.opc == RC_ACK:
+            c.check(r.syn is not None and r.syn & 0xe0 == 0 and
+                    (k, r.msn) in ((0, 1), (4, 3)),
+                    f"{r}: want ACK 0x{E:06x}/MSN 1 or "
+                    f"0x{psn_add(E, 4):06x}/MSN 3")
+    if c.check(g and g[-1].opc == RC_ATOMIC_ACK, "the atomic ACK is not "
+               "the last answer"):
+        r = g[-1]
+        c.check(r.psn == psn_add(E, 5) and r.msn == 4 and
+                r.orig == u64(m[4088:4096]),
+                f"{r}: want PSN 0x{psn_add(E, 5):06x}, MSN 4, orig "
+                f"0x{u64(m[4088:4096]):x}")
+    c.mem_is([(2048, w1), (3072, w2),
+              (4088, struct.pack("<Q", (u64(m[4088:4096]) + 3) % 2**64))])
+
+
+@case()
+def burst_read_then_fatal(c):
+    """READ (3 responses) then a WRITE with a bad rkey in one burst: the
+    READ responses go out first, then the NAK remote access."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600)),
+             frame(RC_WRITE_ONLY, psn_add(E, 3), RETH(va=c.va, rkey=0x7701,
+                                                      dlen=8),
+                   payload=b"Z" * 8))
+    c.run()
+    g = c.res.groups[0]
+    if c.check(len(g) == 4, f"{len(g)} answers, want 3 READ responses and "
+               f"a NAK: [{', '.join(str(r) for r in g)}]"):
+        c.read_resps(g[:3], E, c.res.mr_before[:600], 1, "READ")
+        c.nak(g[3], NAK_REM_ACCESS, psn_add(E, 3), 1)
+    c.mem_untouched()
+    c.qp_state("ERR")
+
+
+@case()
+def burst_nak_seq_behind_read(c):
+    """READ E (3 responses), a request ahead (E+9), then READ E+3 in one
+    burst: the PSN-sequence NAK (for E+3, sent when E+9 arrived) must go
+    out before the READ E+3 response, or not at all once E+3 is
+    answered."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600)),
+             frame(RC_WRITE_ONLY, psn_add(E, 9), RETH(va=c.va, rkey=c.rkey,
+                                                      dlen=8),
+                   payload=b"Y" * 8),
+             frame(RC_READ_REQ, psn_add(E, 3), RETH(va=c.va + 1024,
+                                                    rkey=c.rkey, dlen=16)))
+    c.run()
+    g = c.res.groups[0]
+    m = c.res.mr_before
+    desc = f"[{', '.join(str(r) for r in g)}]"
+    reads = [r for r in g if r.opc != RC_ACK]
+    naks = [i for i, r in enumerate(g) if r.opc == RC_ACK]
+    if c.check(len(reads) == 4, f"READ responses: {desc}"):
+        c.read_resps(reads[:3], E, m[:600], 1, "READ E")
+        c.read_resps(reads[3:], psn_add(E, 3), m[1024:1040], 2, "READ E+3")
+    c.check(len(naks) <= 1, f"more than one NAK: {desc}")
+    for i in naks:
+        c.nak(g[i], NAK_PSN_SEQ, psn_add(E, 3), 1)
+        c.check(i == 3, f"the NAK for 0x{psn_add(E, 3):06x} is answer "
+                f"{i + 1}, want 4 (after READ E, before READ E+3): {desc}")
+    c.mem_untouched()
+
+
+# ---------------------------------------------------------------------------
+# Engine bugs found by these cases: case name -> what happens vs what IBA
+# says. Such a case still runs and prints its failures, but is left out of
+# the pass/fail count (see the report in the commit message).
+KNOWN_BUGS = {
+    "burst_ordering":
+        "answers out of PSN order. In (one burst): WRITE_ONLY E AckReq, "
+        "READ E+1 len 600, WRITE_ONLY E+4 AckReq, FETCH_ADD E+5. Out: ACK E/"
+        "MSN 1, READ_RESP_FIRST/MIDDLE/LAST E+1..E+3 (MSN 2), ATOMIC_ACK "
+        "E+5/MSN 4, then ACK E+4/MSN 3. IBA 9.5 (responses return in request "
+        "order; also the claim of rnic_responder.c's header) wants ACK E+4 "
+        "before the atomic ACK, or left out (the atomic ACK covers it). "
+        "Cause: rnic_resp_rx queues the ACK of E+4 in the pending slot "
+        "because a READ stream is active, then queues the atomic E+5 behind "
+        "the READ; rnic_resp_pump_reads emits the pending slot only after "
+        "every queued READ/atomic response, later PSNs included. A READ "
+        "instead of the atomic does the same.",
+    "burst_nak_seq_behind_read":
+        "a PSN-sequence NAK is sent after the response it precedes. In (one "
+        "burst): READ E len 600, WRITE_ONLY E+9 (ahead), READ E+3 len 16. "
+        "Out: READ_RESP_FIRST/MIDDLE/LAST E..E+2 (MSN 1), READ_RESP_ONLY "
+        "E+3/MSN 2, then NAK(PSN seq) E+3/MSN 1. The NAK was decided when "
+        "E+9 arrived, before E+3 executed: IBA 9.5 ordering wants it between "
+        "the READ E and READ E+3 responses (or dropped once E+3 is "
+        "answered); sent last it contradicts the READ E+3 response and the "
+        "MSN goes backwards. Same cause as burst_ordering: the pending "
+        "ACK/NAK slot waits for all queued READ/atomic responses.",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--harness", required=True)
+    ap.add_argument("--eal", default="--no-huge --no-pci --no-shconf -m 256 "
+                    "--log-level=*:warning --no-telemetry")
+    ap.add_argument("--keep", help="write the pcaps here and keep them")
+    ap.add_argument("cases", nargs="*")
+    args = ap.parse_args()
+    Env.harness = args.harness
+    if not os.access(args.harness, os.X_OK):
+        print(f"harness {args.harness} is not an executable file")
+        print("0 passed, 1 failed")
+        return 1
+    Env.eal = shlex.split(args.eal)
+    names = [n for n, _, _, _ in CASES]
+    for n in args.cases:
+        if n not in names:
+            print(f"unknown case {n}; cases: {' '.join(names)}")
+            return 2
+    passed = failed = known = 0
+    with tempfile.TemporaryDirectory(prefix="rnic-resp.") as tmp:
+        Env.tmp = args.keep or tmp
+        if args.keep:
+            os.makedirs(args.keep, exist_ok=True)
+        for name, setup, func, doc in CASES:
+            if args.cases and name not in args.cases:
+                continue
+            c = Case(name, setup, func, doc)
+            try:
+                inf = info(c.setup)
+                c.va, c.rkey = inf["mr_va"], inf["rkey"]
+                # The fill pattern's 8 bytes at +16 (for CmpSwap cases).
+                c.cmp_value = fill_u64(c.setup["mr-fill"], 16)
+                func(c)
+            except Exception as exc:   # a crash of the harness is a failure
+                c.fail(f"{type(exc).__name__}: {exc}")
+            if name in KNOWN_BUGS:
+                known += 1
+                status = "excluded"
+            elif c.failures:
+                failed += 1
+                status = "FAIL"
+            else:
+                passed += 1
+                status = "ok"
+            print(f"{status:9} {name}: {' '.join(doc.split())}")
+            for f in c.failures:
+                print(f"    - {f}")
+            if name in KNOWN_BUGS:
+                print(f"KNOWN-BUG {name}: {KNOWN_BUGS[name]}"
+                      + ("" if c.failures else
+                         " (did not reproduce: the case now passes)"))
+    if known:
+        print(f"{known} known engine bug(s) left out of the count")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def fill_u64(seed, off):
+    """The harness's fill pattern (harness.c fill()) read as a host u64."""
+    b = bytes((i * 7 + seed * 13 + (i >> 8) * 3) & 0xff
+              for i in range(off, off + 8))
+    return u64(b)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
