@@ -138,6 +138,20 @@ pending_emit(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats 
 	}
 }
 
+/*
+ * A READ response or atomic ACK queued behind this point acknowledges every
+ * earlier PSN (IBA 9.7.5.1.1): a plain ACK still waiting would only go out
+ * after it, out of PSN order, so it is dropped. NAKs are kept.
+ */
+static void
+pending_drop_ack(struct rnic_qp *qp)
+{
+	struct rnic_resp *rs = &qp->resp;
+
+	if (rs->ack_pending && (rs->ack_syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK)
+		rs->ack_pending = 0;
+}
+
 void
 rnic_resp_flush_acks(struct rnic_device *dev)
 {
@@ -543,6 +557,11 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 		}
 	}
 	rs->nak_sent = 0;
+	/* The gap a queued sequence NAK reported is filled: the NAK is moot
+	 * and, sent after this packet's answer, would contradict it. */
+	if (rs->ack_pending && rs->ack_syn == (RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ) &&
+	    rs->ack_psn == psn)
+		rs->ack_pending = 0;
 	if (!seq_ok(rs, mask, pkt->bth.opcode)) {
 		if (rc) {
 			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
@@ -699,8 +718,7 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 			return;
 		}
 		npsn = RTE_MAX(1u, (len + qp->pmtu - 1) / qp->pmtu);
-		if (rs->ack_pending && !rs->rd_active)
-			pending_emit(dev, qp, st);   /* earlier ACK goes first */
+		pending_drop_ack(qp);   /* the READ response covers it */
 		rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
 		r->type = RNIC_MQ_READ;
 		r->opcode = pkt->bth.opcode;
@@ -745,8 +763,7 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 			r->atomic_orig = __atomic_fetch_add(p, pkt->ext.atm_swap_add,
 							    __ATOMIC_SEQ_CST);
 		}
-		if (rs->ack_pending && !rs->rd_active)
-			pending_emit(dev, qp, st);
+		pending_drop_ack(qp);   /* the atomic ACK covers it */
 		rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
 		r->type = RNIC_MQ_ATOMIC;
 		r->opcode = pkt->bth.opcode;

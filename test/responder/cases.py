@@ -1440,30 +1440,7 @@ def burst_nak_seq_behind_read(c):
 # Engine bugs found by these cases: case name -> what happens vs what IBA
 # says. Such a case still runs and prints its failures, but is left out of
 # the pass/fail count (see the report in the commit message).
-KNOWN_BUGS = {
-    "burst_ordering":
-        "answers out of PSN order. In (one burst): WRITE_ONLY E AckReq, "
-        "READ E+1 len 600, WRITE_ONLY E+4 AckReq, FETCH_ADD E+5. Out: ACK E/"
-        "MSN 1, READ_RESP_FIRST/MIDDLE/LAST E+1..E+3 (MSN 2), ATOMIC_ACK "
-        "E+5/MSN 4, then ACK E+4/MSN 3. IBA 9.5 (responses return in request "
-        "order; also the claim of rnic_responder.c's header) wants ACK E+4 "
-        "before the atomic ACK, or left out (the atomic ACK covers it). "
-        "Cause: rnic_resp_rx queues the ACK of E+4 in the pending slot "
-        "because a READ stream is active, then queues the atomic E+5 behind "
-        "the READ; rnic_resp_pump_reads emits the pending slot only after "
-        "every queued READ/atomic response, later PSNs included. A READ "
-        "instead of the atomic does the same.",
-    "burst_nak_seq_behind_read":
-        "a PSN-sequence NAK is sent after the response it precedes. In (one "
-        "burst): READ E len 600, WRITE_ONLY E+9 (ahead), READ E+3 len 16. "
-        "Out: READ_RESP_FIRST/MIDDLE/LAST E..E+2 (MSN 1), READ_RESP_ONLY "
-        "E+3/MSN 2, then NAK(PSN seq) E+3/MSN 1. The NAK was decided when "
-        "E+9 arrived, before E+3 executed: IBA 9.5 ordering wants it between "
-        "the READ E and READ E+3 responses (or dropped once E+3 is "
-        "answered); sent last it contradicts the READ E+3 response and the "
-        "MSN goes backwards. Same cause as burst_ordering: the pending "
-        "ACK/NAK slot waits for all queued READ/atomic responses.",
-}
+KNOWN_BUGS = {}
 
 
 def main():
