@@ -330,7 +330,7 @@ launch_lcores(void)
 
 struct wl_stats {
 	uint64_t messages, bytes, errors;
-	uint64_t transmitted, tx_bytes;   /* wait "transmit" entries */
+	uint64_t transmitted;    /* WRs of wait "transmit" entries */
 };
 
 static void
@@ -613,13 +613,14 @@ wait_transmitted(const char *name, struct rnic_device *dev, struct rnic_qp *qp)
  * never waited for: nothing may acknowledge them (give such a QP timeout 0,
  * the infinite local ACK timeout, or it retransmits and finally fails with
  * RETRY_EXC_ERR). UC and UD complete on transmit and each completion is
- * checked. The entry ends when the engine has transmitted everything. The local MR is sent as it is (no pattern
- * is written, so payloads are its fill), from offset 0. WR number n of the
+ * checked. The entry ends when the engine has transmitted everything.
+ *
+ * What goes out (config/README.md): the local MR as it is, from offset 0
+ * (no pattern is written, so payloads are its fill). WR number n of the
  * run (counting transmit entries only) has wr_id n and immediate data n;
- * cmp_swap compares with n and swaps in n + 1, fetch_add adds 1;
- * send_inv invalidates the remote MR's rkey; the remote MR's address and
- * rkey stand for the peer's buffer; a UD QP sends to its remote with its
- * own qkey.
+ * cmp_swap compares with n and swaps in n + 1, fetch_add adds 1; send_inv
+ * invalidates the remote MR's rkey; the remote MR's address and rkey stand
+ * for the peer's buffer; a UD QP sends to its remote with its own qkey.
  */
 static int
 run_work_transmit(const struct rnic_cfg_work *w, struct wl_stats *ws)
@@ -701,7 +702,6 @@ run_work_transmit(const struct rnic_cfg_work *w, struct wl_stats *ws)
 				break;
 			}
 			ws->transmitted++;
-			ws->tx_bytes += size;
 			if (on_transmit &&
 			    (wait_one(scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS ||
 			     wc.wr_id != n)) {
