@@ -67,8 +67,10 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	qp->comp.in_read = 0;
 	qp->comp.rnr_deadline = 0;
 	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->mq.head;
+	/* The failed WQE may still be mid-transmission (sq_done is then past
+	 * sq_fetch until TX sees Error and skips ahead): compare signed. */
 	fetched = LOAD_ACQ(&qp->req.sq_fetch);
-	while (qp->sq_done != fetched)
+	while ((int32_t)(fetched - qp->sq_done) > 0)
 		comp_wqe(qp, RNIC_WC_WR_FLUSH_ERR, st);
 	rnic_resp_flush_rq(qp);
 }

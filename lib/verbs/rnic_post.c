@@ -133,8 +133,8 @@ rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr 
 		STORE_REL(&qp->sq_pi, pi);
 		ring_doorbells(qp, start, pi);
 	}
-	if (rc == 0 && bad_wr != NULL)
-		*bad_wr = NULL;
+	if (bad_wr != NULL)
+		*bad_wr = rc == 0 ? NULL : wr;   /* the first WR not posted */
 	return rc;
 }
 
@@ -179,7 +179,7 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 			rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn,
 						 sizeof(uint32_t));
 	}
-	if (rc == 0 && bad_wr != NULL)
-		*bad_wr = NULL;
+	if (bad_wr != NULL)
+		*bad_wr = rc == 0 ? NULL : wr;
 	return rc;
 }

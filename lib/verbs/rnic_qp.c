@@ -127,6 +127,8 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 		qp->pmtu = dev->attr.mtu;
 		qp->attr.path_mtu = (enum rnic_mtu)(rte_log2_u32(dev->attr.mtu) - 7);
 	}
+	/* Source addressing now: UD never sets AV, and sends from the start. */
+	rnic_qp_build_l2(qp);
 	qp->scq->refs++;
 	qp->rcq->refs++;
 	pd->refs++;
@@ -377,6 +379,9 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 		if (mask & ~(M(STATE) | M(CUR_STATE)))
 			return -EINVAL;
 		if (next == RNIC_QPS_ERR) {
+			/* As Linux's ib_modify_qp_is_ok: Reset leaves only to Init. */
+			if (cur == RNIC_QPS_RESET)
+				return -EINVAL;
 			rnic_qp_to_error(qp);
 		} else {
 			STORE_REL(&qp->state, RNIC_QPS_RESET);

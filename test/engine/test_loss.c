@@ -371,6 +371,49 @@ test_peer_gone(void)
 	return 0;
 }
 
+/*
+ * A WQE that fails while TX is still segmenting it (a 600-packet WRITE
+ * stalls at the 512-packet window, the peer is gone, retries run out):
+ * exactly one RETRY_EXC_ERR for it, one flush for the next, nothing more.
+ * (The flush once wrapped sq_done past the fetch index: 2^32 completions.)
+ */
+static int
+test_fail_mid_wqe(void)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, 600 * 1024, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wrs[2], *bad;
+	struct rnic_wc wc[4];
+	int n = 0;
+
+	VERIFY(fresh_pair(1) == 0, "setup");
+	for (int i = 0; i < 2; i++) {
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 80 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED,
+			.next = i == 0 ? &wrs[1] : NULL };
+		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf;
+		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	}
+	b_alive = false;
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_FIRST), 1, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_TX].all = 1;
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	n = wait_wc(A.cq, wc, 2);
+	VERIFY(n == 2, "got %d completions", n);
+	VERIFY(wc[0].wr_id == 80 && wc[0].status == RNIC_WC_RETRY_EXC_ERR, "first: %s",
+	       rnic_wc_status_str(wc[0].status));
+	VERIFY(wc[1].wr_id == 81 && wc[1].status == RNIC_WC_WR_FLUSH_ERR, "second: %s",
+	       rnic_wc_status_str(wc[1].status));
+	for (int i = 0; i < 5000; i++)
+		poll_all();
+	VERIFY(rnic_poll_cq(A.cq, 4, wc) == 0, "extra completions after the flush");
+	VERIFY(!rnic_cq_overflowed(A.cq), "CQ overflowed");
+	b_alive = true;
+	for (int i = 0; i < 1000; i++)
+		poll_all();
+	printf("ok WQE failed mid-transmission: one error, one flush, nothing more\n");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -395,6 +438,7 @@ main(int argc, char **argv)
 	}
 #define RUN(x) do { if ((x) == 0) n_pass++; else n_fail++; } while (0)
 	RUN(test_peer_gone());
+	RUN(test_fail_mid_wqe());
 	RUN(loss_case("first packet of a WRITE lost", RNIC_IMPAIR_TX, OPC(WRITE_FIRST), 1,
 		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_WRITE, 10 * 1024 + 7, false));
 	RUN(loss_case("middle packet of a WRITE lost", RNIC_IMPAIR_TX, OPC(WRITE_MIDDLE), 4,
