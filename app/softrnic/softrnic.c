@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -27,6 +28,7 @@
 
 #include "rnic_config.h"
 #include "rnic_verbs.h"
+#include "soak.h"
 
 static volatile int quit;
 
@@ -104,6 +106,22 @@ setup_ports(void)
 				fprintf(stderr, "softrnic: ports[%u]: cannot create the ring pair\n", i);
 				return -1;
 			}
+		}
+	}
+	/* An impaired ring port: net_impair over its end of the pair. */
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+		char name[64], args[RNIC_CFG_DEVICE_MAX + 64];
+
+		if (p->impair[0] == '\0')
+			continue;
+		snprintf(name, sizeof(name), "net_impair_%s", p->name);
+		snprintf(args, sizeof(args), "port=net_ring_%s,%s", p->name, p->impair);
+		if (rte_vdev_init(name, args) != 0 ||
+		    rte_eth_dev_get_port_by_name(name, &ports[i].port_id) != 0) {
+			fprintf(stderr, "softrnic: ports[%u].impair: net_impair rejected \"%s\"\n",
+				i, p->impair);
+			return -1;
 		}
 	}
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
@@ -724,6 +742,66 @@ run_work_transmit(const struct rnic_cfg_work *w, struct wl_stats *ws)
 	return 0;
 }
 
+/* One side of the soak: the QP, its peer, and MRs of their own. */
+static int
+soak_side(int qi, uint32_t depth, struct soak_side *sd, uint8_t **mem)
+{
+	const struct rnic_cfg_qp *q = &cfg->qps[qi];
+	int pi = q->remote.qp_idx;
+	const struct rnic_cfg_qp *pq = &cfg->qps[pi];
+	uint64_t size = soak_mr_size(depth);
+	const int all = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
+			RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC;
+
+	memset(sd, 0, sizeof(*sd));
+	if (posix_memalign((void **)&mem[0], 4096, size) != 0 ||
+	    posix_memalign((void **)&mem[1], 4096, size) != 0)
+		return -1;
+	memset(mem[0], 0, size);
+	memset(mem[1], 0, size);
+	sd->dev = ports[q->port_idx].dev;
+	sd->peer_dev = ports[pq->port_idx].dev;
+	sd->qp = qps[qi];
+	sd->peer = qps[pi];
+	sd->scq = cqs[q->send_cq_idx];
+	sd->peer_rcq = cqs[pq->recv_cq_idx];
+	sd->lmem = mem[0];
+	sd->rmem = mem[1];
+	sd->lmr = rnic_reg_mr(ports[q->port_idx].pd, mem[0], size, all);
+	sd->rmr = rnic_reg_mr(ports[pq->port_idx].pd, mem[1], size, all);
+	sd->recv_off = (uint64_t)depth * SOAK_MAX_SIZE;
+	sd->counter_off = 2 * (uint64_t)depth * SOAK_MAX_SIZE;
+	return sd->lmr && sd->rmr ? 0 : -1;
+}
+
+static int
+run_soak(char *line, size_t len)
+{
+	const struct rnic_cfg_soak *k = &cfg->soak;
+	struct soak_common c = {
+		.messages = k->messages, .max_size = k->max_size, .depth = k->depth,
+		.seed = k->seed, .timeout_s = k->timeout_s,
+	};
+	struct soak_side clean, imp;
+	uint8_t *mem[4] = {0};
+	int rc = -1;
+
+	if (soak_side(k->baseline_qp_idx, k->depth, &clean, &mem[0]) == 0 &&
+	    soak_side(k->qp_idx, k->depth, &imp, &mem[2]) == 0)
+		rc = rnic_soak_run(&clean, &imp, &c, &quit, line, len);
+	else
+		snprintf(line, len, "soak: cannot set up the MRs");
+	quit = 1;
+	rte_eal_mp_wait_lcore();
+	rnic_dereg_mr(clean.lmr);
+	rnic_dereg_mr(clean.rmr);
+	rnic_dereg_mr(imp.lmr);
+	rnic_dereg_mr(imp.rmr);
+	for (int i = 0; i < 4; i++)
+		free(mem[i]);
+	return rc;
+}
+
 static void
 usage(const char *prog)
 {
@@ -808,6 +886,14 @@ main(int argc, char **argv)
 		       cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
 		       ws.messages - before, ws.errors - errs);
 	}
+	if (cfg->soak.present && !quit) {
+		char line[256] = "soak: not run";
+
+		status = run_soak(line, sizeof(line)) == 0 ? 0 : 1;
+		print_stats();
+		printf("%s\n", line);   /* the last line */
+		goto out;
+	}
 	if (cfg->n_work == 0 || !cfg->options.exit_when_done) {
 		uint64_t next = rte_get_tsc_cycles();
 
@@ -832,6 +918,7 @@ main(int argc, char **argv)
 		printf("transmitted: wrs=%" PRIu64 "\n", ws.transmitted);
 	if (cfg->n_work)
 		status = ws.errors ? 1 : 0;
+out:
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		rnic_dev_destroy(ports[i].dev);   /* frees its QPs and MRs */
 	for (unsigned int i = 0; i < cfg->n_mrs; i++)

@@ -739,7 +739,7 @@ static int parse_eal(struct ctx *c, const json_t *root)
 /* ------------------------------------------------------------------ */
 
 static const char *const port_keys[] = {
-	"name", "device", "ring_peer", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
+	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
 	"max_cqs", "mbufs", "ring_size", "burst", NULL
 };
 
@@ -759,6 +759,14 @@ static int parse_port(struct ctx *c, const json_t *o, int idx)
 		return fail(c, "give exactly one of \"device\" and \"ring_peer\"");
 	if (dev && GET_REQ(val_str, c, o, "device", p->device, sizeof(p->device)) < 0)
 		return -1;
+	if (json_object_get(o, "impair")) {
+		if (!peer)
+			return fail_at(c, "impair", "only a ring_peer port can be impaired");
+		if (GET_REQ(val_str, c, o, "impair", p->impair, sizeof(p->impair) - 32) < 0)
+			return -1;
+		if (strstr(p->impair, "port=") != NULL)
+			return fail_at(c, "impair", "leave out \"port=\": softrnic fills it in");
+	}
 	/* ring_peer is resolved once every port is known */
 	if (json_object_get(o, "mac")) {
 		if (GET_REQ(val_mac, c, o, "mac", p->mac) < 0)
@@ -1688,8 +1696,69 @@ static int parse_options(struct ctx *c, const json_t *root)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* soak, top level                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char *const soak_keys[] = {
+	"qp", "baseline_qp", "messages", "max_size", "depth", "seed", "timeout_s", NULL
+};
+
+/* An RC requester in RTS whose responder is a QP of this configuration. */
+static int soak_qp(struct ctx *c, const json_t *o, const char *key, uint32_t depth, int *idx)
+{
+	const struct rnic_cfg_qp *q, *peer;
+
+	if (get_ref(c, o, key, &c->qp_names, "QP", idx) < 0)
+		return -1;
+	q = &c->cfg->qps[*idx];
+	if (q->type != RNIC_QPT_RC)
+		return fail_at(c, key, "\"%s\" is not an RC QP", q->name);
+	if (q->state != RNIC_QPS_RTS || !q->has_remote || q->remote.qp_idx < 0)
+		return fail_at(c, key, "\"%s\" must be in RTS with remote.qp naming its peer",
+			       q->name);
+	peer = &c->cfg->qps[q->remote.qp_idx];
+	if (depth > q->cap.max_send_wr || depth > peer->cap.max_recv_wr)
+		return fail_at(c, "depth", "%u exceeds max_send_wr of \"%s\" or max_recv_wr of "
+			       "\"%s\"", depth, q->name, peer->name);
+	if (q->max_rd_atomic == 0 || peer->max_dest_rd_atomic == 0 ||
+	    (peer->access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
+			     RNIC_ACCESS_REMOTE_ATOMIC)) != (RNIC_ACCESS_REMOTE_WRITE |
+			     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC))
+		return fail_at(c, key, "\"%s\" needs READ/atomic credits and its peer remote "
+			       "write, read and atomic access", q->name);
+	return 0;
+}
+
+static int parse_soak(struct ctx *c, const json_t *root)
+{
+	struct rnic_cfg_soak *sk = &c->cfg->soak;
+	json_t *o = json_object_get(root, "soak");
+	size_t old;
+
+	if (!o)
+		return 0;
+	old = push_key(c, "soak");
+	if (!json_is_object(o))
+		return fail(c, "expected an object, got %s", type_name(o));
+	if (check_keys(c, o, soak_keys) < 0 ||
+	    get_uint64_t(c, o, "messages", 1, 1000000000, 10000, &sk->messages) < 0 ||
+	    get_uint32_t(c, o, "max_size", 8, 16384, 4096, &sk->max_size) < 0 ||
+	    get_uint32_t(c, o, "depth", 1, 256, 16, &sk->depth) < 0 ||
+	    get_uint64_t(c, o, "seed", 1, INT64_MAX, 1, &sk->seed) < 0 ||
+	    get_uint32_t(c, o, "timeout_s", 1, 86400, 300, &sk->timeout_s) < 0 ||
+	    soak_qp(c, o, "qp", sk->depth, &sk->qp_idx) < 0 ||
+	    soak_qp(c, o, "baseline_qp", sk->depth, &sk->baseline_qp_idx) < 0)
+		return -1;
+	if (sk->qp_idx == sk->baseline_qp_idx)
+		return fail_at(c, "baseline_qp", "must be another QP than \"qp\"");
+	sk->present = true;
+	pop(c, old);
+	return 0;
+}
+
 static const char *const top_keys[] = {
-	"eal", "ports", "lcores", "mrs", "cqs", "qps", "workload", "options", NULL
+	"eal", "ports", "lcores", "mrs", "cqs", "qps", "workload", "options", "soak", NULL
 };
 
 static struct rnic_config *load(const char *text, size_t len, char *err, size_t errlen)
@@ -1725,8 +1794,9 @@ static struct rnic_config *load(const char *text, size_t len, char *err, size_t 
 	else if (check_keys(&c, root, top_keys) == 0 && parse_eal(&c, root) == 0 &&
 		 parse_ports(&c, root) == 0 && parse_lcores(&c, root) == 0 &&
 		 parse_cqs(&c, root) == 0 && parse_mrs(&c, root) == 0 &&
-		 parse_qps(&c, root) == 0 && parse_workload(&c, root) == 0)
-		parse_options(&c, root);
+		 parse_qps(&c, root) == 0 && parse_workload(&c, root) == 0 &&
+		 parse_options(&c, root) == 0)
+		parse_soak(&c, root);
 	json_decref(root);
 	free(c.port_names.slot);
 	free(c.mr_names.slot);

@@ -49,6 +49,11 @@ struct rnic_cfg_port {
 	char name[RNIC_CFG_NAME_MAX];
 	/** DPDK device ("net_memif0", "net_pcap0,iface=x"); "" with ring_peer. */
 	char device[RNIC_CFG_DEVICE_MAX];
+	/**
+	 * net_impair devargs without "port=" (e.g. "drop=0.01,seed=7"): this
+	 * ring_peer port's link goes through a net_impair vdev. "" for none.
+	 */
+	char impair[RNIC_CFG_DEVICE_MAX];
 	/** The port joined to this one by an in-process ring pair, or -1. */
 	int ring_peer_idx;
 	bool has_mac;            /**< false: use the DPDK port's own MAC */
@@ -187,6 +192,18 @@ struct rnic_cfg_options {
 };
 
 /** A loaded configuration; every array has a count and may be NULL when empty. */
+/** The soak (top-level "soak"); present is false when absent. */
+struct rnic_cfg_soak {
+	bool present;
+	int qp_idx;              /**< requester of the impaired RC pair */
+	int baseline_qp_idx;     /**< requester of the clean RC pair */
+	uint64_t messages;
+	uint32_t max_size;       /**< 8..16384 */
+	uint32_t depth;          /**< messages in flight */
+	uint64_t seed;
+	uint32_t timeout_s;
+};
+
 struct rnic_config {
 	unsigned int eal_argc;
 	char **eal_argv;         /**< EAL arguments, without argv[0] */
@@ -203,6 +220,7 @@ struct rnic_config {
 	unsigned int n_work;
 	struct rnic_cfg_work *work;
 	struct rnic_cfg_options options;
+	struct rnic_cfg_soak soak;
 };
 
 /**

@@ -168,10 +168,17 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
 	return n;
 }
 
-/* A retry of the whole window; false when the retry count ran out. */
+/*
+ * A retry of the whole window; false when the retry count ran out. One
+ * loss shows up many times (every later READ response, every later ACK):
+ * only the first sign starts go-back-N from a given head; the others wait
+ * for that resend to make progress (the head moves) or for the loss timer.
+ */
 static bool
 retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
+	if (qp->comp.retrying && qp->comp.retry_head == qp->mq.head)
+		return true;
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
 		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
@@ -179,6 +186,8 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 	}
 	qp->comp.retry--;
 	rexmit_start(dev, qp, st);
+	qp->comp.retrying = 1;
+	qp->comp.retry_head = qp->mq.head;
 	return true;
 }
 

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the soak (config/soak.json: 1% drop + dup + reorder + corrupt) and
+# checks: exit 0, and the last line
+#   soak: messages=N lost=0 duplicated=0 corrupted=0 retransmits=R goodput_ratio=X
+# with N > 0 and R > 0 (the impairment really forced recovery).
+set -uo pipefail
+out=$(timeout 280 "$1" --config "$2" 2>&1)
+rc=$?
+echo "$out" | grep -E "^(soak|stats|softrnic)" | tail -12
+last=$(echo "$out" | tail -1)
+re='^soak: messages=([0-9]+) lost=0 duplicated=0 corrupted=0 retransmits=([0-9]+) goodput_ratio=[0-9.]+$'
+if [ $rc -ne 0 ]; then echo "FAIL: softrnic exited $rc"; echo "0 passed, 1 failed"; exit 1; fi
+if ! [[ "$last" =~ $re ]] || [ "${BASH_REMATCH[1]}" -eq 0 ] || [ "${BASH_REMATCH[2]}" -eq 0 ]; then
+    echo "FAIL: last line is '$last'"; echo "0 passed, 1 failed"; exit 1
+fi
+echo "1 passed, 0 failed"
