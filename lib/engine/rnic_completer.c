@@ -13,6 +13,7 @@
 
 static void loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type,
 			   uint8_t flags);
+static void rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns);
 
 /* Complete the oldest outstanding WQE (sq_done). */
 static void
@@ -52,6 +53,7 @@ mq_pop(struct rnic_qp *qp)
 	/* Seq-cst: pairs with the TX side's arm check (rnic_tx.c mq_push). */
 	__atomic_store_n(&qp->mq.head, qp->mq.head + 1, __ATOMIC_SEQ_CST);
 	qp->comp.acked_seq++;
+	qp->comp.rnr_retry = qp->attr.rnr_retry;   /* progress resets it */
 	if (qp->comp.rexmit_next - qp->mq.head > qp->mq.mask + 1u)
 		qp->comp.rexmit_next = qp->mq.head;   /* cursor fell behind */
 }
@@ -65,7 +67,7 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	while (mq_head(qp) != NULL)
 		mq_pop(qp);
 	qp->comp.in_read = 0;
-	qp->comp.rnr_deadline = 0;
+	qp->comp.rnr_waiting = 0;
 	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->mq.head;
 	/* The failed WQE may still be mid-transmission (sq_done is then past
 	 * sq_fetch until TX sees Error and skips ahead): compare signed. */
@@ -337,12 +339,10 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 		}
 		if (qp->attr.rnr_retry != 7)   /* 7 means retry forever */
 			qp->comp.rnr_retry--;
-		qp->comp.rnr_deadline = rte_get_tsc_cycles() +
-			rnic_rnr_wait_cycles(syn & 0x1f, dev->tsc_hz);
-		if (!qp->comp.on_tmr_list) {
-			qp->comp.on_tmr_list = 1;
-			dev->tmr_list[dev->tmr_n++] = qp;
-		}
+		/* Wait the responder's RNR time on the timer lcore's wheel, then
+		 * resend from the NAK'd packet (seed 3.4.5). The count is ours:
+		 * the wheel timer is a plain delay. */
+		rnr_timer_set(dev, qp, rnic_rnr_timer_ns(syn & 0x1f));
 		break;
 	case RNIC_AETH_NAK:
 		st->naks_rcvd++;
@@ -458,8 +458,9 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
 	qp->comp.loss_armed = 0;   /* an expired timer is not running */
 	if (qp->type != RNIC_QPT_RC || (s != RNIC_QPS_RTS && s != RNIC_QPS_SQD) || empty)
 		return;
-	if (qp->comp.acked_seq != qp->comp.arm_seq) {
-		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);   /* progress: fresh count */
+	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting) {
+		/* Progress, or waiting out an RNR NAK (not a loss): re-arm. */
+		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);
 		return;
 	}
 	if (ev->type == RNIC_TIMER_RETRY_EXCEEDED) {
@@ -471,6 +472,34 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
 	rexmit_start(dev, qp, st);
 	loss_timer_cmd(dev, qp, RNIC_TIMER_RESTART, RNIC_TIMER_F_KEEP_COUNT);
 	qp->comp.loss_armed = 1;
+}
+
+static void
+rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns)
+{
+	struct rnic_timer_event ev = {
+		.qp = qp->index, .type = RNIC_TIMER_SET, .timer = RNIC_TIMER_RNR,
+		.retry = RNIC_TIMER_RETRY_INFINITE, .value_ns = ns,
+	};
+
+	if (rte_ring_mp_enqueue_elem(dev->tmr_in, &ev, sizeof(ev)) != 0) {
+		dev->st_rx.s.tx_full++;
+		rexmit_start(dev, qp, &dev->st_rx.s);   /* no timer: resend now */
+		return;
+	}
+	qp->comp.rnr_waiting = 1;
+}
+
+static void
+rnr_timer_event(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	enum rnic_qp_state s = rnic_qp_state_get(qp);
+
+	if (!qp->comp.rnr_waiting)
+		return;   /* stale: the QP was reset or failed meanwhile */
+	qp->comp.rnr_waiting = 0;
+	if (qp->type == RNIC_QPT_RC && (s == RNIC_QPS_RTS || s == RNIC_QPS_SQD))
+		rexmit_start(dev, qp, st);
 }
 
 /* Expiries from the timer lcore. */
@@ -485,42 +514,35 @@ rnic_comp_timer_events(struct rnic_device *dev)
 	for (unsigned int i = 0; i < n; i++) {
 		struct rnic_qp *qp;
 
-		if (evs[i].qp > dev->qp_mask || evs[i].timer != RNIC_TIMER_LOSS)
+		if (evs[i].qp > dev->qp_mask)
 			continue;
 		qp = LOAD_ACQ(&dev->qps[evs[i].qp]);
-		if (qp != NULL)
+		if (qp == NULL)
+			continue;
+		if (evs[i].timer == RNIC_TIMER_LOSS)
 			loss_timer_event(dev, qp, &evs[i], st);
+		else if (evs[i].timer == RNIC_TIMER_RNR)
+			rnr_timer_event(dev, qp, st);
 	}
 	return n;
 }
 
-/* RNR waits and retransmission bursts that did not fit the TX buffer. */
+/* Retransmission bursts that did not fit the TX buffer at once. */
 unsigned int
 rnic_comp_timers(struct rnic_device *dev)
 {
 	struct rnic_dev_stats *st = &dev->st_rx.s;
 	unsigned int work = 0;
-	uint64_t now = 0;
 
 	for (uint32_t i = 0; i < dev->tmr_n; ) {
 		struct rnic_qp *qp = dev->tmr_list[i];
 		struct rnic_req_rx *c = &qp->comp;
+		enum rnic_qp_state s = rnic_qp_state_get(qp);
 
-		if (rnic_qp_state_get(qp) == RNIC_QPS_RESET ||
-		    rnic_qp_state_get(qp) == RNIC_QPS_ERR) {
-			c->rnr_deadline = 0;
+		if (s == RNIC_QPS_RESET || s == RNIC_QPS_ERR)
 			c->rexmit_next = c->rexmit_end;
-		}
-		if (c->rnr_deadline) {
-			if (now == 0)
-				now = rte_get_tsc_cycles();
-			if (now >= c->rnr_deadline) {
-				c->rnr_deadline = 0;
-				rexmit_start(dev, qp, st);
-			}
-		}
 		work += rexmit_pump(dev, qp, st);
-		if (c->rnr_deadline == 0 && c->rexmit_next == c->rexmit_end) {
+		if (c->rexmit_next == c->rexmit_end) {
 			c->on_tmr_list = 0;
 			dev->tmr_list[i] = dev->tmr_list[--dev->tmr_n];
 			continue;

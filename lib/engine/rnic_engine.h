@@ -6,13 +6,6 @@
 #include "rnic_pvt.h"
 #include "rnic_timer.h"
 
-/* RNR NAK timer code (IBA table 45) in TSC cycles. */
-static inline uint64_t
-rnic_rnr_wait_cycles(uint8_t code, uint64_t hz)
-{
-	return rnic_rnr_timer_ns(code) * hz / 1000000000ull;
-}
-
 /* Ack request policy: last packet of each message, and every Nth PSN so
  * the send window keeps moving inside long messages. */
 #define RNIC_ACKREQ_EVERY 16

@@ -218,7 +218,7 @@ struct rnic_req_rx {
 	uint32_t retry;          /* retries left (loss) */
 	uint32_t rnr_retry;
 	uint64_t deadline;       /* TSC of the loss timer, 0 = idle */
-	uint64_t rnr_deadline;   /* TSC to resend after RNR NAK, 0 = none */
+	uint8_t rnr_waiting;     /* an RNR NAK's wait runs on the wheel */
 	uint8_t loss_armed;      /* a loss timer SET is in force */
 	uint32_t acked_seq;      /* bumps on every release: forward progress */
 	uint32_t arm_seq;        /* acked_seq when the timer was last (re)armed */
@@ -366,7 +366,7 @@ struct rnic_device {
 	uint32_t rd_active_n;
 	struct rnic_qp **ack_list;    /* QPs with a coalesced ACK pending */
 	uint32_t ack_n;
-	struct rnic_qp **tmr_list;    /* QPs with an RNR wait or a resend */
+	struct rnic_qp **tmr_list;    /* QPs with a resend still to push out */
 	uint32_t tmr_n;
 	struct rnic_txbuf txb_resp;
 

@@ -348,6 +348,8 @@ reset_qp_state(struct rnic_qp *qp)
 
 	/* A stale expiry must not reach the QP's next life. */
 	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
+	stop.timer = RNIC_TIMER_RNR;
+	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
 	mq_release_all(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));

@@ -372,6 +372,45 @@ test_peer_gone(void)
 }
 
 /*
+ * A coalesced ACK lost: four WRITEs posted at once are answered by fewer
+ * ACKs than messages (the responder coalesces per burst); the first ACK is
+ * dropped, and the later one (or the timer) must complete all four.
+ */
+static int
+test_coalesced_ack_lost(void)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, 2000, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wrs[4], *bad;
+	struct rnic_wc wc[4];
+	uint64_t acks0 = stat_a("acks_rcvd");
+
+	VERIFY(fresh_pair(7) == 0, "setup");
+	fill(A.buf, 2000, 77);
+	for (int i = 0; i < 4; i++) {
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 90 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED,
+			.next = i < 3 ? &wrs[i + 1] : NULL };
+		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + i * 2048;
+		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	}
+	set_rule(RNIC_IMPAIR_RX, OPC(ACK), 1, RNIC_IMPAIR_DROP);
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 4) == 4, "completions");
+	for (int i = 0; i < 4; i++) {
+		VERIFY(wc[i].wr_id == 90u + i && wc[i].status == RNIC_WC_SUCCESS, "wc %d: %s", i,
+		       rnic_wc_status_str(wc[i].status));
+		VERIFY(memcmp(A.buf, B.buf + i * 2048, 2000) == 0, "data %d", i);
+	}
+	VERIFY(rules[RNIC_IMPAIR_RX].hits == 1, "rule");
+	/* Fewer ACKs arrived than messages completed: one covered several. */
+	VERIFY(stat_a("acks_rcvd") - acks0 >= 1 && stat_a("acks_rcvd") - acks0 < 4,
+	       "acks %" PRIu64, stat_a("acks_rcvd") - acks0);
+	printf("ok coalesced ACK lost (%" PRIu64 " ACKs received for 4 messages)\n",
+	       stat_a("acks_rcvd") - acks0);
+	return 0;
+}
+
+/*
  * A WQE that fails while TX is still segmenting it (a 600-packet WRITE
  * stalls at the 512-packet window, the peer is gone, retries run out):
  * exactly one RETRY_EXC_ERR for it, one flush for the next, nothing more.
@@ -459,6 +498,7 @@ main(int argc, char **argv)
 		      RNIC_IMPAIR_DROP, RNIC_WR_RDMA_READ, 8000, true));
 	RUN(loss_case("duplicate READ request while responses flow", RNIC_IMPAIR_TX,
 		      OPC(READ_REQ), 1, RNIC_IMPAIR_DUP, RNIC_WR_RDMA_READ, 20000, false));
+	RUN(test_coalesced_ack_lost());
 	RUN(test_atomic_once());
 	RUN(test_rnr());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
