@@ -155,6 +155,7 @@ setup_ports(void)
 			return -1;
 		}
 		ports[i].pd = rnic_alloc_pd(ports[i].dev);
+		rnic_telemetry_add_device(ports[i].dev, p->name);
 	}
 	return 0;
 }
@@ -336,9 +337,12 @@ launch_lcores(void)
 	}
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		rnic_dev_set_polled(ports[i].dev, true);
-	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++) {
+		for (unsigned int k = 0; k < lcores[lc].n; k++)
+			rnic_telemetry_add_lcore(lc, lcores[lc].dev[k], lcores[lc].roles[k]);
 		if (lcores[lc].n)
 			rte_eal_remote_launch(lcore_main, &lcores[lc], lc);
+	}
 	return 0;
 }
 

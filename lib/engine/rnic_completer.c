@@ -83,6 +83,7 @@ comp_fail(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 {
 	struct rnic_mq_ent *e = mq_head(qp);
 
+	qp->comp.n_err++;
 	if (e != NULL) {
 		uint32_t idx = e->wqe_idx;
 
@@ -163,6 +164,7 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
 			rte_mbuf_refcnt_update(e->m, 1);
 			rnic_txbuf_add(&dev->txb_resp, e->m);
 			st->tx_retransmits++;
+			qp->comp.n_rexmit++;
 			n++;
 		}
 		qp->comp.rexmit_next++;
@@ -346,6 +348,7 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 		break;
 	case RNIC_AETH_NAK:
 		st->naks_rcvd++;
+		qp->comp.n_nak++;
 		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 			break;
 		switch (syn & 0x1f) {
@@ -469,6 +472,7 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
 		return;
 	}
 	st->timer_expired++;
+	qp->comp.n_timeout++;
 	rexmit_start(dev, qp, st);
 	loss_timer_cmd(dev, qp, RNIC_TIMER_RESTART, RNIC_TIMER_F_KEEP_COUNT);
 	qp->comp.loss_armed = 1;

@@ -222,6 +222,10 @@ struct rnic_req_rx {
 	uint8_t loss_armed;      /* a loss timer SET is in force */
 	uint32_t acked_seq;      /* bumps on every release: forward progress */
 	uint32_t arm_seq;        /* acked_seq when the timer was last (re)armed */
+	uint64_t n_rexmit;       /* per-QP counters for telemetry */
+	uint64_t n_timeout;
+	uint64_t n_nak;
+	uint64_t n_err;
 	uint8_t retrying;        /* go-back-N started from retry_head */
 	uint32_t retry_head;     /* MultiQueue head when it started */
 	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */

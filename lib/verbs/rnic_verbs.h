@@ -115,6 +115,16 @@ bool rnic_dev_shared_txq(const struct rnic_device *dev);
  */
 unsigned int rnic_dev_tx_backlog(const struct rnic_device *dev);
 
+/**
+ * Publish a device under @p name on the telemetry endpoints /softrnic/qps,
+ * /softrnic/qp,<qpn>, /softrnic/stats[,<port>] and /softrnic/lcores (the
+ * first call registers them). @return 0 or -EINVAL (no room, bad args).
+ */
+int rnic_telemetry_add_device(struct rnic_device *dev, const char *name);
+
+/** Record that @p lcore polls @p roles (RNIC_ROLE_*) of @p dev. */
+int rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles);
+
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-telemetry.py endpoints:
+ *   /softrnic/qps             port name -> QPNs
+ *   /softrnic/qp,<qpn>        one QP (or <port>:<qpn>): state, PSNs, queues,
+ *                             unacknowledged packets, retransmissions
+ *   /softrnic/stats[,<port>]  counters, per-reason drops (all ports summed
+ *                             without a parameter)
+ *   /softrnic/lcores          lcore -> port roles and loop iterations
+ * Values are read while the lcores run (relaxed loads): a snapshot, not a
+ * transaction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "rnic_engine.h"
+
+#define MAX_TEL_DEVS 64
+#define MAX_TEL_LCORES 128
+
+static struct {
+	char name[32];
+	struct rnic_device *dev;
+} tel_devs[MAX_TEL_DEVS];
+static unsigned int n_tel_devs;
+
+static struct {
+	unsigned int lcore;
+	unsigned int dev_idx;
+	unsigned int roles;
+} tel_lcores[MAX_TEL_LCORES];
+static unsigned int n_tel_lcores;
+
+static const char *const qp_types[] = { [RNIC_QPT_RC] = "RC", [RNIC_QPT_UC] = "UC",
+					[RNIC_QPT_UD] = "UD" };
+
+static int
+tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < n_tel_devs; i++) {
+		struct rnic_device *dev = tel_devs[i].dev;
+		struct rte_tel_data *a = rte_tel_data_alloc();
+
+		if (a == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+		for (uint32_t k = 0; k <= dev->qp_mask; k++) {
+			struct rnic_qp *qp = LOAD_ACQ(&dev->qps[k]);
+
+			if (qp != NULL)
+				rte_tel_data_add_array_u64(a, qp->qpn);
+		}
+		rte_tel_data_add_dict_container(d, tel_devs[i].name, a, 0);
+	}
+	return 0;
+}
+
+static int
+tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const char *colon = params ? strchr(params, ':') : NULL;
+	struct rnic_qp *qp = NULL;
+	const char *port = NULL;
+	unsigned long qpn;
+	char *end;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	qpn = strtoul(colon ? colon + 1 : params, &end, 0);
+	if (*end != '\0' || qpn > RNIC_PSN_MASK)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n_tel_devs && qp == NULL; i++) {
+		if (colon && (strncmp(tel_devs[i].name, params, colon - params) != 0 ||
+			      tel_devs[i].name[colon - params] != '\0'))
+			continue;
+		qp = rnic_qp_lookup(tel_devs[i].dev, (uint32_t)qpn);
+		port = tel_devs[i].name;
+	}
+	if (qp == NULL)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "port", port);
+	rte_tel_data_add_dict_u64(d, "qpn", qp->qpn);
+	rte_tel_data_add_dict_string(d, "type", qp_types[qp->type]);
+	rte_tel_data_add_dict_string(d, "state", rnic_qp_state_str(rnic_qp_state_get(qp)));
+	rte_tel_data_add_dict_u64(d, "dest_qpn", qp->attr.dest_qp_num);
+	rte_tel_data_add_dict_u64(d, "pmtu", qp->pmtu);
+	rte_tel_data_add_dict_u64(d, "sq_psn", LOAD_RLX(&qp->req.psn));
+	rte_tel_data_add_dict_u64(d, "rq_psn", LOAD_RLX(&qp->resp.epsn));
+	rte_tel_data_add_dict_u64(d, "msn", LOAD_RLX(&qp->resp.msn));
+	rte_tel_data_add_dict_u64(d, "sq_outstanding",
+				  LOAD_RLX(&qp->sq_pi) - LOAD_RLX(&qp->sq_done));
+	rte_tel_data_add_dict_u64(d, "rq_posted", LOAD_RLX(&qp->rq_pi) - LOAD_RLX(&qp->rq_ci));
+	rte_tel_data_add_dict_u64(d, "unacked_packets",
+				  LOAD_RLX(&qp->mq.tail) - LOAD_RLX(&qp->mq.head));
+	rte_tel_data_add_dict_u64(d, "retransmits", LOAD_RLX(&qp->comp.n_rexmit));
+	rte_tel_data_add_dict_u64(d, "timeouts", LOAD_RLX(&qp->comp.n_timeout));
+	rte_tel_data_add_dict_u64(d, "naks_received", LOAD_RLX(&qp->comp.n_nak));
+	rte_tel_data_add_dict_u64(d, "errors", LOAD_RLX(&qp->comp.n_err));
+	return 0;
+}
+
+static void
+add_stats(struct rte_tel_data *d, const struct rnic_dev_stats *s)
+{
+	const uint64_t *v = (const uint64_t *)s;
+	char name[64];
+
+	for (unsigned int i = 0; i < rnic_dev_stat_count; i++)
+		rte_tel_data_add_dict_u64(d, rnic_dev_stat_names[i], v[i]);
+	for (unsigned int e = 1; e < RNIC_PKT_ERR_MAX && e < RTE_DIM(s->drop_reason); e++) {
+		snprintf(name, sizeof(name), "drop_reason_%s", rnic_pkt_err_name[e]);
+		rte_tel_data_add_dict_u64(d, name, s->drop_reason[e]);
+	}
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rnic_dev_stats sum = {0}, s;
+	bool found = false;
+
+	RTE_SET_USED(cmd);
+	for (unsigned int i = 0; i < n_tel_devs; i++) {
+		if (params && *params && strcmp(params, tel_devs[i].name) != 0)
+			continue;
+		rnic_dev_stats_get(tel_devs[i].dev, &s);
+		for (size_t k = 0; k < sizeof(s) / sizeof(uint64_t); k++)
+			((uint64_t *)&sum)[k] += ((uint64_t *)&s)[k];
+		found = true;
+	}
+	if (!found && params && *params)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	add_stats(d, &sum);
+	return 0;
+}
+
+static int
+tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const role_names[3] = { "tx", "rx", "timer" };
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < n_tel_lcores; i++) {
+		struct rnic_device *dev = tel_devs[tel_lcores[i].dev_idx].dev;
+		struct rte_tel_data *a = rte_tel_data_alloc();
+		char key[48], val[96];
+
+		if (a == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+		for (int r = 0; r < 3; r++) {
+			if (!(tel_lcores[i].roles & (1u << r)))
+				continue;
+			snprintf(val, sizeof(val), "%s:%s iterations=%" PRIu64,
+				 tel_devs[tel_lcores[i].dev_idx].name, role_names[r],
+				 LOAD_RLX(&dev->iter[r]));
+			rte_tel_data_add_array_string(a, val);
+		}
+		snprintf(key, sizeof(key), "lcore%u_%u", tel_lcores[i].lcore, i);
+		rte_tel_data_add_dict_container(d, key, a, 0);
+	}
+	return 0;
+}
+
+int
+rnic_telemetry_add_device(struct rnic_device *dev, const char *name)
+{
+	static bool registered;
+
+	if (dev == NULL || name == NULL || n_tel_devs == MAX_TEL_DEVS)
+		return -EINVAL;
+	if (!registered) {
+		rte_telemetry_register_cmd("/softrnic/qps", tel_qps,
+					   "QPNs per port. No parameters");
+		rte_telemetry_register_cmd("/softrnic/qp", tel_qp,
+					   "One QP. Parameter: qpn or port:qpn");
+		rte_telemetry_register_cmd("/softrnic/stats", tel_stats,
+					   "Counters and drops by reason. Parameter: port (optional)");
+		rte_telemetry_register_cmd("/softrnic/lcores", tel_cmd_lcores,
+					   "Engine lcores, their port roles and loop iterations");
+		registered = true;
+	}
+	snprintf(tel_devs[n_tel_devs].name, sizeof(tel_devs[0].name), "%s", name);
+	tel_devs[n_tel_devs].dev = dev;
+	n_tel_devs++;
+	return 0;
+}
+
+int
+rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles)
+{
+	for (unsigned int i = 0; i < n_tel_devs; i++) {
+		if (tel_devs[i].dev != dev)
+			continue;
+		if (n_tel_lcores == MAX_TEL_LCORES)
+			return -ENOSPC;
+		tel_lcores[n_tel_lcores].lcore = lcore;
+		tel_lcores[n_tel_lcores].dev_idx = i;
+		tel_lcores[n_tel_lcores].roles = roles;
+		n_tel_lcores++;
+		return 0;
+	}
+	return -ENOENT;
+}
