@@ -141,6 +141,8 @@ static struct {
 	struct fifo sq;
 	uint8_t sq_wc_opcode[32];   /* expected WC opcode, by sq fifo position */
 	uint64_t out_frames;
+	bool verbose;               /* FZ_VERBOSE=1: counters per input */
+	struct rnic_dev_stats last;
 } F;
 
 static uint8_t frame_buf[2048];
@@ -302,6 +304,8 @@ fz_engine_init(void)
 		FZ_CHECK(F.qp[q] != NULL, "create_qp 0x%x: %s", QPN[q], rte_strerror(rte_errno));
 		qp_to_rts(q);
 	}
+	F.verbose = getenv("FZ_VERBOSE") != NULL;
+	rnic_dev_stats_get(F.dev, &F.last);
 	F.pool_start = rte_mempool_avail_count(F.pool);
 	F.dev_pool_start = rte_mempool_avail_count(F.dev_pool);
 	F.ready = true;
@@ -740,12 +744,35 @@ begin_input(void)
 	post_recv(Q_UD);
 }
 
+/* FZ_VERBOSE: what the input made the engine do (counter deltas). */
+static void
+report(void)
+{
+	struct rnic_dev_stats st;
+	const uint64_t *now = (const uint64_t *)&st, *was = (const uint64_t *)&F.last;
+
+	rnic_dev_stats_get(F.dev, &st);
+	fprintf(stderr, "input %" PRIu64 ": out_frames=%" PRIu64, F.gen, F.out_frames);
+	for (unsigned int i = 0; i < rnic_dev_stat_count; i++)
+		if (now[i] != was[i])
+			fprintf(stderr, " %s=%" PRIu64, rnic_dev_stat_names[i], now[i] - was[i]);
+	for (unsigned int i = 0; i < RTE_DIM(st.drop_reason) && i < RNIC_PKT_ERR_MAX; i++)
+		if (st.drop_reason[i] != F.last.drop_reason[i])
+			fprintf(stderr, " drop.%s=%" PRIu64, rnic_pkt_err_name[i],
+				st.drop_reason[i] - F.last.drop_reason[i]);
+	fprintf(stderr, "\n");
+	F.last = st;
+	F.out_frames = 0;
+}
+
 static void
 end_input(void)
 {
 	struct rnic_qp_attr a;
 
 	settle();
+	if (F.verbose)
+		report();
 	/* Error flushes what is left: after it every WR has completed. */
 	for (int q = 0; q < NQ; q++) {
 		memset(&a, 0, sizeof(a));
