@@ -654,22 +654,22 @@ make_frame(uint8_t ctl0, uint8_t ctl1, const uint8_t *body_in, uint32_t blen)
 		}
 		if ((ctl0 & 0x10) && op != NULL) {
 			if ((op->mask & RNIC_M_RETH) &&
-			    blen >= op->offset[RNIC_EXT_RETH] + RNIC_RETH_LEN) {
+			    blen >= (uint32_t)op->offset[RNIC_EXT_RETH] + RNIC_RETH_LEN) {
 				uint8_t *r = b + op->offset[RNIC_EXT_RETH];
 
 				patch_key(r, r + 8, r + 12);
 			}
 			if ((op->mask & RNIC_M_ATMETH) &&
-			    blen >= op->offset[RNIC_EXT_ATMETH] + RNIC_ATMETH_LEN) {
+			    blen >= (uint32_t)op->offset[RNIC_EXT_ATMETH] + RNIC_ATMETH_LEN) {
 				uint8_t *a = b + op->offset[RNIC_EXT_ATMETH];
 
 				patch_key(a, a + 8, NULL);
 			}
 			if ((op->mask & RNIC_M_IETH) &&
-			    blen >= op->offset[RNIC_EXT_IETH] + RNIC_IETH_LEN)
+			    blen >= (uint32_t)op->offset[RNIC_EXT_IETH] + RNIC_IETH_LEN)
 				patch_key(NULL, b + op->offset[RNIC_EXT_IETH], NULL);
 			if ((op->mask & RNIC_M_DETH) &&
-			    blen >= op->offset[RNIC_EXT_DETH] + RNIC_DETH_LEN) {
+			    blen >= (uint32_t)op->offset[RNIC_EXT_DETH] + RNIC_DETH_LEN) {
 				rte_be32_t qk = rte_cpu_to_be_32(UD_QKEY);
 
 				memcpy(b + op->offset[RNIC_EXT_DETH], &qk, 4);
