@@ -53,6 +53,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c1 = rnic_config_load_string(text, err, sizeof(err));
 	free(text);
 	if (c1 == NULL) {
+		/* Known bug "config-newline": a JSON string holding \n is echoed
+		 * raw into the message. */
+		if (strchr(err, '\n') != NULL && fz_tolerate("config-newline"))
+			return 0;
+		if (err[0] == 0 || strchr(err, '\n') != NULL) {
+			fprintf(stderr, "message: \"");
+			for (const char *p = err; *p; p++)
+				fprintf(stderr, *p == '\n' ? "\\n" : "%c", *p);
+			fprintf(stderr, "\"\n");
+		}
 		FZ_CHECK(err[0] != 0 && strchr(err, '\n') == NULL &&
 			 strlen(err) < sizeof(err), "rejection without a one-line message");
 		return 0;

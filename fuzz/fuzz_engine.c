@@ -322,11 +322,22 @@ check_out_frame(const struct rte_mbuf *m)
 	enum rnic_pkt_err e = rnic_pkt_parse_mbuf(m, true, &pkt);
 
 	F.out_frames++;
+	if (F.verbose) {
+		char line[512];
+
+		rnic_pkt_format(line, sizeof(line), &pkt);
+		fprintf(stderr, "  out %s: %s\n", rnic_pkt_err_name[e], line);
+	}
 	FZ_CHECK(e == RNIC_PKT_ERR_OK, "the engine sent a bad frame: %s", rnic_pkt_err_name[e]);
 	FZ_CHECK(memcmp(pkt.l.dst_mac, PEER_MAC, 6) == 0 &&
 		 memcmp(pkt.l.src_mac, ENGINE_MAC, 6) == 0 &&
 		 pkt.l.dst_ip == rte_cpu_to_be_32(PEER_IP) &&
 		 pkt.l.src_ip == rte_cpu_to_be_32(ENGINE_IP), "sent with wrong addresses");
+	/* Known bug "uc-nak": a UC WRITE that fails its checks is NAKed with
+	 * an RC ACKNOWLEDGE to the UC peer (and the UC QP goes to Error). */
+	if (pkt.bth.opcode == RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK) &&
+	    pkt.bth.dqpn == PEER_QPN[Q_UC] && fz_tolerate("uc-nak"))
+		return;
 	FZ_CHECK(rnic_opcode_allowed(pkt.bth.opcode, RNIC_TRANSPORT_RC) &&
 		 pkt.bth.dqpn == PEER_QPN[Q_RC],
 		 "sent %s to QPN 0x%x: only the RC QP talks here",
@@ -838,6 +849,14 @@ fz_engine_run(enum fz_mode mode, const uint8_t *data, size_t size)
 			post_recv(q);
 		flen = make_frame(ctl0, ctl1, data + at, blen);
 		at += blen;
+		if (F.verbose) {
+			struct rnic_pkt pkt;
+			char line[512];
+			enum rnic_pkt_err e = rnic_pkt_parse_buf(frame_buf, flen, true, &pkt);
+
+			rnic_pkt_format(line, sizeof(line), &pkt);
+			fprintf(stderr, "  in  %s: %s\n", rnic_pkt_err_name[e], line);
+		}
 		inject(frame_buf, flen);
 		if (ctl0 & 0x40)
 			settle();

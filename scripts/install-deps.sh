@@ -8,6 +8,7 @@ pkgs=(
     libdpdk-dev dpdk-dev libnuma-dev libjansson-dev libisal-dev
     zlib1g-dev libpcap-dev
     python3-scapy tshark iproute2
+    clang-14 libclang-rt-14-dev valgrind
 )
 
 missing=()
