@@ -1761,6 +1761,15 @@ static const char *const top_keys[] = {
 	"eal", "ports", "lcores", "mrs", "cqs", "qps", "workload", "options", "soak", NULL
 };
 
+/* One line, whatever the document held: JSON strings and keys echoed in a
+ * message (and jansson's own text) may contain control characters. */
+static void one_line(char *err, size_t errlen)
+{
+	for (char *e = err; errlen && *e; e++)
+		if ((unsigned char)*e < 0x20 || *e == 0x7f)
+			*e = '?';
+}
+
 static struct rnic_config *load(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct ctx c = { .err = err, .errlen = errlen };
@@ -1783,6 +1792,7 @@ static struct rnic_config *load(const char *text, size_t len, char *err, size_t 
 		if (errlen)
 			snprintf(err, errlen, "invalid JSON at line %d, column %d: %s", je.line,
 				 je.column, je.text);
+		one_line(err, errlen);
 		errno = json_error_code(&je) == json_error_out_of_memory ? ENOMEM : EINVAL;
 		return NULL;
 	}
@@ -1805,6 +1815,7 @@ static struct rnic_config *load(const char *text, size_t len, char *err, size_t 
 	free(c.tx_wrs);
 	free(c.tx_rd);
 	if (c.errnum) {
+		one_line(err, errlen);
 		rnic_config_free(c.cfg);
 		errno = c.errnum;
 		return NULL;

@@ -177,12 +177,20 @@ rnic_resp_flush_acks(struct rnic_device *dev)
 	}
 }
 
-/* Fatal responder errors: NAK, then the QP goes to Error (class A/C). */
+/*
+ * Fatal responder errors: on RC a NAK, then the QP goes to Error (class
+ * A/C). UC has no acknowledgements at all (IBA 9.7.4): the message is
+ * dropped and the QP waits for the next First/Only.
+ */
 static void
 resp_fatal(struct rnic_device *dev, struct rnic_qp *qp, uint8_t nak, uint32_t psn)
 {
-	pending_set(dev, qp, RNIC_AETH_NAK | nak, psn);
 	qp->resp.in_msg = 0;
+	if (qp->type != RNIC_QPT_RC) {
+		dev->st_rx.s.drop_uc_gap++;
+		return;
+	}
+	pending_set(dev, qp, RNIC_AETH_NAK | nak, psn);
 }
 
 /* ------------------------------------------------------------------ */
