@@ -155,8 +155,10 @@ rnic_dev_poll_rx(struct rnic_device *dev)
 	work += rnic_resp_pump_reads(dev);
 	/* Each request can need one response right away: only take in
 	 * what the response buffer can answer. */
-	if (RNIC_TXBUF_SIZE - dev->txb_resp.n >= (uint32_t)burst * 2) {
-		n = rte_eth_rx_burst(dev->port_id, 0, pkts, burst);
+	for (uint16_t q = 0; q < dev->nb_rxq; q++) {
+		if (RNIC_TXBUF_SIZE - dev->txb_resp.n < (uint32_t)burst * 2)
+			break;
+		n = rte_eth_rx_burst(dev->port_id, q, pkts, burst);
 		for (unsigned int i = 0; i < n; i++) {
 			if (i + 1 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));

@@ -37,7 +37,7 @@ port_setup(struct rnic_device *dev)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
-	uint16_t p = dev->port_id, ntxq;
+	uint16_t p = dev->port_id, ntxq, nrxq;
 	int rc;
 
 	rc = rte_eth_dev_info_get(p, &info);
@@ -48,15 +48,25 @@ port_setup(struct rnic_device *dev)
 			 p, info.max_rx_queues, info.max_tx_queues);
 		return -ENOTSUP;
 	}
-	/* Two TX queues when the port has them, else one shared queue. */
-	ntxq = info.max_tx_queues >= 2 ? 2 : 1;
-	rc = rte_eth_dev_configure(p, 1, ntxq, &conf);
+	/*
+	 * Two TX queues when the port has them (and the caller did not ask for
+	 * one), else one shared queue. As many RX queues as TX queues where
+	 * the port allows: links like net_memif pair the peer's TX queue i
+	 * with our RX queue i, and a softrnic peer sends on two. The RX lcore
+	 * polls every RX queue.
+	 */
+	ntxq = info.max_tx_queues >= 2 && dev->attr.queues != 1 ? 2 : 1;
+	nrxq = RTE_MIN(ntxq, info.max_rx_queues);
+	rc = rte_eth_dev_configure(p, nrxq, ntxq, &conf);
 	if (rc != 0)
 		return rc;
-	rc = rte_eth_rx_queue_setup(p, 0, dev->attr.rxq_desc, rte_eth_dev_socket_id(p),
-				    NULL, dev->pool);
-	if (rc != 0)
-		return rc;
+	for (uint16_t q = 0; q < nrxq; q++) {
+		rc = rte_eth_rx_queue_setup(p, q, dev->attr.rxq_desc,
+					    rte_eth_dev_socket_id(p), NULL, dev->pool);
+		if (rc != 0)
+			return rc;
+	}
+	dev->nb_rxq = nrxq;
 	for (uint16_t q = 0; q < ntxq; q++) {
 		rc = rte_eth_tx_queue_setup(p, q, dev->attr.txq_desc,
 					    rte_eth_dev_socket_id(p), NULL);
@@ -122,10 +132,12 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 		dev->attr.mbuf_size = RTE_PKTMBUF_HEADROOM + 4096 + 128;
 	if (!dev->attr.ring_size) dev->attr.ring_size = 4096;
 	if (!dev->attr.burst) dev->attr.burst = 32;
+	dev->nb_rxq = 1;
 	if (!dev->attr.mtu) dev->attr.mtu = 4096;
 	if (!dev->attr.rxq_desc) dev->attr.rxq_desc = 1024;
 	if (!dev->attr.txq_desc) dev->attr.txq_desc = 1024;
 	if (dev->attr.max_qps > (1u << 20) || !rte_is_power_of_2(dev->attr.mtu) ||
+	    dev->attr.queues > 2 ||
 	    dev->attr.mtu < 256 || dev->attr.mtu > 4096 || dev->attr.burst > 512 ||
 	    dev->attr.mbuf_size < RTE_PKTMBUF_HEADROOM + 256 + 128 ||
 	    dev->attr.mbuf_size > UINT16_MAX || !rte_is_power_of_2(dev->attr.ring_size)) {
@@ -196,9 +208,13 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	} else {
 		struct rte_eth_dev_info info;
 
-		/* The caller configured the port: with one TX queue, share it. */
-		if (rte_eth_dev_info_get(a->port_id, &info) == 0 && info.nb_tx_queues == 1)
-			dev->txb_resp.queue = RNIC_TXQ_REQ;
+		/* The caller configured the port: with one TX queue, share it;
+		 * poll the RX queues it set up (at most two). */
+		if (rte_eth_dev_info_get(a->port_id, &info) == 0) {
+			if (info.nb_tx_queues == 1)
+				dev->txb_resp.queue = RNIC_TXQ_REQ;
+			dev->nb_rxq = RTE_MAX(RTE_MIN(info.nb_rx_queues, (uint16_t)2), (uint16_t)1);
+		}
 	}
 	return dev;
 fail:

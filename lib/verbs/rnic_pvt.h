@@ -343,6 +343,7 @@ struct rnic_lcore_stats {
 struct rnic_device {
 	struct rnic_dev_attr attr;
 	uint16_t port_id;
+	uint16_t nb_rxq;              /* RX queues the RX lcore polls */
 	uint8_t mac[6];
 	rte_be32_t ipv4;
 	struct rte_mempool *pool;

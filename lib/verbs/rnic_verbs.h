@@ -53,6 +53,10 @@ struct rnic_dev_attr {
 	uint16_t rxq_desc;       /**< default 1024 */
 	uint16_t txq_desc;       /**< default 1024 */
 	bool no_port_setup;      /**< the caller configured and started the port */
+	uint8_t queues;          /**< TX (and RX) queue pairs: 0 = two when the
+				  *   port has them, 1 = one shared queue (TX and
+				  *   RX roles then on one lcore; for a peer such
+				  *   as testpmd with one queue on net_memif) */
 };
 
 /**

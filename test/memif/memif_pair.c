@@ -34,12 +34,12 @@
  *
  * Port layout: net_memif pairs TX queue i of one side with RX queue i of
  * the other, and the server refuses a client that offers more TX rings
- * than the server has RX queues ("Invalid ring index"). softrnic's own
- * port setup (1 RX + 2 TX on both sides) therefore never links up, and a
- * second TX queue would land in an RX queue the engine does not poll. The
+ * than the server has RX queues ("Invalid ring index"). By default the
  * test configures 1 RX + 1 TX itself (rnic_dev_attr.no_port_setup): the
  * engine then shares its TX queue between requests and responses, which
- * is allowed because one lcore polls every role.
+ * is allowed because one lcore polls every role. With --engine-port-setup
+ * rnic_dev_create sets the port up: two RX and two TX queues on each side,
+ * and the RX lcore polls both RX queues.
  *
  * Teardown works around two net_memif bugs (see server_wait_disconnect):
  * both engines stop polling, the client closes its port first, and the
@@ -51,7 +51,7 @@
  * them on timeout) and prints "N passed, M failed" last: messages passed
  * on each side plus each side's counter check; a child that fails,
  * crashes or times out adds a failure. Usage:
- * memif_pair [--timeout=S] [extra EAL args for both children].
+ * memif_pair [--timeout=S] [--engine-port-setup] [extra EAL args for both children].
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -407,6 +407,12 @@ wait_wc(struct proc *p, struct rnic_wc *wc)
 /* ------------------------------------------------------------------ */
 
 /* 1 RX + 1 TX queue: see the header comment for why not softrnic's 1+2. */
+/* --engine-port-setup: rnic_dev_create configures and starts the port
+ * itself (two RX and two TX queues on both sides) instead of the test. */
+static bool engine_port_setup;
+
+static int dev_setup(struct proc *p);
+
 static int
 port_start(struct proc *p)
 {
@@ -418,6 +424,8 @@ port_start(struct proc *p)
 		     rte_eth_dev_count_avail());
 	RTE_ETH_FOREACH_DEV(p->port)
 		break;
+	if (engine_port_setup)
+		return dev_setup(p);   /* starts the port */
 	p->rxpool = rte_pktmbuf_pool_create("memif_rx", 8191, 256, 0,
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (p->rxpool == NULL)
@@ -463,7 +471,7 @@ dev_setup(struct proc *p)
 {
 	struct rnic_dev_attr a = {
 		.port_id = p->port, .ipv4 = p->ip, .mbufs = 8192, .mtu = PMTU,
-		.no_port_setup = true,
+		.no_port_setup = !engine_port_setup,
 	};
 	int access = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
 		     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC;
@@ -472,8 +480,8 @@ dev_setup(struct proc *p)
 	p->dev = rnic_dev_create(&a);
 	if (p->dev == NULL)
 		FAIL(p, "rnic_dev_create: %s", rte_strerror(rte_errno));
-	if (!rnic_dev_shared_txq(p->dev))
-		FAIL(p, "expected a shared TX queue on a 1-TX-queue port");
+	if (rnic_dev_shared_txq(p->dev) != !engine_port_setup)
+		FAIL(p, "TX queue sharing is not what the port layout implies");
 	p->pd = rnic_alloc_pd(p->dev);
 	p->cq = rnic_create_cq(p->dev, 1024);
 	if (posix_memalign((void **)&p->buf, 4096, REGION) != 0)
@@ -987,6 +995,8 @@ side_close(struct proc *p, bool launched)
 		rnic_destroy_ah(p->ah);
 	if (p->dev != NULL)
 		rnic_dev_destroy(p->dev);   /* QPs, CQs and MRs with it */
+	if (engine_port_setup && p->dev != NULL)
+		rte_eth_dev_close(p->port);   /* rnic_dev_destroy stopped it */
 	for (unsigned int i = 0; i < p->n_inv; i++)
 		free(p->inv_buf[i]);
 	free(p->buf);
@@ -1024,7 +1034,7 @@ run_side(struct proc *p)
 		goto out;
 	if (p->role == SERVER && oob_recv(p, OOB_HELLO, 0, &p->peer) != 0)
 		goto out;
-	if (link_wait(p) != 0 || dev_setup(p) != 0)
+	if (link_wait(p) != 0 || (!engine_port_setup && dev_setup(p) != 0))
 		goto out;
 
 	lcore = rte_get_next_lcore(-1, 1, 0);
@@ -1220,6 +1230,8 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strncmp(argv[i], "--timeout=", 10) == 0)
 			timeout_s = atoi(argv[i] + 10);
+		else if (strcmp(argv[i], "--engine-port-setup") == 0)
+			engine_port_setup = true;   /* inherited by the forked children */
 		else
 			extra[n_extra++] = argv[i];
 	}
