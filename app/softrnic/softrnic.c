@@ -129,7 +129,7 @@ setup_ports(void)
 		struct rnic_dev_attr a = {
 			.ipv4 = p->ipv4, .max_qps = p->max_qps, .max_mrs = p->max_mrs,
 			.max_cqs = p->max_cqs, .mbufs = p->mbufs, .ring_size = p->ring_size,
-			.burst = p->burst,
+			.burst = p->burst, .queues = p->queues,
 		};
 
 		if (p->ring_peer_idx < 0) {

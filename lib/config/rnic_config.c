@@ -740,7 +740,7 @@ static int parse_eal(struct ctx *c, const json_t *root)
 
 static const char *const port_keys[] = {
 	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
-	"max_cqs", "mbufs", "ring_size", "burst", NULL
+	"max_cqs", "mbufs", "ring_size", "burst", "queues", NULL
 };
 
 static int parse_port(struct ctx *c, const json_t *o, int idx)
@@ -781,7 +781,8 @@ static int parse_port(struct ctx *c, const json_t *o, int idx)
 	    get_uint32_t(c, o, "max_cqs", 1, 65536, 256, &p->max_cqs) < 0 ||
 	    get_uint32_t(c, o, "mbufs", 256, 1 << 24, 16384, &p->mbufs) < 0 ||
 	    get_uint32_t(c, o, "ring_size", 64, 1 << 20, 4096, &p->ring_size) < 0 ||
-	    get_uint16_t(c, o, "burst", 1, 512, 32, &p->burst) < 0)
+	    get_uint16_t(c, o, "burst", 1, 512, 32, &p->burst) < 0 ||
+	    get_uint8_t(c, o, "queues", 1, 2, 0, &p->queues) < 0)
 		return -1;
 	if (p->ring_size & (p->ring_size - 1))
 		return fail_at(c, "ring_size", "%u is not a power of two", p->ring_size);

@@ -61,6 +61,7 @@ struct rnic_cfg_port {
 	rte_be32_t ipv4;         /**< network order, as rnic_dev_attr */
 	uint16_t vlan;           /**< 0: untagged, else VLAN ID 1..4094 */
 	uint16_t burst;
+	uint8_t queues;          /**< 0: auto (two when the port has them), 1, 2 */
 	uint32_t max_qps;
 	uint32_t max_mrs;
 	uint32_t max_cqs;

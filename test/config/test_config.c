@@ -619,6 +619,8 @@ static const struct {
 
 	/* options */
 	{ E1("options", "pacp", "'x'"), "options: unknown key \"pacp\" (did you mean \"pcap\"?)" },
+	{ E1("ports[0]", "queues", "3"), "ports[0].queues: 3 is out of range" },
+	{ E1("ports[0]", "queues", "'one'"), "ports[0].queues: expected an integer, got string" },
 	/* ports[].impair and the soak */
 	{ E1("ports[2]", "impair", "'drop=0.1'"),
 	  "ports[2].impair: only a ring_peer port can be impaired" },
