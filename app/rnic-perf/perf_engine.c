@@ -517,6 +517,20 @@ intr_barrier_cb(void *arg)
 	__atomic_store_n(&intr_barrier, 1, __ATOMIC_RELEASE);
 }
 
+/* Let the interrupt thread run one more round: an alarm it fires after
+ * what it already had queued (memif's deferred unregistrations). */
+static void
+intr_sync(void)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	__atomic_store_n(&intr_barrier, 0, __ATOMIC_RELEASE);
+	if (rte_eal_alarm_set(1, intr_barrier_cb, NULL) != 0)
+		return;
+	while (!__atomic_load_n(&intr_barrier, __ATOMIC_ACQUIRE) && rte_get_tsc_cycles() < end)
+		rte_delay_us_sleep(1000);
+}
+
 /*
  * Close the ports. @p wait_disconnect: the memif server side, whose peer
  * closed first. net_memif frees its shared regions on disconnect in the
@@ -543,13 +557,7 @@ perf_engine_close(struct perf_side *sides, unsigned int nsides, bool wait_discon
 					break;
 				rte_delay_us_sleep(1000);
 			}
-			__atomic_store_n(&intr_barrier, 0, __ATOMIC_RELEASE);
-			if (rte_eal_alarm_set(1, intr_barrier_cb, NULL) == 0) {
-				end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
-				while (!__atomic_load_n(&intr_barrier, __ATOMIC_ACQUIRE) &&
-				       rte_get_tsc_cycles() < end)
-					rte_delay_us_sleep(1000);
-			}
+			intr_sync();
 		}
 		perf_side_destroy(s);
 		if (s->own_port_setup) {
