@@ -40,11 +40,17 @@ run: build
 	bash scripts/demo.sh $(BUILD)
 
 # The single CI command: each stage stops the run on failure.
-test: test-unit
+test:
+	@echo "== make test: test-unit (started $$(date -u +%T))"
+	$(MAKE) --no-print-directory test-unit
+	@echo "== make test: test-asan (started $$(date -u +%T))"
 	$(MAKE) --no-print-directory test-asan
+	@echo "== make test: fuzz-short (started $$(date -u +%T))"
 	$(MAKE) --no-print-directory fuzz-short
+	@echo "== make test: valgrind (started $$(date -u +%T))"
 	$(MAKE) --no-print-directory valgrind
-	@echo "make test: unit, asan, fuzz-short and valgrind all passed"
+	@echo "== make test: unit, asan, fuzz-short and valgrind all passed ($$(date -u +%T))"
+	@echo "stages: 4 passed, 0 failed"
 
 test-unit: build
 	meson test -C $(BUILD) $(MESON_TEST_ARGS)
