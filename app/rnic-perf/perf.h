@@ -63,6 +63,7 @@ struct perf_opts {
 	enum perf_map map;
 	const char *config;      /* --config */
 	uint32_t ring_size;      /* --ring-size: each direction of the ring pair */
+	uint16_t queues;         /* --queues: 0 = pair 1, memif 2 */
 	bool progress;           /* progress lines on stderr for long runs */
 	bool verbose;            /* engine counters after each size */
 	bool size_set, iters_set, tx_set, cq_mod_set, rx_set;

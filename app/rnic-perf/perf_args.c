@@ -58,6 +58,7 @@ perf_usage(FILE *f, const char *prog)
 "                          (default: each device on its own worker lcore; the main lcore posts and polls)\n"
 "  --config FILE           softrnic JSON config: its eal, ports and lcores sections\n"
 "  --ring-size=N           ring pair size (default 4096)\n"
+"  --queues=N              pair/memif ports: RX and TX queues (pair 1, for testpmd; memif 2)\n"
 "  --no-progress           no progress lines on stderr\n"
 "  -v, --verbose           engine counters after each size\n",
 		prog, prog, prog);
@@ -113,6 +114,7 @@ num(const char *arg, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
+	OPT_QUEUES,
 };
 
 int
@@ -150,6 +152,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "engine-on-main", no_argument, NULL, OPT_MAIN },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "ring-size", required_argument, NULL, OPT_RING },
+		{ "queues", required_argument, NULL, OPT_QUEUES },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -359,6 +362,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 				return -1;
 			}
 			o->ring_size = (uint32_t)v;
+			break;
+		case OPT_QUEUES:
+			if (num(optarg, "--queues", 1, 2, &v))
+				return -1;
+			o->queues = (uint16_t)v;
 			break;
 		case OPT_NOPROG:
 			o->progress = false;

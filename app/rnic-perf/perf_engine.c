@@ -80,33 +80,43 @@ port_name(uint16_t port)
 	return n;
 }
 
-/* 1 RX + 1 TX queue: net_memif pairs TX queue i with the peer's RX queue i
- * and refuses more TX rings than the peer has RX queues, so softrnic's own
- * 1 RX + 2 TX never links up with a 1-queue peer (testpmd, another
- * rnic-perf). The engine then shares the TX queue between requests and
- * responses, so the TX and RX roles of such a device need one thread. */
+/*
+ * @p nq RX and TX queues. net_memif pairs TX queue i with the peer's RX
+ * queue i and refuses more TX rings than the peer has RX queues, so a
+ * one-queue peer (dpdk-testpmd) needs nq = 1: the engine then shares the
+ * TX queue between requests and responses, and the TX and RX roles of the
+ * device need one thread. Two rnic-perf processes use nq = 2 (requests on
+ * queue 0, responses on queue 1; the RX role polls both), as the engine's
+ * own port setup does.
+ */
 static int
-port_setup_own(struct perf_side *s)
+port_setup_own(struct perf_side *s, uint16_t nq)
 {
 	struct rte_eth_conf conf = {0};
 	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_eth_dev_info info;
 	int rc;
 
 	snprintf(name, sizeof(name), "perf_rx%u", s->port_id);
-	s->rxpool = rte_pktmbuf_pool_create(name, 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	s->rxpool = rte_pktmbuf_pool_create(name, 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					    rte_socket_id());
 	if (s->rxpool == NULL) {
 		fprintf(stderr, "rnic-perf: port %s: RX mbuf pool: %s (give EAL more memory, "
 			"e.g. -m 1024)\n", port_name(s->port_id), rte_strerror(rte_errno));
 		return -1;
 	}
-	rc = rte_eth_dev_configure(s->port_id, 1, 1, &conf);
+	rc = rte_eth_dev_info_get(s->port_id, &info);
+	if (rc == 0 && (info.max_rx_queues < nq || info.max_tx_queues < nq))
+		nq = 1;
 	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(s->port_id, 0, 1024, rte_eth_dev_socket_id(s->port_id),
+		rc = rte_eth_dev_configure(s->port_id, nq, nq, &conf);
+	for (uint16_t q = 0; rc == 0 && q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(s->port_id, q, 1024, rte_eth_dev_socket_id(s->port_id),
 					    NULL, s->rxpool);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(s->port_id, 0, 1024, rte_eth_dev_socket_id(s->port_id),
-					    NULL);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(s->port_id, q, 1024,
+						    rte_eth_dev_socket_id(s->port_id), NULL);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "rnic-perf: port %s setup: %s\n", port_name(s->port_id),
 			strerror(-rc));
@@ -207,9 +217,14 @@ perf_engine_ports(struct perf_opts *o, struct rnic_config *cfg, struct perf_side
 			}
 		}
 	}
-	for (unsigned int i = 0; i < nsides; i++)
-		if (port_setup_own(&sides[i]) != 0)
+	for (unsigned int i = 0; i < nsides; i++) {
+		uint16_t nq = o->queues ? o->queues : o->link == LINK_PAIR ? 1 : 2;
+
+		if (cfg != NULL && cfg->ports[i].queues)
+			nq = cfg->ports[i].queues;
+		if (port_setup_own(&sides[i], nq) != 0)
 			return -1;
+	}
 	return 0;
 }
 
