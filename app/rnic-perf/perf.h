@@ -50,6 +50,7 @@ struct perf_params {
 	uint32_t duplex;         /* -b */
 	uint32_t atomic_type;    /* -A */
 	uint32_t no_peak;        /* -N */
+	uint32_t qp_timeout;     /* -u: local ACK timeout, 4.096 us * 2^u (14) */
 };
 
 struct perf_opts {
@@ -64,6 +65,7 @@ struct perf_opts {
 	const char *config;      /* --config */
 	uint32_t ring_size;      /* --ring-size: each direction of the ring pair */
 	uint16_t queues;         /* --queues: 0 = pair 1, memif 2 */
+	uint32_t timer_every;    /* --timer-every: timer role every Nth loop */
 	bool progress;           /* progress lines on stderr for long runs */
 	bool verbose;            /* engine counters after each size */
 	bool size_set, iters_set, tx_set, cq_mod_set, rx_set;

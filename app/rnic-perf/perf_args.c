@@ -42,6 +42,7 @@ perf_usage(FILE *f, const char *prog)
 "  -A, --atomic_type=T     CMP_AND_SWAP or FETCH_AND_ADD (default)\n"
 "  -b, --bidirectional     both sides send (bw only)\n"
 "  -N, --noPeak            do not compute the peak bandwidth\n"
+"  -u, --qp-timeout=T      RC local ACK timeout 4.096 us * 2^T (14; 0 = none)\n"
 "      --report_gbits      Gb/sec instead of MB/sec (MB = 2^20 bytes, as perftest)\n"
 "      --out_json FILE     also write the results as JSON\n"
 "  -p, --port=P            TCP port of the out-of-band exchange (18515)\n"
@@ -59,6 +60,7 @@ perf_usage(FILE *f, const char *prog)
 "  --config FILE           softrnic JSON config: its eal, ports and lcores sections\n"
 "  --ring-size=N           ring pair size (default 4096)\n"
 "  --queues=N              pair/memif ports: RX and TX queues (pair 1, for testpmd; memif 2)\n"
+"  --timer-every=N         poll the timer role every Nth engine loop (1, as softrnic)\n"
 "  --no-progress           no progress lines on stderr\n"
 "  -v, --verbose           engine counters after each size\n",
 		prog, prog, prog);
@@ -114,7 +116,7 @@ num(const char *arg, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
-	OPT_QUEUES,
+	OPT_QUEUES, OPT_TIMER_EVERY,
 };
 
 int
@@ -141,6 +143,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "atomic_type", required_argument, NULL, 'A' },
 		{ "bidirectional", no_argument, NULL, 'b' },
 		{ "noPeak", no_argument, NULL, 'N' },
+		{ "qp-timeout", required_argument, NULL, 'u' },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "out_json", required_argument, NULL, OPT_JSON },
 		{ "port", required_argument, NULL, 'p' },
@@ -153,6 +156,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "ring-size", required_argument, NULL, OPT_RING },
 		{ "queues", required_argument, NULL, OPT_QUEUES },
+		{ "timer-every", required_argument, NULL, OPT_TIMER_EVERY },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -174,6 +178,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	p->out_reads = 16;
 	p->atomic_type = ATOMIC_FETCH_AND_ADD;
 	p->margin = -1;
+	p->qp_timeout = 14;   /* perftest's DEF_QP_TIME */
 	o->link = LINK_RING;
 	o->tcp_port = PERF_DEF_PORT;
 	o->host = "127.0.0.1";
@@ -183,7 +188,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	opterr = 1;
 	/* '+': stop at the first non-option? No: permute, so that the test
 	 * name may come first or last, as with perftest's server name. */
-	while ((c = getopt_long(argc, argv, "s:an:D:q:c:m:t:r:l:Q:I:o:A:bNp:vh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:an:D:q:c:m:t:r:l:Q:I:o:A:bNu:p:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case OPT_TEST:
 			for (v = 0; v < 4 && strcmp(optarg, verb_names[v]) != 0; v++)
@@ -309,6 +314,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'N':
 			p->no_peak = 1;
 			break;
+		case 'u':
+			if (num(optarg, "-u (QP timeout)", 0, 31, &v))
+				return -1;
+			p->qp_timeout = (uint32_t)v;
+			break;
 		case OPT_GBITS:
 			o->gbits = true;
 			break;
@@ -367,6 +377,11 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			if (num(optarg, "--queues", 1, 2, &v))
 				return -1;
 			o->queues = (uint16_t)v;
+			break;
+		case OPT_TIMER_EVERY:
+			if (num(optarg, "--timer-every", 1, 4096, &v))
+				return -1;
+			o->timer_every = (uint32_t)v;
 			break;
 		case OPT_NOPROG:
 			o->progress = false;
@@ -486,7 +501,7 @@ perf_check_params(const struct perf_params *p, char *err, size_t len)
 	}
 	if (p->size > PERF_MAX_SIZE || p->qps == 0 || p->qps > PERF_MAX_QPS ||
 	    p->tx_depth == 0 || p->post_list == 0 || p->cq_mod == 0 || p->rx_depth == 0 ||
-	    p->out_reads == 0 || p->out_reads > 16 || p->inline_size > 1024 ||
+	    p->out_reads == 0 || p->out_reads > 16 || p->inline_size > 1024 || p->qp_timeout > 31 ||
 	    (p->mtu & (p->mtu - 1)) || p->mtu < 256 || p->mtu > 4096) {
 		snprintf(err, len, "parameter out of range");
 		return -1;

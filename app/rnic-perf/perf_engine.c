@@ -324,21 +324,28 @@ plan_add(unsigned int lc, struct perf_side *s, unsigned int roles)
 	return 0;
 }
 
+/* --timer-every N: the timer role runs every Nth loop (1: every loop, as
+ * the softrnic daemon does). */
+static unsigned int timer_every = 1;
+
 static int
 engine_main(void *arg)
 {
 	struct lc_plan *pl = arg;
-	unsigned int idle = 0;
+	unsigned int idle = 0, loop = 0;
 
 	while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
 		unsigned int work = 0;
+		bool tmr = ++loop >= timer_every;
 
+		if (tmr)
+			loop = 0;
 		for (unsigned int i = 0; i < pl->n; i++) {
 			if (pl->roles[i] & RNIC_ROLE_TX)
 				work += rnic_dev_poll_tx(pl->dev[i]);
 			if (pl->roles[i] & RNIC_ROLE_RX)
 				work += rnic_dev_poll_rx(pl->dev[i]);
-			if (pl->roles[i] & RNIC_ROLE_TIMER)
+			if ((pl->roles[i] & RNIC_ROLE_TIMER) && (tmr || pl->roles[i] == RNIC_ROLE_TIMER))
 				work += rnic_dev_poll_timer(pl->dev[i]);
 		}
 		if (work) {
@@ -362,6 +369,7 @@ perf_engine_launch(struct perf_opts *o, struct rnic_config *cfg, struct perf_sid
 
 	RTE_LCORE_FOREACH_WORKER(lc)
 		workers[nw++] = lc;
+	timer_every = o->timer_every ? o->timer_every : 1;
 	memset(plans, 0, sizeof(plans));
 	main_sides = sides;
 	main_nsides = nsides;
@@ -491,11 +499,18 @@ perf_engine_on_main(void)
 void
 perf_poll(bool idle)
 {
+	static unsigned int loop;
+
 	if (on_main) {
+		bool tmr = ++loop >= timer_every;
+
+		if (tmr)
+			loop = 0;
 		for (unsigned int i = 0; i < main_nsides; i++) {
 			rnic_dev_poll_tx(main_sides[i].dev);
 			rnic_dev_poll_rx(main_sides[i].dev);
-			rnic_dev_poll_timer(main_sides[i].dev);
+			if (tmr)
+				rnic_dev_poll_timer(main_sides[i].dev);
 		}
 		return;
 	}

@@ -149,7 +149,7 @@ perf_side_connect(const struct perf_opts *o, struct perf_side *s)
 		if (r == 0) {
 			a.qp_state = RNIC_QPS_RTS;
 			a.sq_psn = s->psn[i];
-			a.timeout = 14;   /* perftest's DEF_QP_TIME */
+			a.timeout = (uint8_t)p->qp_timeout;
 			a.retry_cnt = 7;
 			a.rnr_retry = 7;
 			a.max_rd_atomic = (uint8_t)p->out_reads;
