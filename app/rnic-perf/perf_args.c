@@ -409,7 +409,8 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			continue;
 		}
 		*o = save;
-		if (o->client && o->link == LINK_MEMIF && strcmp(o->host, "127.0.0.1") == 0) {
+		if (o->client && (o->link == LINK_MEMIF || o->config != NULL) &&
+		    strcmp(o->host, "127.0.0.1") == 0) {
 			o->host = argv[i];
 			continue;
 		}
@@ -422,11 +423,16 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (o->config && n_maps == 0)
 		o->map = MAP_CONFIG;
-	if (o->link == LINK_MEMIF && o->server == o->client) {
+	if (o->server && o->client) {
+		fprintf(stderr, "rnic-perf: --server or --client, not both\n");
+		return -1;
+	}
+	/* With --config the ports section decides the link (rnic_perf.c). */
+	if (o->config == NULL && o->link == LINK_MEMIF && o->server == o->client) {
 		fprintf(stderr, "rnic-perf: --link memif needs --server or --client\n");
 		return -1;
 	}
-	if (o->link != LINK_MEMIF && (o->server || o->client)) {
+	if (o->config == NULL && o->link != LINK_MEMIF && (o->server || o->client)) {
 		fprintf(stderr, "rnic-perf: --server/--client go with --link memif\n");
 		return -1;
 	}

@@ -140,10 +140,16 @@ port_setup_own(struct perf_side *s, uint16_t nq)
 	return 0;
 }
 
+/*
+ * Wait for the link. A memif client that reached the socket before its
+ * server started the port is turned away and does not try again by
+ * itself: restart the port every 2 s while the link stays down.
+ */
 int
 perf_link_wait(struct perf_side *s, double secs)
 {
-	uint64_t end = rte_get_tsc_cycles() + (uint64_t)(secs * (double)rte_get_tsc_hz());
+	uint64_t hz = rte_get_tsc_hz(), now = rte_get_tsc_cycles();
+	uint64_t end = now + (uint64_t)(secs * (double)hz), retry = now + 2 * hz;
 	struct rte_eth_link link;
 
 	for (;;) {
@@ -151,10 +157,16 @@ perf_link_wait(struct perf_side *s, double secs)
 		if (rte_eth_link_get_nowait(s->port_id, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
 			return 0;
-		if (rte_get_tsc_cycles() > end || perf_quit) {
-			fprintf(stderr, "rnic-perf: port %s: link still down after %.0f s\n",
-				port_name(s->port_id), secs);
+		now = rte_get_tsc_cycles();
+		if (now > end || perf_quit) {
+			fprintf(stderr, "rnic-perf: port %s: link still down after %.0f s (is the "
+				"peer running?)\n", port_name(s->port_id), secs);
 			return -1;
+		}
+		if (s->own_port_setup && now > retry) {
+			rte_eth_dev_stop(s->port_id);
+			rte_eth_dev_start(s->port_id);
+			retry = now + 2 * hz;
 		}
 		rte_delay_us_sleep(1000);
 	}
@@ -375,8 +387,11 @@ perf_engine_launch(struct perf_opts *o, struct rnic_config *cfg, struct perf_sid
 	main_nsides = nsides;
 	on_main = false;
 	if (map != MAP_MAIN && map != MAP_CONFIG && nw == 0) {
-		fprintf(stderr, "rnic-perf: no worker lcore: the main lcore runs the engines "
-			"(--engine-on-main); give EAL more lcores, e.g. --lcores=0@0,1@1\n");
+		/* Fine for one thread per process (memif); say so when the
+		 * user asked for a mapping that needs workers. */
+		if (map != MAP_DEFAULT)
+			fprintf(stderr, "rnic-perf: no worker lcore: the main lcore runs the "
+				"engines; give EAL more lcores, e.g. --lcores=0@0,1@1\n");
 		map = MAP_MAIN;
 	}
 	switch (map) {

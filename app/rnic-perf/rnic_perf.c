@@ -121,6 +121,10 @@ main(int argc, char **argv)
 	bool memif = false, server = false, eal_from_cfg = false, oob_ok = false;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		perf_usage(stdout, "rnic-perf");
+		return 0;
+	}
 	/* "rnic-perf --config FILE ...": the EAL arguments come from the file. */
 	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
 		cfg = rnic_config_load_file(argv[2], err, sizeof(err));
@@ -175,6 +179,12 @@ main(int argc, char **argv)
 		if (o.link == LINK_MEMIF && o.server == o.client) {
 			fprintf(stderr, "rnic-perf: a one-port configuration is one end of --link "
 				"memif: add --server or --client\n");
+			status = 1;
+			goto out_eal;
+		}
+		if (o.link != LINK_MEMIF && (o.server || o.client)) {
+			fprintf(stderr, "rnic-perf: --server/--client go with a one-port "
+				"(memif) configuration\n");
 			status = 1;
 			goto out_eal;
 		}
