@@ -12,8 +12,138 @@
 
 #include "rnic_engine.h"
 
+#include <errno.h>
+#include <sched.h>
+
+#include <rte_cycles.h>
+
+static inline unsigned int
+arp_slot(rte_be32_t ip)
+{
+	uint32_t h = rte_be_to_cpu_32(ip) * 2654435761u;
+
+	return (h >> 26) & (RNIC_ARP_CACHE - 1);
+}
+
+/* RX lcore: remember @p ip -> @p mac (seqlock writer). */
 static void
-arp_reply(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
+arp_learn(struct rnic_device *dev, rte_be32_t ip, const uint8_t *mac)
+{
+	unsigned int i = arp_slot(ip);
+	uint32_t seq = __atomic_load_n(&dev->arp[i].seq, __ATOMIC_RELAXED);
+
+	if (ip == 0 || (mac[0] & 1))
+		return;
+	if (dev->arp[i].ip == ip && memcmp(dev->arp[i].mac, mac, 6) == 0 && !(seq & 1) && seq)
+		return;
+	__atomic_store_n(&dev->arp[i].seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	dev->arp[i].ip = ip;
+	memcpy(dev->arp[i].mac, mac, 6);
+	__atomic_store_n(&dev->arp[i].seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+int
+rnic_dev_arp_lookup(const struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6])
+{
+	unsigned int i = arp_slot(ip);
+
+	if (dev == NULL || mac == NULL)
+		return -EINVAL;
+	for (;;) {
+		uint32_t s1 = __atomic_load_n(&dev->arp[i].seq, __ATOMIC_ACQUIRE);
+		rte_be32_t eip;
+		uint8_t m[6];
+
+		if (s1 == 0)
+			return -ENOENT;
+		if (s1 & 1) {
+			rte_pause();
+			continue;
+		}
+		eip = dev->arp[i].ip;
+		memcpy(m, dev->arp[i].mac, 6);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&dev->arp[i].seq, __ATOMIC_RELAXED) != s1)
+			continue;
+		if (eip != ip)
+			return -ENOENT;
+		memcpy(mac, m, 6);
+		return 0;
+	}
+}
+
+int
+rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
+		     unsigned int timeout_ms)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t now = rte_get_tsc_cycles();
+	uint64_t end = now + hz * timeout_ms / 1000, next = now;
+
+	if (dev == NULL || mac == NULL || ip == 0)
+		return -EINVAL;
+	for (;;) {
+		if (rnic_dev_arp_lookup(dev, ip, mac) == 0)
+			return 0;
+		now = rte_get_tsc_cycles();
+		if (now >= end)
+			return -ETIMEDOUT;
+		if (now >= next) {
+			STORE_REL(&dev->arp_req_ip, ip);
+			__atomic_fetch_add(&dev->arp_req_gen, 1, __ATOMIC_RELEASE);
+			next = now + hz / 5;
+		}
+		if (!LOAD_ACQ(&dev->polled))
+			rnic_dev_poll_rx(dev);
+		else
+			sched_yield();
+	}
+}
+
+/* RX lcore: broadcast an ARP request for the IP a control thread asked for. */
+static void
+arp_request(struct rnic_device *dev, struct rnic_dev_stats *st)
+{
+	uint32_t gen = LOAD_ACQ(&dev->arp_req_gen);
+	struct rte_ether_hdr *eth;
+	struct rte_arp_hdr *r;
+	struct rte_mbuf *out;
+
+	if (gen == dev->arp_req_sent || !rnic_txbuf_room(&dev->txb_resp))
+		return;
+	out = rte_pktmbuf_alloc(dev->pool);
+	if (out == NULL) {
+		st->tx_nombuf++;
+		return;
+	}
+	dev->arp_req_sent = gen;
+	eth = rte_pktmbuf_mtod(out, struct rte_ether_hdr *);
+	memset(&eth->dst_addr, 0xff, 6);
+	memcpy(&eth->src_addr, dev->mac, 6);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	r = (struct rte_arp_hdr *)(eth + 1);
+	r->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	r->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	r->arp_hlen = 6;
+	r->arp_plen = 4;
+	r->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	memcpy(&r->arp_data.arp_sha, dev->mac, 6);
+	r->arp_data.arp_sip = dev->ipv4;
+	memset(&r->arp_data.arp_tha, 0, 6);
+	r->arp_data.arp_tip = LOAD_ACQ(&dev->arp_req_ip);
+	out->data_len = out->pkt_len = RTE_MAX(sizeof(*eth) + sizeof(*r), (size_t)60);
+	memset((uint8_t *)(r + 1), 0, out->data_len - sizeof(*eth) - sizeof(*r));
+	rnic_txbuf_add(&dev->txb_resp, out);
+}
+
+/*
+ * An ARP frame: learn the sender of any request or reply addressed to our
+ * IPv4 address (a reply to our request, or a peer asking for us, which is
+ * about to talk to us), and answer requests for our address.
+ */
+static void
+arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
 	  struct rnic_dev_stats *st)
 {
 	struct rte_arp_hdr ah_buf;
@@ -25,8 +155,13 @@ arp_reply(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
 	ah = rte_pktmbuf_read(m, l3, sizeof(ah_buf), &ah_buf);
 	if (ah == NULL || ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
 	    ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    ah->arp_hlen != 6 || ah->arp_plen != 4 ||
 	    ah->arp_data.arp_tip != dev->ipv4)
+		return;
+	if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REPLY))
+		arp_learn(dev, ah->arp_data.arp_sip, (const uint8_t *)&ah->arp_data.arp_sha);
+	if (ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
 		return;
 	if (!rnic_txbuf_room(&dev->txb_resp))
 		return;
@@ -90,7 +225,7 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 				l3 += sizeof(vb);
 			}
 			if (et == RTE_ETHER_TYPE_ARP) {
-				arp_reply(dev, m, l3, st);
+				arp_input(dev, m, l3, st);
 				return;
 			}
 		}
@@ -143,6 +278,8 @@ rnic_dev_poll_rx(struct rnic_device *dev)
 	uint16_t burst = dev->attr.burst;
 
 	rnic_txbuf_flush(&dev->txb_resp, st);
+	if (unlikely(LOAD_RLX(&dev->arp_req_gen) != dev->arp_req_sent))
+		arp_request(dev, st);
 	n = rte_ring_mc_dequeue_burst_elem(dev->kick_ring, kicks, sizeof(kicks[0]),
 					   RTE_DIM(kicks), NULL);
 	for (unsigned int i = 0; i < n; i++) {

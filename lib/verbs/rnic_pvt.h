@@ -336,6 +336,8 @@ struct rnic_txbuf {
 	struct rte_mbuf *pkts[RNIC_TXBUF_SIZE];
 };
 
+#define RNIC_ARP_CACHE 64
+
 struct rnic_lcore_stats {
 	struct rnic_dev_stats s;
 } __rte_cache_aligned;
@@ -374,6 +376,19 @@ struct rnic_device {
 	struct rnic_qp **tmr_list;    /* QPs with a resend still to push out */
 	uint32_t tmr_n;
 	struct rnic_txbuf txb_resp;
+
+	/* ARP cache (direct-mapped by IPv4): the RX lcore writes each entry
+	 * under its sequence counter (odd while writing), any thread reads.
+	 * arp_req_gen: a control thread stores arp_req_ip, then bumps the
+	 * generation; the RX lcore broadcasts one ARP request per bump. */
+	struct {
+		uint32_t seq;
+		rte_be32_t ip;
+		uint8_t mac[6];
+	} arp[RNIC_ARP_CACHE];
+	rte_be32_t arp_req_ip;
+	uint32_t arp_req_gen;
+	uint32_t arp_req_sent;        /* RX lcore */
 
 	struct rnic_lcore_stats st_tx, st_rx, st_timer;
 	uint64_t iter[3];             /* loop counters per role (quiesce) */

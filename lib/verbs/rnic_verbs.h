@@ -132,6 +132,25 @@ int rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsign
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 
+/**
+ * Look up @p ip (network order) in the device's ARP cache, which the RX
+ * role fills from every ARP request or reply addressed to the device's
+ * IPv4 address (sender IP -> sender MAC). Any thread may call it.
+ * @return 0 with @p mac filled, or -ENOENT.
+ */
+int rnic_dev_arp_lookup(const struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6]);
+
+/**
+ * Resolve @p ip to a MAC address: return the cached entry, or have the RX
+ * role broadcast an ARP request (on its TX queue) every 200 ms until a reply
+ * arrives or @p timeout_ms runs out. When no lcore polls the device
+ * (rnic_dev_set_polled false) the call polls the RX role itself; otherwise
+ * it waits for the lcores. One control thread at a time.
+ * @return 0 with @p mac filled, -ETIMEDOUT, or -EINVAL.
+ */
+int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
+			 unsigned int timeout_ms);
+
 /** Per-device counters; names come from RNIC_DEV_COUNTERS. */
 #define RNIC_DEV_COUNTERS(_) \
 	_(tx_pkts) _(tx_bytes) _(rx_pkts) _(rx_bytes) _(tx_retransmits) \
