@@ -1343,7 +1343,7 @@ perf_run_server(const struct perf_opts *o, struct perf_side *b, struct perf_oob 
 		    (int)sizeof(done))
 			rc = -1;
 	}
-	if (async_events(b))
+	if (async_events(b) || perf_check_counters(b, o->verbose) != 0)
 		rc = -1;
 	res.ok = rc == 0;
 	if (perf_oob_send(oob, PM_RESULT, &res, sizeof(res)) != 0 ||

@@ -9,7 +9,8 @@ every field a number (integers for #bytes and #iterations, all values
 non-negative, bandwidth and rates positive), the closing dashed line, and
 the --out_json file. Not a timed test: no figure is compared with a goal.
 
-usage: perf_check.py RNIC_PERF [GROUP]   (GROUP: bw, lat, more; default all)
+usage: perf_check.py RNIC_PERF [GROUP]   (GROUP: bw, lat, more, memif; default
+all but memif, which runs a server and a client process over net_memif)
 """
 import json
 import os
@@ -102,6 +103,55 @@ def check_run(prog, args, sizes, lat, gbits=False):
         return errs
 
 
+def check_memif(prog, client_args, sizes, lat):
+    """Two processes over net_memif: both must exit 0 and print the rows."""
+    sock = f"/tmp/rnic-perf-check-{os.getpid()}.sock"
+    port = str(20000 + os.getpid() % 20000)
+    cpus = sorted(os.sched_getaffinity(0))
+    cs = "(" + ",".join(str(c) for c in cpus) + ")"
+    base = ["--no-huge", "--no-pci", "--no-shconf", "-m", "1024", "--no-telemetry",
+            "--log-level=pmd.net.memif:error", "--log-level=*:warning", f"--lcores=0@{cs}"]
+    memif = f"socket={sock},socket-abstract=no"
+    srv = subprocess.Popen([prog] + base + [f"--file-prefix=pcs{os.getpid()}",
+                           f"--vdev=net_memif0,role=server,{memif}", "--",
+                           "--link", "memif", "--server", "-p", port],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errs = []
+    try:
+        cli = subprocess.run([prog] + base + [f"--file-prefix=pcc{os.getpid()}",
+                             f"--vdev=net_memif0,role=client,{memif}", "--",
+                             "--link", "memif", "--client", "-p", port, "--no-progress"] +
+                             client_args, capture_output=True, text=True, timeout=120)
+        sout, serr = srv.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.communicate()
+        return ["timed out"]
+    finally:
+        if os.path.exists(sock):
+            os.unlink(sock)
+    hdr = LAT_HDR if lat else BW_HDR
+    for who, rc, out, err in (("client", cli.returncode, cli.stdout, cli.stderr),
+                              ("server", srv.returncode, sout, serr)):
+        if rc != 0:
+            errs.append(f"{who} exit status {rc}")
+        lines = out.splitlines()
+        idx = [i for i, l in enumerate(lines) if hdr.match(l)]
+        if len(idx) != 1:
+            errs.append(f"{who}: {len(idx)} header lines")
+            continue
+        rows = []
+        for l in lines[idx[0] + 1:]:
+            if DASHES.match(l):
+                break
+            rows.append(l.split())
+        if [int(r[0]) for r in rows if r and r[0].isdigit()] != sizes:
+            errs.append(f"{who}: rows {rows}, want sizes {sizes}")
+        if errs:
+            errs.append(f"{who} stdout:\n{out[-2000:]}\n{who} stderr:\n{err[-2000:]}")
+    return errs
+
+
 def cases(group):
     bw = [
         (["write_bw", "-s", "4096", "-n", "500", "--rtc"], [4096], False),
@@ -119,7 +169,12 @@ def cases(group):
         (["--test", "send", "--lat", "-c", "UD", "-a", "-n", "20", "-m", "1024"],
          [s for s in ALL_SIZES if s <= 1024], True),
     ]
+    cfg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config")
     more = [
+        (["--config", os.path.join(cfg, "perf-ring-pipeline.json"), "write_bw", "-s", "256",
+          "-n", "500"], [256], False),
+        (["--config", os.path.join(cfg, "perf-ring-rtc.json"), "send_lat", "-s", "64",
+          "-n", "100"], [64], True),
         (["write_bw", "-c", "UC", "-s", "2048", "-n", "500", "-b", "--report_gbits"],
          [2048], False, True),
         (["send_bw", "-c", "UD", "-s", "512", "-n", "500", "-m", "512"], [512], False),
@@ -139,6 +194,19 @@ def main():
     prog = sys.argv[1]
     group = sys.argv[2] if len(sys.argv) > 2 else "all"
     passed = failed = 0
+    if group == "memif":
+        for args, sizes, lat in (
+                (["write_bw", "-s", "1024", "-n", "2000"], [1024], False),
+                (["send_bw", "-b", "-s", "256", "-n", "1000", "-c", "UC"], [256], False),
+                (["read_lat", "-s", "64", "-n", "200"], [64], True)):
+            errs = check_memif(prog, args, sizes, lat)
+            print(("FAIL " if errs else "ok   ") + "memif " + " ".join(args))
+            for e in errs:
+                print("   ", e)
+            failed += 1 if errs else 0
+            passed += 0 if errs else 1
+        print(f"{passed} passed, {failed} failed")
+        return 1 if failed else 0
     for c in cases(group):
         args, sizes, lat = c[0], c[1], c[2]
         gbits = len(c) > 3 and c[3]
