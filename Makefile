@@ -80,8 +80,11 @@ valgrind: build
 	done
 	bash fuzz/valgrind-config-unit.sh "$(VALGRIND)" $(BUILD)/test/config/test_config
 
+# Benchmarks (printed figures, not tests): the ICRC micro-benchmark, then
+# scripts/bench.sh (testpmd baseline vs rnic-perf, engine only, 16384 QPs).
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
+	bash scripts/bench.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
