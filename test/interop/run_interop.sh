@@ -8,15 +8,19 @@
 # dropping 1% of softrnic's frames. Pass: each side's exit status 0, the
 # guest printed its result lines, softrnic checked every byte and
 # completion ("verified: ... errors=0").
+# Then perftest (rnic-perftest-peer): ib_write_bw and ib_read_bw, 4096 B,
+# softrnic as client and as server. Pass: both exit 0, the guest printed
+# its results table, softrnic "verified: ops=N ... errors=0".
 #
 # Exit 77 (skip, with the reason) when the machine cannot do it: not root,
 # no /dev/net/tun, no harness, setup.sh failed (QEMU/kernel not
 # installable, no mirror), or SOFTRNIC_INTEROP=0. Teardown always stops the
 # guest and takes the bridge down unless other guests still use it.
 #
-# usage: run_interop.sh RNIC_PINGPONG_BINARY
+# usage: run_interop.sh RNIC_PINGPONG_BINARY RNIC_PERFTEST_PEER_BINARY
 set -u
 PP=$1
+PT=${2:-}
 HARNESS=${RXE_HARNESS:-/work/shared/interop}
 R=$HARNESS/run-rxe-peer.sh
 export RXE_WORK=${RXE_WORK:-/var/tmp/rxe-ci}
@@ -37,6 +41,7 @@ skip() { echo "SKIP interop: $*"; exit 77; }
 [ -c /dev/net/tun ] || skip "no /dev/net/tun"
 [ -x "$R" ] && [ -x "$HARNESS/setup.sh" ] || skip "no Soft-RoCE harness at $HARNESS (set RXE_HARNESS)"
 [ -x "$PP" ] || { echo "FAIL: no rnic-pingpong at $PP"; exit 1; }
+[ -z "$PT" ] || [ -x "$PT" ] || { echo "FAIL: no rnic-perftest-peer at $PT"; exit 1; }
 
 cleanup() {
     [ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
@@ -120,6 +125,47 @@ run_case ud client 1024 100
 run_case ud server 1024 100
 run_case rc client 4096 100 lossy
 run_case rc server 4096 100 lossy
+
+# perftest case TEST(write|read) ROLE(softrnic's) SIZE ITERS
+run_pt_case() {
+    local t=$1 role=$2 s=$3 n=$4
+    local tag="pt-$t-$role-$s" glog="$SHARE/$NAME-pt-$t-$role-$s.log"
+    local hlog="$OUT/pt-$t-$role-$s.host.log" hrc grc=
+    local gcmd="timeout 120 ib_${t}_bw -d rxe0 -x 1 -s $s -n $n"
+    rm -f "$glog"
+    local ts=$(date +%s.%N)
+    if [ "$role" = client ]; then
+        "$R" con "$NAME" "$gcmd > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
+        timeout 150 "$PT" "${EAL[@]}" -- --test $t --ip $ENGINE_IP -n $n -s $s \
+            --timeout 120 $GUEST_IP > "$hlog" 2>&1
+        hrc=$?
+    else
+        timeout 150 "$PT" "${EAL[@]}" -- --test $t --ip $ENGINE_IP -n $n -s $s \
+            --timeout 120 > "$hlog" 2>&1 &
+        bg=$!
+        if wait_for "$hlog" "listening on port" 30; then
+            "$R" con "$NAME" "$gcmd 10.99.0.1 > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
+        fi
+        wait "$bg"; hrc=$?; bg=
+    fi
+    wait_for "$glog" "^RC=" 60 && grc=$(sed -n 's/^RC=//p' "$glog")
+    local el=$(echo "$(date +%s.%N) - $ts" | bc)
+    local row=$(grep -A1 '#bytes' "$glog" 2>/dev/null | tail -1 | tr -s ' \t' ' ')
+    if [ "$hrc" = 0 ] && grep -q "verified: ops=$n .* errors=0" "$hlog" && [ "$grc" = 0 ] &&
+       grep -q "^ *$s *$n " "$glog"; then
+        pass=$((pass + 1)); results+=("PASS  $tag  n=$n  guest:$row  (${el%.*} s)")
+    else
+        fail=$((fail + 1)); results+=("FAIL  $tag  softrnic rc=$hrc guest rc=${grc:-none}")
+        echo "---- $tag: softrnic"; cat "$hlog"; echo "---- $tag: guest"; cat "$glog" 2>/dev/null
+    fi
+}
+
+if [ -n "$PT" ]; then
+    run_pt_case write client 4096 200
+    run_pt_case write server 4096 200
+    run_pt_case read client 4096 200
+    run_pt_case read server 4096 200
+fi
 
 printf '%s\n' "${results[@]}"
 echo "interop: $pass passed, $fail failed ($(echo "$(date +%s.%N) - $t0" | bc | cut -d. -f1) s)"
