@@ -267,9 +267,10 @@ rnic_resp_pump_reads(struct rnic_device *dev)
 			dev->rd_active[i] = dev->rd_active[--dev->rd_active_n];
 			continue;
 		}
-		/* Oldest first: resources were taken round robin. */
+		/* Oldest first: resources are taken round robin, so the slot
+		 * after the newest (res_next) is the oldest. */
 		for (uint32_t k = 0; k < rs->res_n; k++) {
-			struct rnic_rd_res *r = &rs->res[(rs->rd_oldest + k) % rs->res_n];
+			struct rnic_rd_res *r = &rs->res[(rs->res_next + k) % rs->res_n];
 
 			if (!r->active)
 				continue;
@@ -291,6 +292,27 @@ rnic_resp_pump_reads(struct rnic_device *dev)
 	return work;
 }
 
+/*
+ * A duplicate READ or atomic: the requester went back N from it (seed 001
+ * s3), so every answer still queued is moot; its own stream restarts, and
+ * the duplicates after it (which follow in PSN order) re-arm theirs.
+ */
+static void
+rd_replay(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r)
+{
+	struct rnic_resp *rs = &qp->resp;
+
+	for (uint32_t k = 0; k < rs->res_n; k++) {
+		struct rnic_rd_res *o = &rs->res[k];
+
+		if (o->active && rnic_psn_diff(o->psn, r->psn) >= 0)
+			o->active = 0;
+	}
+	r->active = 1;
+	r->replay = 1;
+	rd_activate(dev, qp);
+}
+
 static struct rnic_rd_res *
 res_take(struct rnic_qp *qp)
 {
@@ -300,10 +322,13 @@ res_take(struct rnic_qp *qp)
 	if (rs->res == NULL)
 		return NULL;
 	r = &rs->res[rs->res_next];
-	if (r->active)
+	if (r->active && !r->replay)
 		return NULL;   /* more outstanding than max_dest_rd_atomic */
-	if (!rs->rd_active)
-		rs->rd_oldest = rs->res_next;
+	/* A new request means the requester has every earlier answer:
+	 * replays still queued are moot. */
+	for (uint32_t k = 0; k < rs->res_n; k++)
+		if (rs->res[k].replay)
+			rs->res[k].active = 0;
 	rs->res_next = (rs->res_next + 1) % rs->res_n;
 	memset(r, 0, sizeof(*r));
 	return r;
@@ -476,8 +501,7 @@ resp_duplicate(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pk
 		if ((mask & RNIC_M_ATOMIC) && r->type == RNIC_MQ_ATOMIC &&
 		    r->psn == pkt->bth.psn) {
 			/* Replay the saved result; never execute twice. */
-			r->active = 1;
-			rd_activate(dev, qp);
+			rd_replay(dev, qp, r);
 			return;
 		}
 		if ((mask & RNIC_M_READ) && r->type == RNIC_MQ_READ &&
@@ -494,8 +518,7 @@ resp_duplicate(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pk
 			r->length = len;
 			r->sent = 0;
 			r->cur_psn = pkt->bth.psn;
-			r->active = 1;
-			rd_activate(dev, qp);
+			rd_replay(dev, qp, r);
 			return;
 		}
 	}

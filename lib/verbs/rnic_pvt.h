@@ -190,6 +190,7 @@ struct rnic_rd_res {
 	uint32_t cur_psn;
 	uint32_t msn;
 	uint8_t active;          /* responses still to build */
+	uint8_t replay;          /* re-armed by a duplicate request */
 };
 
 /* ------------------------------------------------------------------ */
@@ -259,7 +260,6 @@ struct rnic_resp {
 	struct rnic_rd_res *res;
 	uint32_t res_n;
 	uint32_t res_next;
-	uint32_t rd_oldest;      /* oldest resource with responses to send */
 	uint8_t rd_active;       /* on the RX read-response list */
 };
 

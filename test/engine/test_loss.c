@@ -372,6 +372,55 @@ test_peer_gone(void)
 }
 
 /*
+ * Many READs in flight while their responses are lost: the requester goes
+ * back N and the responder sees a train of duplicate READs, then new ones.
+ * Answers must stay in PSN order and a new READ must not be refused
+ * because a replay still holds its slot. First one exact loss, then 30
+ * rounds of 16 READs with 3% of the responses dropped at random.
+ */
+static int
+test_reads_under_loss(void)
+{
+	struct rnic_send_wr wrs[16], *bad;
+	struct rnic_sge sges[16];
+	struct rnic_wc wc[16];
+	struct rnic_impair_params ip = { .reorder_depth = 4, .reorder_idle = 16, .seed = 11 };
+
+	VERIFY(fresh_pair(7) == 0, "setup");
+	fill(B.buf, 16 * 4096, 5);
+	for (int round = 0; round < 31; round++) {
+		if (round == 0) {
+			set_rule(RNIC_IMPAIR_RX, OPC(READ_RESP_FIRST), 2, RNIC_IMPAIR_DROP);
+		} else if (round == 1) {
+			set_rule(RNIC_IMPAIR_RX, -1, 0, 0);
+			ip.drop = 0.03;
+			VERIFY(rnic_impair_set_params(imp_port, RNIC_IMPAIR_RX, &ip) == 0, "params");
+		}
+		memset(A.buf, 0, 16 * 4096);
+		for (int i = 0; i < 16; i++) {
+			sges[i] = (struct rnic_sge){ (uintptr_t)A.buf + i * 4096, 4096,
+						     rnic_mr_lkey(A.mr) };
+			wrs[i] = (struct rnic_send_wr){ .wr_id = 200 + i, .sg_list = &sges[i],
+				.num_sge = 1, .opcode = RNIC_WR_RDMA_READ,
+				.send_flags = RNIC_SEND_SIGNALED, .next = i < 15 ? &wrs[i + 1] : NULL };
+			wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + i * 4096;
+			wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+		}
+		VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post round %d", round);
+		VERIFY(wait_wc(A.cq, wc, 16) == 16, "round %d: completions", round);
+		for (int i = 0; i < 16; i++)
+			VERIFY(wc[i].wr_id == 200u + i && wc[i].status == RNIC_WC_SUCCESS,
+			       "round %d wc %d: wr_id %" PRIu64 " %s", round, i, wc[i].wr_id,
+			       rnic_wc_status_str(wc[i].status));
+		VERIFY(memcmp(A.buf, B.buf, 16 * 4096) == 0, "round %d: data", round);
+	}
+	ip.drop = 0;
+	rnic_impair_set_params(imp_port, RNIC_IMPAIR_RX, &ip);
+	printf("ok 16 READs in flight under response loss (31 rounds)\n");
+	return 0;
+}
+
+/*
  * A coalesced ACK lost: four WRITEs posted at once are answered by fewer
  * ACKs than messages (the responder coalesces per burst); the first ACK is
  * dropped, and the later one (or the timer) must complete all four.
@@ -499,6 +548,7 @@ main(int argc, char **argv)
 	RUN(loss_case("duplicate READ request while responses flow", RNIC_IMPAIR_TX,
 		      OPC(READ_REQ), 1, RNIC_IMPAIR_DUP, RNIC_WR_RDMA_READ, 20000, false));
 	RUN(test_coalesced_ack_lost());
+	RUN(test_reads_under_loss());
 	RUN(test_atomic_once());
 	RUN(test_rnr());
 	printf("%d passed, %d failed\n", n_pass, n_fail);

@@ -634,6 +634,37 @@ def dup_read_middle(c):
     c.mem_untouched()
 
 
+@case(**{"max-dest-rd-atomic": 2})
+def dup_read_then_new_read(c):
+    """max_dest_rd_atomic 2: READs A, B, then C (taking A's slot); then a
+    duplicate of B and a new READ D in one burst. D needs B's slot, which
+    only a replay holds: a new READ means the requester has B, so the
+    replay is dropped and D is answered (found against Linux rxe under
+    loss: the engine NAKed D as an invalid request and went to Error)."""
+    E = c.E
+    ra = frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600))
+    rb = frame(RC_READ_REQ, psn_add(E, 3), RETH(va=c.va + 600, rkey=c.rkey, dlen=600))
+    rc_ = frame(RC_READ_REQ, psn_add(E, 6), RETH(va=c.va + 1200, rkey=c.rkey, dlen=600))
+    rd = frame(RC_READ_REQ, psn_add(E, 9), RETH(va=c.va + 1800, rkey=c.rkey, dlen=600))
+    c.inject(ra, rb)
+    c.inject(rc_)
+    c.inject(rb, rd)
+    c.run()
+    m = c.res.mr_before
+    g = c.res.groups
+    c.read_resps(g[0][:3], E, m[:600], 1, "READ A")
+    c.read_resps(g[0][3:], psn_add(E, 3), m[600:1200], 2, "READ B")
+    c.read_resps(g[1], psn_add(E, 6), m[1200:1800], 3, "READ C")
+    naks = [r for r in g[2] if r.opc == RC_ACK]
+    c.check(not naks, f"no NAK/ACK expected after the burst, got {naks}")
+    c.read_resps([r for r in g[2] if r.psn != psn_add(E, 3) and
+                  r.psn != psn_add(E, 4) and r.psn != psn_add(E, 5)],
+                 psn_add(E, 9), m[1800:2400], 4, "READ D")
+    c.check(c.res.report["qp_state"] == "RTS",
+            f"QP state {c.res.report['qp_state']}, want RTS")
+    c.mem_untouched()
+
+
 @case()
 def dup_atomic_replay(c):
     """Duplicate atomics replay the saved result; never execute twice."""
