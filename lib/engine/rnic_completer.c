@@ -259,6 +259,9 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	}
 	read_scatter(w, off, m, pkt->payload_off, pkt->payload_len);
 	qp->comp.retry = qp->attr.retry_cnt;
+	/* Every in-order READ response is forward progress for the loss
+	 * timer, not only the last one: a long READ outlives the timeout. */
+	qp->comp.acked_seq++;
 	if (mask & RNIC_M_LAST) {
 		qp->comp.in_read = 0;
 		mq_pop(qp);
