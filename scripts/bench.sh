@@ -136,8 +136,10 @@ memif_mpps() {   # size pmtu -> messages/s in millions
     local rc=$?
     wait "$sp" 2>/dev/null
     if [ $rc -ne 0 ]; then
-        echo "bench: rnic-perf memif write_bw -s $size -m $pmtu failed (rc $rc):" >&2
-        tail -5 "$out" "$srv" >&2
+        local keep=/tmp/softrnic-bench-fail-$$-memif-$size-$pmtu
+        cp "$out" "$keep-client.txt"; cp "$srv" "$keep-server.txt"
+        echo "bench: rnic-perf memif write_bw -s $size -m $pmtu failed (rc $rc), logs in $keep-*.txt:" >&2
+        tail -n 5 "$out" "$srv" >&2
         echo 0; return
     fi
     row_field "$out" 5
@@ -149,8 +151,9 @@ ring_run() {   # out-file rnic-perf-args...
         --lcores="0@$CPU0,1@$CPU1" -- --rtc --no-progress "$@" >"$out" 2>&1
     local rc=$?
     if [ $rc -ne 0 ]; then
-        echo "bench: rnic-perf $* failed (rc $rc):" >&2
-        tail -5 "$out" >&2
+        cp "$out" "/tmp/softrnic-bench-fail-$$-ring.txt"
+        echo "bench: rnic-perf $* failed (rc $rc), log in /tmp/softrnic-bench-fail-$$-ring.txt:" >&2
+        tail -n 5 "$out" >&2
     fi
     return $rc
 }
