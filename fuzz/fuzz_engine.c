@@ -776,6 +776,40 @@ report(void)
 	F.out_frames = 0;
 }
 
+/*
+ * Memory outside the granted ranges must still hold the pattern. A plain
+ * loop over the arena, instrumented for libFuzzer's comparison tracing,
+ * cost three quarters of each input's time (60k traced compares), so the
+ * scan is kept out of the coverage instrumentation (it guides nothing) and
+ * goes a word at a time; the byte loop only names the first changed byte.
+ */
+#if defined(__clang__)
+__attribute__((noinline, no_sanitize("coverage")))
+#endif
+static void
+check_arena(void)
+{
+	uint64_t a, p, g, bad = 0;
+
+	/* Eight bytes at a time first (grant[] is 0 or 1 per byte). */
+	for (uint32_t i = 0; i < ARENA_LEN; i += 8) {
+		memcpy(&a, F.arena + i, 8);
+		memcpy(&p, F.pattern + i, 8);
+		memcpy(&g, F.grant + i, 8);
+		bad |= (a ^ p) & ~(g * 0xff);
+	}
+	if (bad == 0)
+		return;
+	for (uint32_t i = 0; i < ARENA_LEN; i++)
+		FZ_CHECK(F.grant[i] || F.arena[i] == F.pattern[i],
+			 "byte 0x%x of the arena changed (0x%02x -> 0x%02x): %s", i,
+			 F.pattern[i], F.arena[i],
+			 i >= OFF_RO && i < OFF_RO + LEN_RO ? "remote-read-only MR" :
+			 i >= OFF_R && i < OFF_R + LEN_R ? "receive MR outside posted SGEs" :
+			 i >= OFF_L && i < OFF_L + LEN_L ? "requester buffer, not a READ/atomic target" :
+			 "canary outside every MR");
+}
+
 static void
 end_input(void)
 {
@@ -797,15 +831,7 @@ end_input(void)
 			 QPN[q], F.rq[q].tail - F.rq[q].head);
 	FZ_CHECK(F.sq.head == F.sq.tail, "%u send WRs never completed (after Error)",
 		 F.sq.tail - F.sq.head);
-	/* Memory outside the granted ranges. */
-	for (uint32_t i = 0; i < ARENA_LEN; i++)
-		FZ_CHECK(F.grant[i] || F.arena[i] == F.pattern[i],
-			 "byte 0x%x of the arena changed (0x%02x -> 0x%02x): %s", i,
-			 F.pattern[i], F.arena[i],
-			 i >= OFF_RO && i < OFF_RO + LEN_RO ? "remote-read-only MR" :
-			 i >= OFF_R && i < OFF_R + LEN_R ? "receive MR outside posted SGEs" :
-			 i >= OFF_L && i < OFF_L + LEN_L ? "requester buffer, not a READ/atomic target" :
-			 "canary outside every MR");
+	check_arena();
 	for (int q = 0; q < NQ; q++)
 		qp_to_rts(q);
 	settle();
