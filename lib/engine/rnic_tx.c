@@ -534,7 +534,7 @@ req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, unsigned int budget,
 				if ((w->flags & RNIC_SEND_FENCE) && outstanding)
 					break;
 				if (is_rd_atomic(w->opcode) &&
-				    outstanding >= RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1))
+				    outstanding >= (uint32_t)RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1))
 					break;
 			}
 			qp->req.cur_active = 1;
