@@ -328,7 +328,12 @@ complete_local(struct rnic_qp *qp, struct rnic_wqe *w, enum rnic_wc_status s,
 		};
 		if (s == RNIC_WC_WR_FLUSH_ERR)
 			st->flushed++;
+		/* The slot is free before the completion is seen: a post_send
+		 * right after polling this completion finds room (the WQE
+		 * has been read into wc, nothing reads it after this). */
+		STORE_REL(&qp->sq_done, qp->sq_done + 1);
 		rnic_complete(qp, qp->scq, &wc, st);
+		return;
 	}
 	STORE_REL(&qp->sq_done, qp->sq_done + 1);
 }
