@@ -12,8 +12,15 @@
 unsigned int
 rnic_dev_poll_timer(struct rnic_device *dev)
 {
-	uint64_t now_ns = (uint64_t)((unsigned __int128)rte_get_tsc_cycles() *
-				     1000000000u / dev->tsc_hz);
+	uint64_t now_ns;
+
+	/* TSC to ns with a multiply and a shift, no 128-bit division (it
+	 * was a twentieth of an idle engine loop). Set on first use by the
+	 * one thread that polls the timer role. */
+	if (unlikely(dev->tsc_ns_mult == 0))
+		dev->tsc_ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) /
+					      dev->tsc_hz);
+	now_ns = (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * dev->tsc_ns_mult) >> 32);
 	unsigned int work = rnic_timer_svc_poll(dev->tsvc, now_ns);
 
 	__atomic_fetch_add(&dev->iter[2], 1, __ATOMIC_RELEASE);

@@ -58,6 +58,7 @@ struct rnic_tw {
 	uint32_t max_timers;
 	uint32_t n_pending;
 	uint32_t due;          /* head index of the due list */
+	uint64_t next_hint;    /* no slot is visited before this tick (0: unknown) */
 	uint64_t *expire;      /* [max_timers] deadline ticks */
 	struct tw_link *link;  /* [max_timers + TW_HEADS] */
 	uint64_t occ[RNIC_TW_LEVELS][TW_WORDS];  /* a set bit may be stale */
@@ -295,6 +296,7 @@ rnic_tw_start(struct rnic_tw *tw, uint32_t id, uint64_t expire_at_ns)
 		e++;
 	tw->expire[id] = e;
 	tw_insert(tw, id, e, tw->cur);
+	tw->next_hint = 0;
 	return 0;
 }
 
@@ -343,10 +345,17 @@ rnic_tw_advance(struct rnic_tw *tw, uint64_t now_ns, uint32_t *expired,
 		}
 		if (tw->cur >= now)
 			break;
+		/* The common case, polled every few hundred ns: nothing is
+		 * filed before the tick found last time (starts reset it). */
+		if (now < tw->next_hint) {
+			tw->cur = now;
+			break;
+		}
 		t = tw_next_event(tw);
 		if (t > now) {
 			/* Nothing is visited up to now: skip the gap. */
 			tw->cur = now;
+			tw->next_hint = t;
 			break;
 		}
 		tw_process_tick(tw, t);

@@ -394,6 +394,7 @@ struct rnic_device {
 	uint64_t iter[3];             /* loop counters per role (quiesce) */
 	uint8_t polled;
 	uint64_t tsc_hz;
+	uint64_t tsc_ns_mult;         /* timer role: ns = tsc * mult >> 32 */
 };
 
 /* engine entry points used by verbs */

@@ -413,6 +413,43 @@ fail:
 }
 
 /* One advance across ten hours delivers everything due, in order. */
+/*
+ * The wheel remembers the next tick it must visit so that polls in
+ * between cost a compare: a timer started earlier than that tick, after
+ * the advance that found it, must still fire on time, at every level.
+ */
+static int
+test_tw_hint(void)
+{
+	static const uint64_t far[] = { 10 * MS, SEC, 100 * SEC, 5000 * SEC };
+	struct rnic_tw *tw;
+	uint32_t ids[4];
+	uint64_t now = 0;
+	unsigned n;
+
+	tw = rnic_tw_create(8, TICK, SOCKET_ID_ANY);
+	VERIFY(tw != NULL, "create");
+	for (unsigned i = 0; i < RTE_DIM(far); i++) {
+		VERIFY(rnic_tw_start(tw, 0, now + far[i]) == 0, "start far");
+		/* Advances with nothing due: the hint is now the far slot. */
+		VERIFY(rnic_tw_advance(tw, now + 1 * US, ids, 4) == 0, "early");
+		VERIFY(rnic_tw_advance(tw, now + 2 * US, ids, 4) == 0, "early");
+		VERIFY(rnic_tw_start(tw, 1, now + 7 * US) == 0, "start near");
+		VERIFY(rnic_tw_advance(tw, now + 6 * US, ids, 4) == 0, "near early");
+		n = rnic_tw_advance(tw, now + 7 * US, ids, 4);
+		VERIFY(n == 1 && ids[0] == 1, "level %u: near did not fire (n %u)", i, n);
+		VERIFY(rnic_tw_advance(tw, now + far[i] - 1, ids, 4) == 0, "far early");
+		n = rnic_tw_advance(tw, now + far[i], ids, 4);
+		VERIFY(n == 1 && ids[0] == 0, "level %u: far did not fire (n %u)", i, n);
+		now += far[i];
+	}
+	rnic_tw_free(tw);
+	return 0;
+fail:
+	rnic_tw_free(tw);
+	return -1;
+}
+
 static int
 test_tw_jump(void)
 {
@@ -1059,6 +1096,7 @@ main(int argc, char **argv)
 	run("tw_wrap", test_tw_wrap);
 	run("tw_long", test_tw_long);
 	run("tw_jump", test_tw_jump);
+	run("tw_hint", test_tw_hint);
 	run("tw_many", test_tw_many);
 	run("tw_model", test_tw_model);
 	run("helpers", test_helpers);
