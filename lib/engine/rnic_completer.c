@@ -53,8 +53,11 @@ mq_pop(struct rnic_qp *qp)
 {
 	struct rnic_mq_ent *e = &qp->mq.ents[qp->mq.head & qp->mq.mask];
 
-	rte_pktmbuf_free(e->m);
-	e->m = NULL;
+	if (e->m != NULL) {
+		rte_pktmbuf_free(e->m);
+		e->m = NULL;
+		STORE_REL(&qp->dev->mq_freed_rx, qp->dev->mq_freed_rx + 1);
+	}
 	/* Seq-cst: pairs with the TX side's arm check (rnic_tx.c mq_push). */
 	__atomic_store_n(&qp->mq.head, qp->mq.head + 1, __ATOMIC_SEQ_CST);
 	qp->comp.acked_seq++;

@@ -439,7 +439,7 @@ ud_recv(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbuf *m,
 		return;
 	}
 	if (!rwqe_available(qp)) {
-		st->drop_qp_state++;   /* UD has no RNR: the datagram is dropped */
+		st->drop_no_recv++;   /* UD has no RNR: the datagram is dropped */
 		return;
 	}
 	qp->resp.rwqe_active = 1;
@@ -605,10 +605,7 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 	/* Packet length rules (IBA 9.7.3): First/Middle carry a full PMTU. */
 	if (((mask & (RNIC_M_FIRST | RNIC_M_MIDDLE)) && !(mask & RNIC_M_LAST) &&
 	     pkt->payload_len != qp->pmtu) || pkt->payload_len > qp->pmtu) {
-		if (rc)
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-		else
-			rs->in_msg = 0;
+		resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);   /* UC: dropped, counted */
 		return;
 	}
 
@@ -621,7 +618,7 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 					pending_set(dev, qp, RNIC_AETH_RNR_NAK |
 						    (qp->attr.min_rnr_timer & 0x1f), psn);
 				} else {
-					st->drop_qp_state++;
+					st->drop_no_recv++;
 					rs->in_msg = 0;
 					rs->epsn = rnic_psn_add(psn, 1);
 					rs->rwqe_err = 1;   /* drop the rest of the message */
@@ -711,9 +708,13 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 		}
 		/* WRITE with immediate consumes a receive: check before writing. */
 		if (imm && !rwqe_available(qp)) {
-			if (rc)
+			if (rc) {
 				pending_set(dev, qp, RNIC_AETH_RNR_NAK |
 					    (qp->attr.min_rnr_timer & 0x1f), psn);
+			} else {
+				st->drop_no_recv++;   /* UC: no RNR, the message is lost */
+				rs->in_msg = 0;
+			}
 			return;
 		}
 		rnic_mbuf_copy_out(m, pkt->payload_off, pkt->payload_len,

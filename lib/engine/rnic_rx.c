@@ -289,6 +289,19 @@ rnic_dev_poll_rx(struct rnic_device *dev)
 			rnic_comp_kick(dev, qp);
 	}
 	work += n;
+	/* Kicks that did not fit the ring (rnic_qp_kick): look at every QP.
+	 * A kick is idempotent, so a spurious one costs nothing but time. */
+	if (unlikely(LOAD_RLX(&dev->kick_lost)) &&
+	    __atomic_exchange_n(&dev->kick_lost, 0, __ATOMIC_ACQ_REL)) {
+		st->kick_overflows++;
+		for (uint32_t i = 0; i <= dev->qp_mask; i++) {
+			struct rnic_qp *qp = LOAD_ACQ(&dev->qps[i]);
+
+			if (qp != NULL)
+				rnic_comp_kick(dev, qp);
+		}
+		work++;
+	}
 	work += rnic_resp_pump_reads(dev);
 	/* Each request can need one response right away: only take in
 	 * what the response buffer can answer. */

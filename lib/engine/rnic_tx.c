@@ -34,8 +34,13 @@ rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 	if (rnic_cq_push(cq, wc) != 0) {
 		struct rnic_async_event ev = { RNIC_EVENT_CQ_ERR, qp->qpn };
 
+		/* Every completion lost counts; the QP's first one raises the
+		 * event and moves it to Error (its flush then overflows too). */
 		st->cq_overflow++;
-		rte_ring_mp_enqueue_elem(qp->dev->ev_ring, &ev, sizeof(ev));
+		if (__atomic_exchange_n(&qp->cq_err_sent, 1, __ATOMIC_ACQ_REL))
+			return;
+		if (rte_ring_mp_enqueue_elem(qp->dev->ev_ring, &ev, sizeof(ev)) != 0)
+			st->event_drops++;
 		rnic_qp_to_error(qp);
 	}
 }
@@ -290,6 +295,13 @@ mq_free(const struct rnic_qp *qp)
 	return qp->mq.mask + 1 - (qp->mq.tail - LOAD_ACQ(&qp->mq.head));
 }
 
+/* mbufs the device's MultiQueues hold (rnic_pvt.h mq_limit). */
+static uint64_t
+mq_pool_held(const struct rnic_device *dev)
+{
+	return dev->mq_held_tx - LOAD_ACQ(&dev->mq_freed_rx) - LOAD_ACQ(&dev->mq_freed_ctl);
+}
+
 static void
 mq_push(struct rnic_qp *qp, struct rte_mbuf *m, uint32_t psn, uint32_t wqe_idx,
 	uint16_t npsn, uint8_t type, uint8_t flags)
@@ -302,6 +314,8 @@ mq_push(struct rnic_qp *qp, struct rte_mbuf *m, uint32_t psn, uint32_t wqe_idx,
 	e->npsn = npsn;
 	e->type = type;
 	e->flags = flags;
+	if (m != NULL)
+		STORE_REL(&qp->dev->mq_held_tx, qp->dev->mq_held_tx + 1);
 	/*
 	 * Seq-cst store then load, paired with the completer's release of the
 	 * head: if RX emptied the list before seeing this entry, we see its
@@ -355,11 +369,24 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 	bool first = off == 0 && qp->req.cur_pkt == 0, last;
 	uint16_t npsn = 1;
 	uint8_t mqtype = RNIC_MQ_SEND_WRITE;
+	bool pool_last = false;
 	struct rte_mbuf *m;
 	uint8_t *payload;
 
 	if (!rnic_txbuf_room(&dev->txb_req) || (rc && mq_free(qp) == 0))
 		return 0;
+	if (rc) {
+		uint64_t held = mq_pool_held(dev);
+
+		if (held >= dev->mq_limit) {
+			st->tx_nombuf++;   /* the rest of the pool is kept for responses */
+			return 0;
+		}
+		/* The last packet before that limit asks for an ACK: otherwise
+		 * the packets held could all be ones the responder need not
+		 * acknowledge, and nothing would free them but the loss timer. */
+		pool_last = held + 1 >= dev->mq_limit;
+	}
 	if (is_rd_atomic(w->opcode)) {
 		last = true;
 		if (w->opcode == RNIC_WR_RDMA_READ) {
@@ -409,7 +436,7 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 		ext.deth_sqp = qp->qpn;
 	} else {
 		b.dqpn = qp->attr.dest_qp_num;
-		b.ackreq = rc && (last || (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
+		b.ackreq = rc && (last || pool_last || (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
 	}
 	m = rnic_pkt_alloc(dev, st, l, &b, &ext, paylen, &payload);
 	if (m == NULL)
@@ -466,12 +493,13 @@ req_flush(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st
 {
 	uint32_t end = LOAD_ACQ(&qp->sq_pi);
 
+	RTE_SET_USED(dev);
 	qp->req.cur_active = 0;
 	qp->req.cur_off = qp->req.cur_pkt = 0;
 	if (qp->type == RNIC_QPT_RC) {
 		if (qp->req.sq_fetch != end) {
 			STORE_REL(&qp->req.sq_fetch, end);
-			rte_ring_mp_enqueue_elem(dev->kick_ring, &qp->qpn, sizeof(uint32_t));
+			rnic_qp_kick(qp);
 		}
 		return;
 	}

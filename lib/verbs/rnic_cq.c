@@ -45,6 +45,10 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (dev->n_cqs >= dev->attr.max_cqs) {
+		rte_errno = ENOSPC;
+		return NULL;
+	}
 	cq = rte_zmalloc("rnic_cq", sizeof(*cq), 0);
 	if (cq == NULL) {
 		rte_errno = ENOMEM;
@@ -60,6 +64,7 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 	}
 	cq->dev = dev;
 	cq->depth = cqe;
+	dev->n_cqs++;
 	return cq;
 }
 
@@ -70,6 +75,7 @@ rnic_destroy_cq(struct rnic_cq *cq)
 		return -EINVAL;
 	if (cq->refs)
 		return -EBUSY;
+	cq->dev->n_cqs--;
 	rte_ring_free(cq->ring);
 	rte_free(cq);
 	return 0;

@@ -139,6 +139,7 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	if (dev->attr.max_qps > (1u << 20) || !rte_is_power_of_2(dev->attr.mtu) ||
 	    dev->attr.queues > 2 ||
 	    dev->attr.mtu < 256 || dev->attr.mtu > 4096 || dev->attr.burst > 512 ||
+	    dev->attr.mbufs < 2 ||
 	    dev->attr.mbuf_size < RTE_PKTMBUF_HEADROOM + 256 + 128 ||
 	    dev->attr.mbuf_size > UINT16_MAX || !rte_is_power_of_2(dev->attr.ring_size)) {
 		rte_errno = EINVAL;
@@ -155,7 +156,11 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	dev->tsc_hz = rte_get_tsc_hz();
 
 	snprintf(name, sizeof(name), "rnic_pool%u", a->port_id);
-	dev->pool = rte_pktmbuf_pool_create(name, dev->attr.mbufs, 256, 0,
+	/* A per-lcore cache of 256, smaller for small pools: DPDK refuses a
+	 * cache over 2/3 of the pool, and each lcore's cache strands up to
+	 * 1.5 times its size where other lcores cannot get at it. */
+	dev->pool = rte_pktmbuf_pool_create(name, dev->attr.mbufs,
+					    RTE_MIN(256u, dev->attr.mbufs / 32), 0,
 					    (uint16_t)dev->attr.mbuf_size, rte_socket_id());
 	snprintf(name, sizeof(name), "rnic_db%u", a->port_id);
 	dev->db_ring = rte_ring_create(name, dev->attr.ring_size, rte_socket_id(),
@@ -195,6 +200,9 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 		goto fail;
 	}
 	dev->next_qpn = 0x10;
+	/* An eighth of the pool is kept from requests (rnic_pvt.h mq_limit):
+	 * room for ACKs and responses, and for what per-lcore caches hold. */
+	dev->mq_limit = dev->attr.mbufs - RTE_MAX(dev->attr.mbufs / 8, 1u);
 	dev->txb_req.port = dev->txb_resp.port = a->port_id;
 	dev->txb_req.queue = RNIC_TXQ_REQ;
 	dev->txb_resp.queue = RNIC_TXQ_RESP;

@@ -40,9 +40,16 @@ ring_doorbells(struct rnic_qp *qp, uint32_t start, uint32_t end)
 					   (start & qp->sq_mask) * stride16,
 					   (uint8_t)(n * stride16), qp->qpn);
 
-		/* The TX lcore drains the ring continuously: wait, don't drop. */
-		while (rte_ring_mp_enqueue(qp->dev->db_ring, (void *)(uintptr_t)db) != 0)
-			rte_pause();
+		/* Ring full: never drop a doorbell. Lcores drain it, so wait;
+		 * with none (rnic_dev_set_polled false) this thread is the TX
+		 * poller, so run the TX stage to make room instead of spinning
+		 * forever. */
+		while (rte_ring_mp_enqueue(qp->dev->db_ring, (void *)(uintptr_t)db) != 0) {
+			if (!LOAD_ACQ(&qp->dev->polled))
+				rnic_dev_poll_tx(qp->dev);
+			else
+				rte_pause();
+		}
 		start += n;
 	}
 }
@@ -176,8 +183,7 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 	if (pi != start) {
 		STORE_REL(&qp->rq_pi, pi);
 		if (rnic_qp_state_get(qp) == RNIC_QPS_ERR)   /* flush them */
-			rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn,
-						 sizeof(uint32_t));
+			rnic_qp_kick(qp);
 	}
 	if (bad_wr != NULL)
 		*bad_wr = rc == 0 ? NULL : wr;

@@ -302,6 +302,7 @@ struct rnic_qp {
 	struct rnic_resp resp;
 	uint8_t err_flushed_rq;  /* RX: receive queue flushed after Error */
 	uint8_t err_flushed_sq;  /* completer: send queue flushed */
+	uint8_t cq_err_sent;     /* CQ overflow event sent (once per QP life) */
 };
 
 static inline struct rnic_wqe *
@@ -363,6 +364,20 @@ struct rnic_device {
 	uint32_t max_mrs;
 	uint32_t mr_key_seq;
 	uint32_t n_pds;
+	uint32_t n_qps;               /* control thread: QPs that exist (<= max_qps) */
+	uint32_t n_cqs;               /* control thread: CQs that exist (<= max_cqs) */
+
+	/* mbufs the MultiQueues hold (sent, not yet acknowledged): TX adds,
+	 * RX and the control thread (reset/destroy) subtract, each in its own
+	 * counter. Requests stop at mq_limit so that the rest of the pool
+	 * stays for responses and ACKs: two engines whose pools were all
+	 * held by unacknowledged requests could never ACK each other. */
+	uint64_t mq_held_tx;
+	uint64_t mq_freed_rx;
+	uint64_t mq_freed_ctl;
+	uint64_t mq_limit;
+	/* A kick did not fit the kick ring: the RX role looks at every QP. */
+	uint32_t kick_lost;
 
 	/* TX lcore */
 	struct rnic_qp **tx_active;   /* round-robin list of QPs with work */
@@ -402,6 +417,7 @@ int rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, boo
 		  uint64_t va, uint64_t len, int access, struct rnic_mr **out);
 int rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc);
 void rnic_qp_to_error(struct rnic_qp *qp);
+void rnic_qp_kick(struct rnic_qp *qp);
 void rnic_dev_quiesce(struct rnic_device *dev);
 struct rnic_qp *rnic_qp_lookup(struct rnic_device *dev, uint32_t qpn);
 uint32_t rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st);

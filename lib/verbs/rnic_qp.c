@@ -51,6 +51,13 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 		return NULL;
 	}
 	dev = pd->dev;
+	/* The table has a power-of-two number of slots; max_qps is the limit. */
+	if (dev->n_qps >= dev->attr.max_qps) {
+		RNIC_LOG(DEBUG, "port %u: create_qp refused: max_qps (%u) QPs exist",
+			 dev->port_id, dev->attr.max_qps);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
 	if (ia->qp_num != 0) {
 		qpn = ia->qp_num;
 		if (dev->qps[qpn & dev->qp_mask] != NULL) {
@@ -132,20 +139,26 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	qp->scq->refs++;
 	qp->rcq->refs++;
 	pd->refs++;
+	dev->n_qps++;
 	STORE_REL(&dev->qps[qp->index], qp);
 	return qp;
 }
 
+/* Control thread, the QP quiesced (reset, destroy). */
 static void
 mq_release_all(struct rnic_qp *qp)
 {
+	uint64_t freed = 0;
+
 	for (uint32_t i = qp->mq.head; i != qp->mq.tail; i++) {
 		struct rnic_mq_ent *e = &qp->mq.ents[i & qp->mq.mask];
 
+		freed += e->m != NULL;
 		rte_pktmbuf_free(e->m);
 		e->m = NULL;
 	}
 	qp->mq.head = qp->mq.tail = 0;
+	STORE_REL(&qp->dev->mq_freed_ctl, qp->dev->mq_freed_ctl + freed);
 }
 
 static void
@@ -183,6 +196,7 @@ rnic_destroy_qp(struct rnic_qp *qp)
 	qp->scq->refs--;
 	qp->rcq->refs--;
 	qp->pd->refs--;
+	dev->n_qps--;
 	rte_free(qp->sq);
 	rte_free(qp->rq);
 	rte_free(qp->mq.ents);
@@ -358,6 +372,7 @@ reset_qp_state(struct rnic_qp *qp)
 	qp->sq_pi = qp->sq_done = 0;
 	qp->rq_pi = qp->rq_ci = 0;
 	qp->err_flushed_rq = qp->err_flushed_sq = 0;
+	qp->cq_err_sent = 0;
 }
 
 int
@@ -496,5 +511,18 @@ rnic_qp_to_error(struct rnic_qp *qp)
 		return;
 	STORE_REL(&qp->state, RNIC_QPS_ERR);
 	/* Wake the completer so it flushes even with no traffic. */
-	rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t));
+	rnic_qp_kick(qp);
+}
+
+/*
+ * Any thread: ask the RX role to look at @p qp (flush it, complete a bad
+ * WQE, arm its loss timer). A kick is never lost: when the ring is full,
+ * the RX role is told to look at every QP instead (rnic_dev_poll_rx),
+ * after the caller's earlier stores (the state, sq_fetch) are visible.
+ */
+void
+rnic_qp_kick(struct rnic_qp *qp)
+{
+	if (rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0)
+		__atomic_store_n(&qp->dev->kick_lost, 1, __ATOMIC_RELEASE);
 }

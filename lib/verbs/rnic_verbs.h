@@ -41,10 +41,14 @@ struct rnic_dev_attr {
 	uint16_t port_id;        /**< DPDK port, already probed */
 	uint8_t mac[6];          /**< all zero: the port's own MAC */
 	rte_be32_t ipv4;         /**< local IPv4 address (GID ::ffff:a.b.c.d) */
-	uint32_t max_qps;        /**< default 1024, at most 1 << 20 */
+	uint32_t max_qps;        /**< default 1024, at most 1 << 20; create_qp
+				  *   beyond it fails with ENOSPC */
 	uint32_t max_mrs;        /**< default 1024 */
-	uint32_t max_cqs;        /**< default 256 */
-	uint32_t mbufs;          /**< packet/retransmission mbufs, default 16384 */
+	uint32_t max_cqs;        /**< default 256 (create_cq beyond: ENOSPC) */
+	uint32_t mbufs;          /**< packet/retransmission mbufs, default 16384,
+				  *   at least 2; unacknowledged requests may
+				  *   hold 7/8 of them, the rest is kept for
+				  *   responses and ACKs */
 	uint32_t mbuf_size;      /**< data room, default 4096 + headroom + headers */
 	uint32_t ring_size;      /**< doorbell and event rings, default 4096 */
 	uint16_t burst;          /**< RX/TX burst, default 32 */
@@ -89,7 +93,9 @@ unsigned int rnic_dev_poll_timer(struct rnic_device *dev);
 /**
  * Tell the device that lcores now poll it (so control calls that must
  * quiesce the data path wait for them) or that nobody does (roles 0: the
- * application polls by hand, as unit tests do).
+ * application polls by hand, as unit tests do; rnic_post_send then runs
+ * the TX role itself when the doorbell ring is full, rather than wait for
+ * a poller that is itself).
  */
 void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
 
@@ -162,7 +168,8 @@ int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 	_(drop_psn_invalid) _(drop_ghost_resp) _(drop_bad_resp) \
 	_(drop_uc_gap) _(drop_wrong_dst) _(arp_replies) _(cq_overflow) \
 	_(timer_expired) _(retry_exceeded) _(rnr_retry_exceeded) \
-	_(completions) _(flushed) _(cnp_rcvd)
+	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
+	_(kick_overflows) _(event_drops)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;
@@ -270,7 +277,11 @@ struct rnic_wc {
 
 /**
  * @param cqe depth; completions beyond it overflow: the QP that overflowed
- *            goes to Error and the CQ is marked (rnic_cq_overflowed).
+ *            goes to Error, one RNIC_EVENT_CQ_ERR names it (once per QP
+ *            until it is reset) and the CQ is marked (rnic_cq_overflowed).
+ *            Completions lost count in cq_overflow.
+ * @return the CQ, or NULL with rte_errno EINVAL, ENOSPC (max_cqs CQs
+ *         exist) or ENOMEM.
  */
 struct rnic_cq *rnic_create_cq(struct rnic_device *dev, uint32_t cqe);
 int rnic_destroy_cq(struct rnic_cq *cq);
@@ -333,7 +344,9 @@ struct rnic_qp_init_attr {
 
 /**
  * @return the QP in Reset, or NULL with rte_errno EINVAL (bad type, caps
- *         over the limits), EEXIST (QPN taken) or ENOSPC.
+ *         over the limits), EEXIST (QPN taken, or its table slot: the
+ *         table is indexed by the QPN's low bits) or ENOSPC (max_qps QPs
+ *         exist, or no free QPN).
  */
 struct rnic_qp *rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *attr);
 int rnic_destroy_qp(struct rnic_qp *qp);
