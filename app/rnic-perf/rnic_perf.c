@@ -25,9 +25,14 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 
+#include "rnic_app_capture.h"
 #include "rnic_config.h"
 #include "perf.h"
+
+/* rnic-perf's own log type ("rnic_perf.app"). */
+RTE_LOG_REGISTER(rnic_perf_logtype, rnic_perf.app, INFO);
 
 static void
 on_signal(int sig)
@@ -145,6 +150,8 @@ main(int argc, char **argv)
 			"give --no-huge --no-pci --no-shconf -m 1024)\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	/* dpdk-dumpcap / dpdk-pdump attach as secondaries when they can. */
+	rnic_app_capture_init(rnic_perf_logtype, "rnic-perf");
 	if (!eal_from_cfg) {
 		argc -= rc;
 		argv += rc;
@@ -337,6 +344,7 @@ out_ports:
 	perf_engine_stop(sides, nsides);
 	perf_engine_close(sides, nsides, false);
 out_eal:
+	rnic_app_capture_uninit();
 	perf_oob_close(&oob);
 	rnic_config_free(cfg);
 	if (eal_from_cfg)

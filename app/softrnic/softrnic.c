@@ -24,13 +24,18 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_pause.h>
 
+#include "rnic_app_capture.h"
 #include "rnic_config.h"
 #include "rnic_verbs.h"
 #include "soak.h"
 
 static volatile int quit;
+
+/* The daemon's own log type ("softrnic.app"). */
+RTE_LOG_REGISTER(softrnic_logtype, softrnic.app, INFO);
 
 struct port_rt {
 	uint16_t port_id;
@@ -156,6 +161,21 @@ setup_ports(void)
 		}
 		ports[i].pd = rnic_alloc_pd(ports[i].dev);
 		rnic_telemetry_add_device(ports[i].dev, p->name);
+	}
+	/* What to give dpdk-dumpcap -i. A secondary process has no net_impair
+	 * driver, so an impaired port is captured on its net_ring below: the
+	 * wire side (after TX impairment, before RX impairment). */
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+		char what[RNIC_CFG_DEVICE_MAX + 32], lower[RNIC_CFG_DEVICE_MAX + 16];
+		uint16_t pid = ports[i].port_id;
+
+		snprintf(lower, sizeof(lower), "net_ring_%s", p->name);
+		if (p->impair[0] != '\0')
+			rte_eth_dev_get_port_by_name(lower, &pid);
+		snprintf(what, sizeof(what), "ports[%u] \"%s\"%s", i, p->name,
+			 p->impair[0] != '\0' ? " (its wire side, under net_impair)" : "");
+		rnic_app_capture_port(softrnic_logtype, "softrnic", what, pid);
 	}
 	return 0;
 }
@@ -845,6 +865,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "softrnic: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	/* dpdk-dumpcap / dpdk-pdump attach as secondaries when they can. */
+	rnic_app_capture_init(softrnic_logtype, "softrnic");
 	if (path == NULL) {
 		app_argc = argc - rc;
 		argv += rc;
@@ -867,6 +889,7 @@ main(int argc, char **argv)
 	if (setup_ports() != 0 || setup_objects() != 0 || launch_lcores() != 0) {
 		quit = 1;
 		rte_eal_mp_wait_lcore();
+		rnic_app_capture_uninit();
 		return 1;
 	}
 	printf("softrnic: %u ports, %u QPs up\n", cfg->n_ports, cfg->n_qps);
@@ -933,6 +956,7 @@ out:
 	free(qps);
 	free(ports);
 	rnic_config_free(cfg);
+	rnic_app_capture_uninit();
 	rte_eal_cleanup();
 	if (eal_from_cfg)
 		free(eal_argv);
