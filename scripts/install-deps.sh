@@ -3,6 +3,9 @@
 # Idempotent and quick when everything is present. Run as root (or via sudo).
 set -euo pipefail
 
+# dpdk-dev: dpdk-testpmd, dpdk-telemetry.py, and dpdk-dumpcap / dpdk-pdump
+# (test/capture); test/capture also uses tshark, stdbuf (coreutils) and
+# mount (util-linux), which every Debian system has.
 pkgs=(
     build-essential pkg-config meson ninja-build
     libdpdk-dev dpdk-dev libnuma-dev libjansson-dev libisal-dev

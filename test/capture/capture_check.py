@@ -544,7 +544,7 @@ def run(args, tmp, huge, prefix):
         print(f"softrnic: {avail.group(0) if avail else '(no capture: available line)'}")
         print(f"softrnic: p0 is {names['p0']}, p1 is {names['p1']}")
 
-        stdbuf = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
+        stdbuf = ["stdbuf", "-oL"]   # their "capturing" lines go to stdout
         dc = Proc("dpdk-dumpcap", stdbuf + [
             args.dumpcap, "--file-prefix=" + prefix, "-q", "-i", names["p0"],
             "-c", str(CAP_LIMIT), "-w", p0_file], cwd=tmp)
@@ -667,6 +667,9 @@ def main():
              "multi-process runs under /var/run/dpdk)")
     if not args.dumpcap:
         skip("dpdk-dumpcap is not installed (Debian package dpdk-dev)")
+    if not shutil.which("stdbuf"):
+        skip("stdbuf (coreutils) is missing: the capture tools' progress lines "
+             "would only show when they exit")
     # meson's timeout sends SIGTERM: clean up on the way out.
     signal.signal(signal.SIGTERM, lambda s, f: sys.exit(1))
     prefix = f"rnic-capture-{os.getpid()}"
