@@ -38,7 +38,7 @@
 
 #include "rnic_timer.h"
 
-RTE_LOG_REGISTER_DEFAULT(rnic_timer_logtype, NOTICE);
+RTE_LOG_REGISTER(rnic_timer_logtype, softrnic.timer, NOTICE);
 #define RTE_LOGTYPE_RNIC_TIMER rnic_timer_logtype
 
 #define TW_NIL       UINT32_MAX

@@ -17,7 +17,7 @@
 
 #include "rnic_pvt.h"
 
-RTE_LOG_REGISTER_DEFAULT(rnic_logtype, INFO);
+RTE_LOG_REGISTER(rnic_logtype, softrnic.verbs, INFO);
 
 const char *const rnic_dev_stat_names[] = {
 #define RNIC_STAT_NAME(n) #n,

@@ -45,6 +45,7 @@
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -1649,6 +1650,30 @@ setup(void)
 	return mr && mr_ro && mr_pd2 && ah_b ? 0 : -1;
 }
 
+/* One rte_log type per module, named so --log-level=softrnic.*:debug works. */
+static int
+test_log_types(void)
+{
+	static const char *const want[] = { "softrnic.verbs", "softrnic.timer" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (f == NULL)
+		return -1;
+	rte_log_list_types(f, "softrnic.");
+	fclose(f);
+	for (unsigned int i = 0; i < RTE_DIM(want); i++) {
+		if (strstr(buf, want[i]) == NULL) {
+			printf("  log type %s is not registered; softrnic.* types:\n%s", want[i], buf);
+			rc = -1;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1705,6 +1730,7 @@ main(int argc, char **argv)
 	RUN(test_max_rd_atomic(), "RC: max_rd_atomic");
 	RUN(test_queries(), "sq_pending / tx_backlog");
 	RUN(test_shared_txq(), "a port with one TX queue");
+	RUN(test_log_types(), "rte_log types per module");
 
 	rnic_dev_destroy(dev);
 	printf("%u passed, %u failed\n", n_pass, n_fail);

@@ -25,7 +25,7 @@
 #include "impair_pvt.h"
 #include "rnic_eth_impair.h"
 
-RTE_LOG_REGISTER_DEFAULT(rnic_impair_logtype, NOTICE);
+RTE_LOG_REGISTER(rnic_impair_logtype, pmd.net.impair, NOTICE);
 #define IMPAIR_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, rnic_impair_logtype, \
 		"net_impair: " fmt "\n", ##__VA_ARGS__)
