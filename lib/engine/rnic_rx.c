@@ -255,7 +255,9 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 				 qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
 				 qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC :
 				 RNIC_TRANSPORT_UD)) {
+		/* The parser cannot know the QP: its reason is counted here. */
 		st->drop_opcode++;
+		st->drop_reason[RNIC_PKT_ERR_OPCODE_TRANSPORT]++;
 		return;
 	}
 	if (!pkey_match(pkt.bth.pkey, qp->attr.pkey)) {

@@ -16,6 +16,23 @@
  * end one JSON line reports the MR bytes before and after, the receive and
  * send completions, the QP state and every engine counter by name.
  *
+ * For the hostile-input cases the harness also keeps, whatever the case:
+ *  - a guard page on each side of the MR (registered is only the middle):
+ *    "guard_changed" counts guard bytes that changed;
+ *  - a second MR (all rights) in another PD, at --mr-addr + 256 MiB:
+ *    "other_va"/"other_rkey" name it, "other_changed" counts its bytes
+ *    that changed;
+ *  - a bystander RC QP (0x7e, peer 0x7f) with its own MR and CQ: after
+ *    the last group (and after the counters and completions above were
+ *    taken) the harness WRITEs 64 bytes to it and expects one ACK and the
+ *    bytes in place: "bystander" is "ok" or what went wrong;
+ *  - then every QP goes to Reset and both mbuf pools (the engine's and the
+ *    harness's) must be full again: "pool_missing" counts what is not.
+ * --state leaves the QP under test in Reset, Init, RTR or Error instead of
+ * RTS; --sends w<len>,r<len>,s<len> posts RDMA WRITE / READ / SEND WRs on
+ * it first (their packets are the frames sent before the first group;
+ * --timeout sets the QP's local ACK timeout, 0 = none).
+ *
  * usage: harness [EAL args] -- --info [setup options]
  *        harness [EAL args] -- --in IN.pcap --out OUT.pcap [setup options]
  * Exit status: 0 ran (the script judges the report), 1 setup error.
@@ -69,6 +86,9 @@ struct opts {
 	uint32_t n_groups;
 	uint32_t late_at[MAX_LATE], late_n[MAX_LATE], n_late;
 	uint32_t quiet;
+	enum rnic_qp_state state;
+	uint32_t timeout;
+	const char *sends;
 };
 
 static struct opts o = {
@@ -80,8 +100,15 @@ static struct opts o = {
 		     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC,
 	.qkey = 0x11111111, .pkey = 0xffff, .recvs = 4, .recv_size = 512,
 	.recv_sge = 1, .mr_size = 4096, .mr_addr = 0x200000000000ull, .mr_fill = 1,
-	.burst = 1, .quiet = 2000,
+	.burst = 1, .quiet = 2000, .state = RNIC_QPS_RTS, .timeout = 14,
 };
+
+#define GUARD 4096                    /* guard bytes on each side of the MR */
+#define OTHER_OFF (256ull << 20)      /* the other PD's MR: --mr-addr + this */
+#define OTHER_SIZE 4096
+#define BYST_QPN 0x7e
+#define BYST_PEER 0x7f
+#define LBUF_SIZE 65536               /* requester buffers (--sends) */
 
 static int
 parse_access(const char *s)
@@ -126,7 +153,8 @@ usage(void)
 		"  --min-rnr-timer N --max-dest-rd-atomic N --qp-access [lwra]|none\n"
 		"  --mr-access [lwra]|none --qkey N --pkey N --recvs N --recv-size B\n"
 		"  --recv-sge N --mr-size B --mr-addr VA --mr-fill SEED --burst N\n"
-		"  --groups a,b,c --late-recvs GROUP:N (repeatable) --quiet ITERS\n");
+		"  --groups a,b,c --late-recvs GROUP:N (repeatable) --quiet ITERS\n"
+		"  --state reset|init|rtr|rts|err --timeout N --sends w<len>,r<len>,s<len>\n");
 	exit(1);
 }
 
@@ -136,7 +164,7 @@ parse_args(int argc, char **argv)
 	enum { O_INFO = 256, O_IN, O_OUT, O_TYPE, O_QPN, O_DQPN, O_RQPSN, O_SQPSN,
 	       O_PMTU, O_RNR, O_MDRA, O_QPACC, O_MRACC, O_QKEY, O_PKEY, O_RECVS,
 	       O_RSIZE, O_RSGE, O_MRSIZE, O_MRADDR, O_MRFILL, O_BURST, O_GROUPS,
-	       O_LATE, O_QUIET };
+	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS };
 	static const struct option lo[] = {
 		{ "info", no_argument, NULL, O_INFO },
 		{ "in", required_argument, NULL, O_IN },
@@ -163,6 +191,9 @@ parse_args(int argc, char **argv)
 		{ "groups", required_argument, NULL, O_GROUPS },
 		{ "late-recvs", required_argument, NULL, O_LATE },
 		{ "quiet", required_argument, NULL, O_QUIET },
+		{ "state", required_argument, NULL, O_STATE },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "sends", required_argument, NULL, O_SENDS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -230,6 +261,22 @@ parse_args(int argc, char **argv)
 			break;
 		}
 		case O_QUIET: o.quiet = (uint32_t)num(optarg, "--quiet"); break;
+		case O_STATE:
+			if (strcmp(optarg, "reset") == 0)
+				o.state = RNIC_QPS_RESET;
+			else if (strcmp(optarg, "init") == 0)
+				o.state = RNIC_QPS_INIT;
+			else if (strcmp(optarg, "rtr") == 0)
+				o.state = RNIC_QPS_RTR;
+			else if (strcmp(optarg, "rts") == 0)
+				o.state = RNIC_QPS_RTS;
+			else if (strcmp(optarg, "err") == 0)
+				o.state = RNIC_QPS_ERR;
+			else
+				usage();
+			break;
+		case O_TIMEOUT: o.timeout = (uint32_t)num(optarg, "--timeout"); break;
+		case O_SENDS: o.sends = optarg; break;
 		default: usage();
 		}
 	}
@@ -242,11 +289,15 @@ parse_args(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 
 static struct rnic_device *dev;
-static struct rnic_pd *pd;
-static struct rnic_cq *rcq, *scq;
-static struct rnic_mr *mr, *rmr;
-static struct rnic_qp *qp;
+static struct rnic_pd *pd, *pd2;
+static struct rnic_cq *rcq, *scq, *byst_cq;
+static struct rnic_mr *mr, *rmr, *other_mr, *byst_mr, *lmr;
+static struct rnic_qp *qp, *byst;
 static uint8_t *mr_buf, *mr_before, *recv_buf;
+static uint8_t *guard_lo, *guard_hi, guard_before[2][GUARD];
+static uint8_t *other_buf, other_before[OTHER_SIZE];
+static uint8_t *byst_buf, *lbuf;
+static uint32_t n_sends;
 static uint32_t recv_slots, recv_next;
 static uint16_t port_eng, port_test;
 static struct rte_mempool *pool;
@@ -289,6 +340,96 @@ post_recvs(uint32_t n)
 		recv_next++;
 	}
 	return 0;
+}
+
+/* The bystander RC QP: RTS, peer BYST_PEER, ePSN 0x1000, PMTU 256. */
+static int
+bystander_setup(void)
+{
+	struct rnic_qp_init_attr ia = {
+		.send_cq = byst_cq, .recv_cq = byst_cq, .qp_type = RNIC_QPT_RC,
+		.qp_num = BYST_QPN,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct rnic_qp_attr a = {0};
+	int rc;
+
+	byst = rnic_create_qp(pd, &ia);
+	if (byst == NULL) {
+		fprintf(stderr, "harness: bystander QP: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	a.qp_state = RNIC_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = RNIC_ACCESS_REMOTE_WRITE;
+	rc = rnic_modify_qp(byst, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
+			    RNIC_QP_ACCESS_FLAGS);
+	a.qp_state = RNIC_QPS_RTR;
+	a.path_mtu = RNIC_MTU_256;
+	a.dest_qp_num = BYST_PEER;
+	a.rq_psn = 0x1000;
+	a.max_dest_rd_atomic = 1;
+	memcpy(a.ah_attr.dmac, PEER_MAC, 6);
+	a.ah_attr.dip = rte_cpu_to_be_32(PEER_IP);
+	rc = rc ?: rnic_modify_qp(byst, &a, RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
+				  RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN |
+				  RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER);
+	a.qp_state = RNIC_QPS_RTS;
+	a.sq_psn = 0x2000;
+	a.timeout = 0;
+	a.max_rd_atomic = 1;
+	rc = rc ?: rnic_modify_qp(byst, &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
+				  RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY |
+				  RNIC_QP_MAX_QP_RD_ATOMIC);
+	if (rc != 0)
+		fprintf(stderr, "harness: bystander to RTS: %d\n", rc);
+	return rc;
+}
+
+/* --sends: w<len> RDMA WRITE, r<len> RDMA READ, s<len> SEND, signaled. */
+static int
+post_sends(void)
+{
+	char *spec, *tok, *save = NULL;
+	uint32_t off = 0;
+	int rc = 0;
+
+	if (o.sends == NULL || *o.sends == '\0')
+		return 0;
+	spec = strdup(o.sends);
+	if (spec == NULL)
+		return -1;
+	for (tok = strtok_r(spec, ",", &save); tok != NULL && rc == 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint32_t len = (uint32_t)num(tok + 1, "--sends length");
+		struct rnic_sge sge = { (uintptr_t)lbuf + off, len, rnic_mr_lkey(lmr) };
+		struct rnic_send_wr wr = {
+			.wr_id = n_sends, .sg_list = &sge, .num_sge = 1,
+			.send_flags = RNIC_SEND_SIGNALED,
+		};
+		struct rnic_send_wr *bad;
+
+		switch (tok[0]) {
+		case 'w': wr.opcode = RNIC_WR_RDMA_WRITE; break;
+		case 'r': wr.opcode = RNIC_WR_RDMA_READ; break;
+		case 's': wr.opcode = RNIC_WR_SEND; break;
+		default: rc = -EINVAL; continue;
+		}
+		if (off + len > LBUF_SIZE) {
+			rc = -EINVAL;
+			continue;
+		}
+		wr.wr.rdma.remote_addr = 0x10000 + off;
+		wr.wr.rdma.rkey = 0x1234;
+		rc = rnic_post_send(qp, &wr, &bad);
+		off += RTE_ALIGN_CEIL(len, 64u);
+		n_sends++;
+	}
+	free(spec);
+	if (rc != 0)
+		fprintf(stderr, "harness: --sends %s: %d\n", o.sends, rc);
+	return rc;
 }
 
 static int
@@ -347,15 +488,23 @@ setup(void)
 		return -1;
 	}
 
-	/* The target MR at a fixed VA, so --info and the real run agree. */
-	p = mmap((void *)(uintptr_t)o.mr_addr, o.mr_size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (p == MAP_FAILED || (uint64_t)(uintptr_t)p != o.mr_addr) {
+	/* The target MR at a fixed VA, so --info and the real run agree, with
+	 * a guard page on each side that no request may touch. */
+	p = mmap((void *)(uintptr_t)(o.mr_addr - GUARD), o.mr_size + 2 * GUARD,
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	if (p == MAP_FAILED || (uint64_t)(uintptr_t)p != o.mr_addr - GUARD) {
 		fprintf(stderr, "harness: cannot map the MR at 0x%" PRIx64 ": %s\n",
 			o.mr_addr, p == MAP_FAILED ? strerror(errno) : "got another address");
 		return -1;
 	}
-	mr_buf = p;
+	guard_lo = p;
+	mr_buf = guard_lo + GUARD;
+	guard_hi = mr_buf + o.mr_size;
+	fill(guard_lo, GUARD, 99);
+	fill(guard_hi, GUARD, 98);
+	memcpy(guard_before[0], guard_lo, GUARD);
+	memcpy(guard_before[1], guard_hi, GUARD);
 	fill(mr_buf, o.mr_size, o.mr_fill);
 	mr_before = malloc(o.mr_size);
 	if (mr_before == NULL)
@@ -382,6 +531,37 @@ setup(void)
 		return -1;
 	}
 
+	/* An MR with every right, in another PD, at a fixed VA. */
+	pd2 = rnic_alloc_pd(dev);
+	p = mmap((void *)(uintptr_t)(o.mr_addr + OTHER_OFF), OTHER_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (pd2 == NULL || p == MAP_FAILED || (uint64_t)(uintptr_t)p != o.mr_addr + OTHER_OFF) {
+		fprintf(stderr, "harness: cannot set up the other PD's MR\n");
+		return -1;
+	}
+	other_buf = p;
+	fill(other_buf, OTHER_SIZE, 97);
+	memcpy(other_before, other_buf, OTHER_SIZE);
+	other_mr = rnic_reg_mr(pd2, other_buf, OTHER_SIZE, RNIC_ACCESS_LOCAL_WRITE |
+			       RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
+			       RNIC_ACCESS_REMOTE_ATOMIC);
+	/* The bystander's memory and the requester buffers (--sends). */
+	byst_buf = rte_zmalloc("resp_byst", 4096, 64);
+	lbuf = rte_zmalloc("resp_lbuf", LBUF_SIZE, 64);
+	if (other_mr == NULL || byst_buf == NULL || lbuf == NULL)
+		return -1;
+	byst_mr = rnic_reg_mr(pd, byst_buf, 4096, RNIC_ACCESS_LOCAL_WRITE |
+			      RNIC_ACCESS_REMOTE_WRITE);
+	fill(lbuf, LBUF_SIZE, 96);
+	lmr = rnic_reg_mr(pd, lbuf, LBUF_SIZE, RNIC_ACCESS_LOCAL_WRITE);
+	byst_cq = rnic_create_cq(dev, 16);
+	if (byst_mr == NULL || lmr == NULL || byst_cq == NULL) {
+		fprintf(stderr, "harness: bystander setup: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	if (bystander_setup() != 0)
+		return -1;
+
 	ia.send_cq = scq;
 	ia.recv_cq = rcq;
 	ia.qp_type = o.type;
@@ -403,10 +583,14 @@ setup(void)
 	a.qp_access_flags = o.qp_access;
 	mask = RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT;
 	mask |= o.type == RNIC_QPT_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS;
+	if (o.state == RNIC_QPS_RESET)
+		return 0;   /* no receives can be posted in Reset */
 	if ((rc = rnic_modify_qp(qp, &a, mask)) != 0) {
 		fprintf(stderr, "harness: to Init: %d\n", rc);
 		return -1;
 	}
+	if (o.state == RNIC_QPS_INIT)
+		return post_recvs(o.recvs) == 0 ? 0 : -1;
 	a.qp_state = RNIC_QPS_RTR;
 	mask = RNIC_QP_STATE;
 	if (o.type != RNIC_QPT_UD) {
@@ -434,11 +618,13 @@ setup(void)
 		fprintf(stderr, "harness: to RTR: %d\n", rc);
 		return -1;
 	}
+	if (o.state == RNIC_QPS_RTR)
+		return post_recvs(o.recvs) == 0 ? 0 : -1;
 	a.qp_state = RNIC_QPS_RTS;
 	a.sq_psn = o.sq_psn;
 	mask = RNIC_QP_STATE | RNIC_QP_SQ_PSN;
 	if (o.type == RNIC_QPT_RC) {
-		a.timeout = 14;
+		a.timeout = (uint8_t)o.timeout;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 1;
@@ -452,6 +638,13 @@ setup(void)
 	if (post_recvs(o.recvs) != 0) {
 		fprintf(stderr, "harness: post_recv failed\n");
 		return -1;
+	}
+	if (o.state == RNIC_QPS_ERR) {
+		a.qp_state = RNIC_QPS_ERR;
+		if ((rc = rnic_modify_qp(qp, &a, RNIC_QP_STATE)) != 0) {
+			fprintf(stderr, "harness: to Error: %d\n", rc);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -626,6 +819,108 @@ print_wcs(const char *name, struct rnic_cq *cq, bool recv)
 	putchar(']');
 }
 
+static uint32_t
+changed(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint32_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += a[i] != b[i];
+	return c;
+}
+
+/*
+ * Another QP of the same engine still serves: a WRITE Only of 64 bytes to
+ * the bystander must be answered by one ACK of its PSN and land in its
+ * memory. Returns NULL when it did, else what went wrong.
+ */
+static const char *
+bystander_check(void)
+{
+	static char why[160];
+	static uint8_t frame[512];
+	uint8_t pay[64];
+	struct rnic_l2l3 l = {
+		.src_ip = rte_cpu_to_be_32(PEER_IP), .dst_ip = rte_cpu_to_be_32(ENGINE_IP),
+		.ttl = 64, .udp_sport = 0xc0de, .udp_dport = RNIC_ROCE_UDP_PORT,
+	};
+	struct rnic_bth_fields b = {
+		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY), .ackreq = true,
+		.pkey = RNIC_DEFAULT_PKEY, .dqpn = BYST_QPN, .psn = 0x1000,
+	};
+	struct rnic_ext_fields e = { .reth_va = (uintptr_t)byst_buf,
+				     .reth_rkey = rnic_mr_rkey(byst_mr), .reth_len = 64 };
+	struct rte_mbuf *m, *pkts[32];
+	struct rnic_pkt pkt;
+	uint32_t n, quiet = 0, got = 0;
+	uint64_t iters = 0;
+	bool ack_ok = false;
+
+	memcpy(l.src_mac, PEER_MAC, 6);
+	memcpy(l.dst_mac, ENGINE_MAC, 6);
+	fill(pay, sizeof(pay), 77);
+	n = rnic_pkt_build_buf(frame, sizeof(frame), &l, &b, &e, pay, sizeof(pay));
+	m = rte_pktmbuf_alloc(pool);
+	if (n == 0 || m == NULL || rte_pktmbuf_append(m, (uint16_t)n) == NULL) {
+		rte_pktmbuf_free(m);
+		return "cannot build the bystander's WRITE";
+	}
+	memcpy(rte_pktmbuf_mtod(m, void *), frame, n);
+	if (rte_eth_tx_burst(port_test, 0, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		return "cannot inject the bystander's WRITE";
+	}
+	while (quiet < o.quiet && ++iters < 50u * 1000 * 1000) {
+		unsigned int w = rnic_dev_poll_tx(dev) + rnic_dev_poll_rx(dev) +
+				 rnic_dev_poll_timer(dev) + rnic_dev_tx_backlog(dev);
+		uint16_t k = rte_eth_rx_burst(port_test, 0, pkts, RTE_DIM(pkts));
+
+		for (uint16_t i = 0; i < k; i++) {
+			got++;
+			ack_ok = rnic_pkt_parse_mbuf(pkts[i], true, &pkt) == RNIC_PKT_ERR_OK &&
+				 pkt.bth.opcode == RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK) &&
+				 pkt.bth.dqpn == BYST_PEER && pkt.bth.psn == 0x1000 &&
+				 (pkt.ext.aeth_syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK;
+		}
+		rte_pktmbuf_free_bulk(pkts, k);
+		quiet = w + k ? 0 : quiet + 1;
+	}
+	if (got != 1 || !ack_ok) {
+		snprintf(why, sizeof(why), "the bystander QP 0x%x answered %u frames (want one "
+			 "ACK of PSN 0x1000)%s", BYST_QPN, got, got == 1 ? ", not that ACK" : "");
+		return why;
+	}
+	if (memcmp(byst_buf, pay, sizeof(pay)) != 0)
+		return "the bystander's WRITE did not land";
+	return NULL;
+}
+
+/* Every QP to Reset, then both pools must be full: nothing leaked. */
+static void
+pool_check(uint32_t *eng_missing, uint32_t *test_missing)
+{
+	struct rnic_qp_attr a = { .qp_state = RNIC_QPS_RESET };
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *ep;
+
+	rnic_modify_qp(qp, &a, RNIC_QP_STATE);
+	rnic_modify_qp(byst, &a, RNIC_QP_STATE);
+	for (uint32_t q = 0; q < o.quiet; q++) {
+		struct rte_mbuf *pkts[32];
+		unsigned int w = rnic_dev_poll_tx(dev) + rnic_dev_poll_rx(dev) +
+				 rnic_dev_poll_timer(dev);
+		uint16_t k = rte_eth_rx_burst(port_test, 0, pkts, RTE_DIM(pkts));
+
+		rte_pktmbuf_free_bulk(pkts, k);
+		if (w + k)
+			q = 0;
+	}
+	snprintf(name, sizeof(name), "rnic_pool%u", port_eng);
+	ep = rte_mempool_lookup(name);
+	*eng_missing = ep == NULL ? UINT32_MAX : ep->size - rte_mempool_avail_count(ep);
+	*test_missing = pool->size - rte_mempool_avail_count(pool);
+}
+
 static void
 report(const uint32_t *out_per_group, uint32_t n_groups)
 {
@@ -633,16 +928,30 @@ report(const uint32_t *out_per_group, uint32_t n_groups)
 	struct rnic_qp_attr qa;
 	struct rnic_async_event ev;
 	bool first = true;
+	const char *byst_why;
+	uint32_t eng_missing, test_missing;
+	static uint8_t lfill[LBUF_SIZE];
 
+	/* What the case did, before the bystander's own traffic. */
 	rnic_dev_stats_get(dev, &st);
 	rnic_query_qp(qp, &qa, 0, NULL);
+	byst_why = bystander_check();
+	pool_check(&eng_missing, &test_missing);
+	fill(lfill, LBUF_SIZE, 96);
 	printf("REPORT {\"mr_va\":%" PRIu64 ",\"rkey\":%u,\"lkey\":%u,\"recv_lkey\":%u,"
 	       "\"qpn\":%u,\"qp_state\":\"%s\",\"rq_psn\":%u,\"frames_in\":%u,"
 	       "\"frames_out\":%u,\"unprompted\":%u,\"poll_iters\":%" PRIu64 ","
+	       "\"guard_changed\":%u,\"other_va\":%" PRIu64 ",\"other_rkey\":%u,"
+	       "\"other_changed\":%u,\"lbuf_changed\":%u,\"bystander\":\"%s\","
+	       "\"pool_missing\":{\"engine\":%u,\"harness\":%u},"
 	       "\"out_per_group\":[",
 	       (uint64_t)(uintptr_t)mr_buf, rnic_mr_rkey(mr), rnic_mr_lkey(mr),
 	       rnic_mr_lkey(rmr), rnic_qp_num(qp), rnic_qp_state_str(qa.qp_state),
-	       qa.rq_psn, n_frames, out_total, unprompted, poll_iters);
+	       qa.rq_psn, n_frames, out_total, unprompted, poll_iters,
+	       changed(guard_lo, guard_before[0], GUARD) + changed(guard_hi, guard_before[1], GUARD),
+	       (uint64_t)(uintptr_t)other_buf, rnic_mr_rkey(other_mr),
+	       changed(other_buf, other_before, OTHER_SIZE), changed(lbuf, lfill, LBUF_SIZE),
+	       byst_why ? byst_why : "ok", eng_missing, test_missing);
 	for (uint32_t i = 0; i < n_groups; i++)
 		printf("%s%u", i ? "," : "", out_per_group[i]);
 	printf("],\"mr_before\":");
@@ -686,9 +995,11 @@ main(int argc, char **argv)
 	if (setup() != 0)
 		return 1;
 	if (o.info) {
-		printf("INFO {\"mr_va\":%" PRIu64 ",\"rkey\":%u,\"lkey\":%u,\"qpn\":%u}\n",
+		printf("INFO {\"mr_va\":%" PRIu64 ",\"rkey\":%u,\"lkey\":%u,\"qpn\":%u,"
+		       "\"other_va\":%" PRIu64 ",\"other_rkey\":%u,\"sq_psn\":%u}\n",
 		       (uint64_t)(uintptr_t)mr_buf, rnic_mr_rkey(mr), rnic_mr_lkey(mr),
-		       rnic_qp_num(qp));
+		       rnic_qp_num(qp), (uint64_t)(uintptr_t)other_buf, rnic_mr_rkey(other_mr),
+		       o.sq_psn);
 		fflush(stdout);
 		rnic_dev_destroy(dev);
 		rte_eal_cleanup();
@@ -702,7 +1013,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "harness: cannot write %s\n", o.out);
 		return 1;
 	}
-	/* Settle first: nothing may come out before the first frame goes in. */
+	/* Settle first: nothing may come out before the first frame goes in
+	 * but the requests of --sends. */
+	if (post_sends() != 0)
+		return 1;
 	if (settle() != 0)
 		return 1;
 	unprompted = out_total;
