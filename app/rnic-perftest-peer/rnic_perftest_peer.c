@@ -265,10 +265,17 @@ now_us(void)
 	return t.tv_sec * 1e6 + t.tv_usec;
 }
 
+/* the last size's figures, for the BW report exchange (perftest sends its
+ * last my_bw_rep) */
+static double last_mbs, last_rate;
+
 static void
 bw_line(uint64_t s, uint64_t n, double usec)
 {
 	double mbs = usec > 0 ? (double)s * n / usec * 1e6 / 1048576.0 : 0;
+
+	last_mbs = mbs;
+	last_rate = usec > 0 ? n / usec : 0;
 
 	printf(" %-7" PRIu64 "    %-10" PRIu64 "   %-12.2f   %-12.2f   %.6f   (softrnic, %.3f s)\n",
 	       s, n, mbs, mbs, usec > 0 ? n / usec : 0, usec / 1e6);
@@ -515,13 +522,13 @@ server_send_bw(uint64_t s)
 
 /* ---- latency ping-pongs ----------------------------------------------- */
 
-/* What perftest's ib_write_lat sends at size s: its buffer is zeroed once,
+/* Byte k (below the last) of what ib_write_lat sends: its buffer is zeroed once,
  * the last byte of each message carries the iteration counter, and with -a
  * the last bytes of the smaller sizes keep their final counter. */
 static uint8_t
-write_lat_expected(uint64_t k, uint64_t s)
+write_lat_expected(uint64_t k)
 {
-	if (o.all && k + 1 < s && ((k + 2) & (k + 1)) == 0 && k >= 1)
+	if (o.all && k >= 1 && ((k + 1) & k) == 0)
 		return (uint8_t)o.iters;
 	return 0;
 }
@@ -547,7 +554,7 @@ write_lat(uint64_t s)
 				engine_poll();
 			}
 			for (uint64_t k = 0; k + 1 < s; k++)
-				if (rmt[k] != write_lat_expected(k, s) && bad++ == 0)
+				if (rmt[k] != write_lat_expected(k) && bad++ == 0)
 					first = k;
 			if (bad)
 				ERR("message %" PRIu64 " of %" PRIu64 " B: %" PRIu64 " bytes not what "
@@ -806,7 +813,7 @@ main(int argc, char **argv)
 	struct rnic_qp_attr a = { 0 };
 	struct rnic_dev_attr da = { 0 };
 	uint64_t sizes[24], nsizes = 0, max_s, arena_len, expect_ops, pbytes = 0;
-	double rem_bw = 0, t0, t1;
+	double rem_bw = 0;
 	struct pt_peer peer;
 	struct rnic_pd *pd;
 	struct rnic_mr *mr;
@@ -952,7 +959,6 @@ main(int argc, char **argv)
 		       "99%%        99.9%%  [usec]\n");
 	else
 		printf(" #bytes     #iterations  BW peak[MB/s]  BW average[MB/s]  MsgRate[Mpps]\n");
-	t0 = now_us();
 	expect_ops = (uint64_t)o.iters * nsizes;
 	switch (o.test) {
 	case T_WRITE:
@@ -964,13 +970,9 @@ main(int argc, char **argv)
 		} else {
 			expect_ops = 0;  /* passive: the guest's ops are checked below */
 		}
-		t1 = now_us();
 		/* end-of-run sync (the server waits in it), BW reports, close */
 		if (rc == 0 && (pt_hand_shake(&me, NULL) != 0 ||
-				pt_xchg_reports(max_s, o.iters,
-						t1 > t0 ? (double)max_s * ops / (t1 - t0) * 1e6 /
-							  1048576.0 : 0,
-						t1 > t0 ? ops / (t1 - t0) : 0, &rem_bw) != 0 ||
+				pt_xchg_reports(max_s, o.iters, last_mbs, last_rate, &rem_bw) != 0 ||
 				pt_close(&me) != 0))
 			rc = -1;
 		if (!is_client)
@@ -1075,6 +1077,7 @@ main(int argc, char **argv)
 		/* the engine's view; for a passive server a lower bound on what the
 		 * guest's READs / atomics / WRITEs must have made it do */
 		struct rnic_dev_stats st;
+		struct rte_eth_stats es;
 		uint64_t need = 0, have = 0;
 		const char *what = NULL;
 
@@ -1085,6 +1088,11 @@ main(int argc, char **argv)
 		       PRIu64 "\n", st.rx_pkts, st.tx_pkts, st.acks_sent, st.naks_sent,
 		       st.rnr_naks_sent, st.read_resp_sent, st.atomic_resp_sent, st.dup_requests,
 		       st.tx_retransmits);
+		if (rte_eth_stats_get(o.port_id, &es) == 0)
+			printf("  port %u: ipackets %" PRIu64 " opackets %" PRIu64 " imissed %" PRIu64
+			       " ierrors %" PRIu64 " oerrors %" PRIu64 " rx_nombuf %" PRIu64 "\n",
+			       o.port_id, es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
+			       es.rx_nombuf);
 		for (uint64_t i = 0; i < nsizes; i++)
 			need += (uint64_t)o.iters * ((sizes[i] + 1023) / 1024);
 		if (!is_client && (o.test == T_READ || o.test == T_READ_LAT)) {
