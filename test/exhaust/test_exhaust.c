@@ -27,6 +27,8 @@
  *    RNIC_EVENT_CQ_ERR per QP arrives through rnic_get_async_event, the
  *    CQ reports the overflow, cq_overflow counts it; a QP on another CQ of
  *    the same device keeps working (WRITE and READ, bytes checked).
+ *    With 1100 QPs overflowing and nobody reading events, the event ring
+ *    (1024) keeps 1023 and event_drops counts the rest.
  *  - more QPs than configured: max_qps 5 (not a power of two) allows five
  *    QPs and refuses the sixth with ENOSPC (also with an explicit QPN),
  *    without leaking DPDK heap memory or CQ/PD references; the existing
@@ -944,6 +946,64 @@ test_cq_overflow(void)
 	return 0;
 }
 
+/*
+ * The async event ring (1024) full: 1100 UC QPs share a send CQ of one
+ * entry and nobody reads events. Each QP that overflows goes to Error and
+ * raises one event; those that find the ring full count in event_drops.
+ * A QP on another CQ still works.
+ */
+static int
+test_event_ring_full(void)
+{
+	struct rnic_dev_attr ta = { .mbufs = 8192, .max_qps = 2048 };
+	enum { NQ = 1100 };
+	struct rnic_qp **q = calloc(NQ, sizeof(*q));
+	struct rnic_qp *ga, *gb, *peer;
+	struct rnic_async_event ev;
+	struct rnic_dev_stats st;
+	struct rnic_cq *one;
+	struct rnic_wc wc;
+	int events = 0, in_err = 0;
+
+	VERIFY(q != NULL, "calloc");
+	VERIFY(pair_up(port_a, port_b, &ta, NULL) == 0, "devices");
+	one = rnic_create_cq(A.dev, 1);
+	peer = mkqp(&B, RNIC_QPT_UC);   /* every UC QP of A sends to it */
+	VERIFY(one != NULL && peer != NULL, "CQ, peer");
+	for (int i = 0; i < NQ; i++) {
+		q[i] = mkqp_cq(&A, RNIC_QPT_UC, one, A.cq, 2, 2);
+		VERIFY(q[i] != NULL && qp_connect(q[i], &B, peer, 0) == 0, "QP %d: %s", i,
+		       rte_strerror(rte_errno));
+		VERIFY(post_op(q[i], RNIC_WR_SEND, i, (uintptr_t)A.buf, 8, rnic_mr_lkey(A.mr),
+			       0, 0) == 0, "post %d", i);
+	}
+	settle();
+	rnic_dev_stats_get(A.dev, &st);
+	while (rnic_get_async_event(A.dev, &ev) == 1) {
+		VERIFY(ev.type == RNIC_EVENT_CQ_ERR, "event type %d", ev.type);
+		events++;
+	}
+	for (int i = 0; i < NQ; i++)
+		in_err += state_of(q[i]) == RNIC_QPS_ERR;
+	VERIFY(in_err == NQ - 1, "%d of %d QPs in Error (one completion fitted)", in_err, NQ);
+	VERIFY(events == 1023, "%d events queued, want the ring's 1023", events);
+	VERIFY(st.event_drops == (uint64_t)(NQ - 1 - 1023), "event_drops %" PRIu64 ", want %d",
+	       st.event_drops, NQ - 1 - 1023);
+	VERIFY(rnic_poll_cq(one, 1, &wc) == 1 && wc.status == RNIC_WC_SUCCESS, "the one "
+	       "completion that fitted");
+	/* The device still serves a QP on another CQ. */
+	VERIFY(pair_qps(RNIC_QPT_RC, &ga, &gb, 14) == 0, "RC pair");
+	fill(A.buf + 4096, 3000, 14);
+	VERIFY(post_op(ga, RNIC_WR_RDMA_WRITE, 1, (uintptr_t)A.buf + 4096, 3000,
+		       rnic_mr_lkey(A.mr), (uintptr_t)B.buf + 4096, rnic_mr_rkey(B.mr)) == 0,
+	       "post");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1 && wc.status == RNIC_WC_SUCCESS && wc.wr_id == 1,
+	       "WRITE on another CQ");
+	VERIFY(memcmp(A.buf + 4096, B.buf + 4096, 3000) == 0, "bytes");
+	free(q);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* More objects than configured                                        */
 /* ------------------------------------------------------------------ */
@@ -1073,6 +1133,7 @@ main(int argc, char **argv)
 	RUN(test_kick_ring_full(), "kick ring full while a QP goes to Error");
 	RUN(test_link_ring_full(), "peer's receive ring full");
 	RUN(test_cq_overflow(), "CQ overflow: QP to Error, async event, others unaffected");
+	RUN(test_event_ring_full(), "async event ring full");
 	RUN(test_max_qps(), "more QPs, MRs, CQs than configured");
 	printf("%u passed, %u failed\n", n_pass, n_fail);
 	rte_eal_cleanup();

@@ -3,9 +3,26 @@
 # endpoint over the DPDK telemetry socket (as dpdk-telemetry.py does), checks
 # the answers, then stops softrnic with SIGTERM and checks a clean exit.
 # Exit 77 (skip) when the telemetry runtime directory cannot be used.
-import json, os, signal, socket, subprocess, sys, tempfile, time
+import json, os, re, signal, socket, subprocess, sys, tempfile, time
 
 softrnic = sys.argv[1]
+src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def macro_names(header, macro):
+    """The names an X-macro lists: _(name) or _(NAME, "text")."""
+    with open(os.path.join(src, header)) as f:
+        text = f.read()
+    body = re.search(r"#define " + macro + r"\(_\)((?:.*\\\n)*.*)", text).group(1)
+    return re.findall(r"_\((\w+)", body)
+
+
+# Every engine counter and every drop reason, from the headers that define
+# them: each must be visible in /softrnic/stats (issue 8: every drop or
+# error counted by reason and visible in telemetry).
+counter_names = macro_names("lib/verbs/rnic_verbs.h", "RNIC_DEV_COUNTERS")
+reason_names = ["drop_reason_" + n for n in
+                macro_names("lib/wire/rnic_wire.h", "RNIC_PKT_ERRORS") if n != "OK"]
 passed = failed = 0
 
 def check(cond, what):
@@ -84,6 +101,11 @@ try:
     st = query("/softrnic/stats")
     check(st is not None and "drop_reason_ICRC" in st and "tx_pkts" in st and
           st["drop_malformed"] == 0, "stats %r" % (st and list(st)[:5]))
+    check(len(counter_names) > 30 and len(reason_names) > 15,
+          "counter names from the headers: %r %r" % (counter_names, reason_names))
+    missing = [n for n in counter_names + reason_names
+               if st is None or not isinstance(st.get(n), int)]
+    check(not missing, "not in /softrnic/stats: %s" % ", ".join(missing))
     check(query("/softrnic/stats,p1") is not None, "stats,p1")
     check(query("/softrnic/stats,nope") is None, "stats,nope should be refused")
     lc = query("/softrnic/lcores")
