@@ -1841,6 +1841,37 @@ def read_resp_good_after_ghost(c):
     c.qp_state("RTS")
 
 
+@case(sends="s64", timeout=0, **{"rnr-retry": 0})
+def rnr_retry_exceeded(c):
+    """A SEND outstanding on a QP with RNR retry 0: the first RNR NAK
+    fails it (RNR_RETRY_EXC_ERR, rnr_retry_exceeded) and the QP goes to
+    Error; nothing is resent."""
+    S = c.S
+    c.inject(frame(RC_ACK, S, AETH(syndrome=AETH_RNR | 1, msn=0)))
+    c.run()
+    no_answers(c, "RNR NAK")
+    c.stat("rnr_naks_rcvd", 1)
+    c.stat("rnr_retry_exceeded", 1)
+    c.stat("tx_retransmits", 0)
+    sends_are(c, [(0, 13)])   # RNIC_WC_RNR_RETRY_EXC_ERR
+    c.qp_state("ERR")
+
+
+@case(sends="w64,w64", timeout=0, **{"retry-cnt": 0})
+def retry_exceeded_by_nak(c):
+    """Two WRITEs on a QP with retry count 0: a PSN-sequence NAK for the
+    first cannot be retried: it fails (RETRY_EXC_ERR, retry_exceeded), the
+    second is flushed, nothing is resent."""
+    S = c.S
+    c.inject(frame(RC_ACK, S, AETH(syndrome=AETH_NAK | NAK_PSN_SEQ, msn=0)))
+    c.run()
+    no_answers(c, "NAK")
+    c.stat("retry_exceeded", 1)
+    c.stat("tx_retransmits", 0)
+    sends_are(c, [(0, 12), (1, WC_WR_FLUSH_ERR)])   # RETRY_EXC_ERR
+    c.qp_state("ERR")
+
+
 # -- floods ---------------------------------------------------------------
 
 @case()

@@ -31,7 +31,8 @@
  * --state leaves the QP under test in Reset, Init, RTR or Error instead of
  * RTS; --sends w<len>,r<len>,s<len> posts RDMA WRITE / READ / SEND WRs on
  * it first (their packets are the frames sent before the first group;
- * --timeout sets the QP's local ACK timeout, 0 = none).
+ * --timeout sets the QP's local ACK timeout, 0 = none; --retry-cnt and
+ * --rnr-retry its retry counts).
  *
  * usage: harness [EAL args] -- --info [setup options]
  *        harness [EAL args] -- --in IN.pcap --out OUT.pcap [setup options]
@@ -87,7 +88,7 @@ struct opts {
 	uint32_t late_at[MAX_LATE], late_n[MAX_LATE], n_late;
 	uint32_t quiet;
 	enum rnic_qp_state state;
-	uint32_t timeout;
+	uint32_t timeout, retry_cnt, rnr_retry;
 	const char *sends;
 };
 
@@ -100,7 +101,8 @@ static struct opts o = {
 		     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC,
 	.qkey = 0x11111111, .pkey = 0xffff, .recvs = 4, .recv_size = 512,
 	.recv_sge = 1, .mr_size = 4096, .mr_addr = 0x200000000000ull, .mr_fill = 1,
-	.burst = 1, .quiet = 2000, .state = RNIC_QPS_RTS, .timeout = 14,
+	.burst = 1, .quiet = 2000, .state = RNIC_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+	.rnr_retry = 7,
 };
 
 #define GUARD 4096                    /* guard bytes on each side of the MR */
@@ -154,7 +156,8 @@ usage(void)
 		"  --mr-access [lwra]|none --qkey N --pkey N --recvs N --recv-size B\n"
 		"  --recv-sge N --mr-size B --mr-addr VA --mr-fill SEED --burst N\n"
 		"  --groups a,b,c --late-recvs GROUP:N (repeatable) --quiet ITERS\n"
-		"  --state reset|init|rtr|rts|err --timeout N --sends w<len>,r<len>,s<len>\n");
+		"  --state reset|init|rtr|rts|err --timeout N --retry-cnt N --rnr-retry N\n"
+		"  --sends w<len>,r<len>,s<len>\n");
 	exit(1);
 }
 
@@ -164,7 +167,7 @@ parse_args(int argc, char **argv)
 	enum { O_INFO = 256, O_IN, O_OUT, O_TYPE, O_QPN, O_DQPN, O_RQPSN, O_SQPSN,
 	       O_PMTU, O_RNR, O_MDRA, O_QPACC, O_MRACC, O_QKEY, O_PKEY, O_RECVS,
 	       O_RSIZE, O_RSGE, O_MRSIZE, O_MRADDR, O_MRFILL, O_BURST, O_GROUPS,
-	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS };
+	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY };
 	static const struct option lo[] = {
 		{ "info", no_argument, NULL, O_INFO },
 		{ "in", required_argument, NULL, O_IN },
@@ -194,6 +197,8 @@ parse_args(int argc, char **argv)
 		{ "state", required_argument, NULL, O_STATE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "sends", required_argument, NULL, O_SENDS },
+		{ "retry-cnt", required_argument, NULL, O_RETRY },
+		{ "rnr-retry", required_argument, NULL, O_RNRRETRY },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -277,6 +282,8 @@ parse_args(int argc, char **argv)
 			break;
 		case O_TIMEOUT: o.timeout = (uint32_t)num(optarg, "--timeout"); break;
 		case O_SENDS: o.sends = optarg; break;
+		case O_RETRY: o.retry_cnt = (uint32_t)num(optarg, "--retry-cnt"); break;
+		case O_RNRRETRY: o.rnr_retry = (uint32_t)num(optarg, "--rnr-retry"); break;
 		default: usage();
 		}
 	}
@@ -625,8 +632,8 @@ setup(void)
 	mask = RNIC_QP_STATE | RNIC_QP_SQ_PSN;
 	if (o.type == RNIC_QPT_RC) {
 		a.timeout = (uint8_t)o.timeout;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
+		a.retry_cnt = (uint8_t)o.retry_cnt;
+		a.rnr_retry = (uint8_t)o.rnr_retry;
 		a.max_rd_atomic = 1;
 		mask |= RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY |
 			RNIC_QP_MAX_QP_RD_ATOMIC;
