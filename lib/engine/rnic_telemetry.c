@@ -5,7 +5,9 @@
  *   /softrnic/qp,<qpn>        one QP (or <port>:<qpn>): state, PSNs, queues,
  *                             unacknowledged packets, retransmissions
  *   /softrnic/stats[,<port>]  counters, per-reason drops (all ports summed
- *                             without a parameter)
+ *                             without a parameter), and the port's own
+ *                             drop counters (port_*: what the PMD dropped
+ *                             before the engine saw it)
  *   /softrnic/lcores          lcore -> port roles and loop iterations
  * Values are read while the lcores run (relaxed loads): a snapshot, not a
  * transaction.
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
 #include "rnic_engine.h"
@@ -126,6 +129,8 @@ static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct rnic_dev_stats sum = {0}, s;
+	struct rte_eth_stats es;
+	uint64_t imissed = 0, ierrors = 0, oerrors = 0, nombuf = 0;
 	bool found = false;
 
 	RTE_SET_USED(cmd);
@@ -135,12 +140,25 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rnic_dev_stats_get(tel_devs[i].dev, &s);
 		for (size_t k = 0; k < sizeof(s) / sizeof(uint64_t); k++)
 			((uint64_t *)&sum)[k] += ((uint64_t *)&s)[k];
+		/* Frames the port dropped before the engine could see them:
+		 * no receive buffer (the PMD refills from the engine's pool on
+		 * NICs and net_memif), a full receive ring, bad frames. */
+		if (rte_eth_stats_get(tel_devs[i].dev->port_id, &es) == 0) {
+			imissed += es.imissed;
+			ierrors += es.ierrors;
+			oerrors += es.oerrors;
+			nombuf += es.rx_nombuf;
+		}
 		found = true;
 	}
 	if (!found && params && *params)
 		return -ENOENT;
 	rte_tel_data_start_dict(d);
 	add_stats(d, &sum);
+	rte_tel_data_add_dict_u64(d, "port_rx_nombuf", nombuf);
+	rte_tel_data_add_dict_u64(d, "port_imissed", imissed);
+	rte_tel_data_add_dict_u64(d, "port_ierrors", ierrors);
+	rte_tel_data_add_dict_u64(d, "port_oerrors", oerrors);
 	return 0;
 }
 

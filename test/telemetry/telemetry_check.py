@@ -103,7 +103,9 @@ try:
           st["drop_malformed"] == 0, "stats %r" % (st and list(st)[:5]))
     check(len(counter_names) > 30 and len(reason_names) > 15,
           "counter names from the headers: %r %r" % (counter_names, reason_names))
-    missing = [n for n in counter_names + reason_names
+    port_names = ["port_rx_nombuf", "port_imissed", "port_ierrors",
+                  "port_oerrors"]
+    missing = [n for n in counter_names + reason_names + port_names
                if st is None or not isinstance(st.get(n), int)]
     check(not missing, "not in /softrnic/stats: %s" % ", ".join(missing))
     check(query("/softrnic/stats,p1") is not None, "stats,p1")
