@@ -295,11 +295,21 @@ mq_free(const struct rnic_qp *qp)
 	return qp->mq.mask + 1 - (qp->mq.tail - LOAD_ACQ(&qp->mq.head));
 }
 
-/* mbufs the device's MultiQueues hold (rnic_pvt.h mq_limit). */
+/*
+ * mbufs the device's MultiQueues hold (rnic_pvt.h mq_limit), at most: the
+ * releases are read again only near the limit, so the RX lcore's counter
+ * is not pulled into this core for every packet.
+ */
 static uint64_t
-mq_pool_held(const struct rnic_device *dev)
+mq_pool_held(struct rnic_device *dev)
 {
-	return dev->mq_held_tx - LOAD_ACQ(&dev->mq_freed_rx) - LOAD_ACQ(&dev->mq_freed_ctl);
+	uint64_t held = dev->mq_held_tx - dev->mq_freed_seen;
+
+	if (held + 1 >= dev->mq_limit) {
+		dev->mq_freed_seen = LOAD_ACQ(&dev->mq_freed_rx) + LOAD_ACQ(&dev->mq_freed_ctl);
+		held = dev->mq_held_tx - dev->mq_freed_seen;
+	}
+	return held;
 }
 
 static void
@@ -315,7 +325,7 @@ mq_push(struct rnic_qp *qp, struct rte_mbuf *m, uint32_t psn, uint32_t wqe_idx,
 	e->type = type;
 	e->flags = flags;
 	if (m != NULL)
-		STORE_REL(&qp->dev->mq_held_tx, qp->dev->mq_held_tx + 1);
+		qp->dev->mq_held_tx++;   /* TX's own counter */
 	/*
 	 * Seq-cst store then load, paired with the completer's release of the
 	 * head: if RX emptied the list before seeing this entry, we see its

@@ -367,23 +367,26 @@ struct rnic_device {
 	uint32_t n_qps;               /* control thread: QPs that exist (<= max_qps) */
 	uint32_t n_cqs;               /* control thread: CQs that exist (<= max_cqs) */
 
-	/* mbufs the MultiQueues hold (sent, not yet acknowledged): TX adds,
-	 * RX and the control thread (reset/destroy) subtract, each in its own
-	 * counter. Requests stop at mq_limit so that the rest of the pool
-	 * stays for responses and ACKs: two engines whose pools were all
-	 * held by unacknowledged requests could never ACK each other. */
-	uint64_t mq_held_tx;
-	uint64_t mq_freed_rx;
-	uint64_t mq_freed_ctl;
+	/* mbufs the MultiQueues hold (sent, not yet acknowledged): TX counts
+	 * what it pushes (mq_held_tx), RX what it releases (mq_freed_rx), the
+	 * control thread what reset/destroy release (mq_freed_ctl), each in
+	 * its own counter. Requests stop at mq_limit so that the rest of the
+	 * pool stays for responses and ACKs: two engines whose pools were all
+	 * held by unacknowledged requests could never ACK each other. TX
+	 * reads the other two only near the limit (mq_freed_seen). */
 	uint64_t mq_limit;
+	uint64_t mq_freed_ctl;
 	/* A kick did not fit the kick ring: the RX role looks at every QP. */
 	uint32_t kick_lost;
 
 	/* TX lcore */
 	struct rnic_qp **tx_active;   /* round-robin list of QPs with work */
 	uint32_t tx_active_n;
+	uint64_t mq_held_tx;
+	uint64_t mq_freed_seen;       /* mq_freed_rx + mq_freed_ctl, last read */
 	struct rnic_txbuf txb_req;
 	/* RX lcore */
+	uint64_t mq_freed_rx __rte_cache_aligned;
 	struct rnic_qp **rd_active;   /* QPs with READ responses to build */
 	uint32_t rd_active_n;
 	struct rnic_qp **ack_list;    /* QPs with a coalesced ACK pending */
