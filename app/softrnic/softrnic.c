@@ -380,17 +380,20 @@ print_stats(void)
 {
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		struct rnic_dev_stats s;
+		const uint64_t *v = (const uint64_t *)&s;
+		uint64_t drops = 0;
 
 		rnic_dev_stats_get(ports[i].dev, &s);
+		/* Every counter named drop_* (RNIC_DEV_COUNTERS, in order). */
+		for (unsigned int k = 0; k < rnic_dev_stat_count; k++)
+			if (strncmp(rnic_dev_stat_names[k], "drop_", 5) == 0)
+				drops += v[k];
 		printf("stats: port=%s tx_pkts=%" PRIu64 " rx_pkts=%" PRIu64 " acks=%" PRIu64
 		       "/%" PRIu64 " naks=%" PRIu64 "/%" PRIu64 " retransmits=%" PRIu64
 		       " drops=%" PRIu64 " completions=%" PRIu64 "\n",
 		       cfg->ports[i].name, s.tx_pkts, s.rx_pkts, s.acks_sent, s.acks_rcvd,
 		       s.naks_sent, s.naks_rcvd, s.tx_retransmits,
-		       s.drop_not_roce + s.drop_malformed + s.drop_icrc + s.drop_no_qp +
-		       s.drop_qp_state + s.drop_pkey + s.drop_qkey + s.drop_opcode +
-		       s.drop_psn_invalid + s.drop_ghost_resp + s.drop_bad_resp + s.drop_wrong_dst,
-		       s.completions);
+		       drops, s.completions);
 	}
 }
 
