@@ -65,6 +65,7 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 	cq->dev = dev;
 	cq->depth = cqe;
 	dev->n_cqs++;
+	TAILQ_INSERT_TAIL(&dev->cqs, cq, next);
 	return cq;
 }
 
@@ -76,6 +77,7 @@ rnic_destroy_cq(struct rnic_cq *cq)
 	if (cq->refs)
 		return -EBUSY;
 	cq->dev->n_cqs--;
+	TAILQ_REMOVE(&cq->dev->cqs, cq, next);
 	rte_ring_free(cq->ring);
 	rte_free(cq);
 	return 0;

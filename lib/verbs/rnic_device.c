@@ -200,6 +200,9 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 		goto fail;
 	}
 	dev->next_qpn = 0x10;
+	TAILQ_INIT(&dev->pds);
+	TAILQ_INIT(&dev->cqs);
+	TAILQ_INIT(&dev->ahs);
 	/* An eighth of the pool is kept from requests (rnic_pvt.h mq_limit):
 	 * room for ACKs and responses, and for what per-lcore caches hold. */
 	dev->mq_limit = dev->attr.mbufs - RTE_MAX(dev->attr.mbufs / 8, 1u);
@@ -244,6 +247,13 @@ rnic_dev_destroy(struct rnic_device *dev)
 	for (uint32_t i = 0; i < dev->max_mrs; i++)
 		if (dev->mrs[i] != NULL)
 			rnic_dereg_mr(dev->mrs[i]);
+	/* With the QPs and MRs gone nothing holds a reference to these. */
+	while (!TAILQ_EMPTY(&dev->ahs))
+		rnic_destroy_ah(&TAILQ_FIRST(&dev->ahs)->pub);
+	while (!TAILQ_EMPTY(&dev->cqs))
+		rnic_destroy_cq(TAILQ_FIRST(&dev->cqs));
+	while (!TAILQ_EMPTY(&dev->pds))
+		rnic_dealloc_pd(TAILQ_FIRST(&dev->pds));
 	rte_pktmbuf_free_bulk(dev->txb_req.pkts, dev->txb_req.n);
 	rte_pktmbuf_free_bulk(dev->txb_resp.pkts, dev->txb_resp.n);
 	if (!dev->attr.no_port_setup)

@@ -28,6 +28,7 @@ rnic_alloc_pd(struct rnic_device *dev)
 	}
 	pd->dev = dev;
 	pd->handle = ++dev->n_pds;
+	TAILQ_INSERT_TAIL(&dev->pds, pd, next);
 	return pd;
 }
 
@@ -38,6 +39,7 @@ rnic_dealloc_pd(struct rnic_pd *pd)
 		return -EINVAL;
 	if (pd->refs)
 		return -EBUSY;
+	TAILQ_REMOVE(&pd->dev->pds, pd, next);
 	rte_free(pd);
 	return 0;
 }
@@ -162,6 +164,7 @@ rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)
 	ah->pub.attr = *attr;
 	ah->pd = pd;
 	pd->refs++;
+	TAILQ_INSERT_TAIL(&pd->dev->ahs, ah, next);
 	return &ah->pub;
 }
 
@@ -173,6 +176,7 @@ rnic_destroy_ah(struct rnic_ah *pub)
 	if (ah == NULL)
 		return -EINVAL;
 	ah->pd->refs--;
+	TAILQ_REMOVE(&ah->pd->dev->ahs, ah, next);
 	rte_free(ah);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #define RNIC_PVT_H
 
 #include <stdatomic.h>
+#include <sys/queue.h>
 
 #include <rte_common.h>
 #include <rte_log.h>
@@ -81,11 +82,13 @@ struct rnic_pd {
 	struct rnic_device *dev;
 	uint32_t handle;
 	uint32_t refs;
+	TAILQ_ENTRY(rnic_pd) next;    /* dev->pds: freed with the device */
 };
 
 struct rnic_ah_int {
 	struct rnic_ah pub;
 	struct rnic_pd *pd;
+	TAILQ_ENTRY(rnic_ah_int) next; /* dev->ahs */
 };
 
 /* ------------------------------------------------------------------ */
@@ -97,6 +100,7 @@ struct rnic_cq {
 	uint32_t depth;
 	uint8_t overflow;        /* written by lcores, read by the application */
 	uint32_t refs;
+	TAILQ_ENTRY(rnic_cq) next; /* dev->cqs */
 };
 
 /* ------------------------------------------------------------------ */
@@ -366,6 +370,10 @@ struct rnic_device {
 	uint32_t n_pds;
 	uint32_t n_qps;               /* control thread: QPs that exist (<= max_qps) */
 	uint32_t n_cqs;               /* control thread: CQs that exist (<= max_cqs) */
+	/* Control thread: what rnic_dev_destroy frees besides QPs and MRs. */
+	TAILQ_HEAD(, rnic_pd) pds;
+	TAILQ_HEAD(, rnic_cq) cqs;
+	TAILQ_HEAD(, rnic_ah_int) ahs;
 
 	/* mbufs the MultiQueues hold (sent, not yet acknowledged): TX counts
 	 * what it pushes (mq_held_tx), RX what it releases (mq_freed_rx), the

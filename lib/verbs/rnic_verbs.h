@@ -72,7 +72,8 @@ struct rnic_dev_attr {
  */
 struct rnic_device *rnic_dev_create(const struct rnic_dev_attr *attr);
 
-/** Stop the port and free everything. QPs, CQs, MRs are freed with it. */
+/** Stop the port and free everything: QPs, MRs, AHs, CQs and PDs still
+ * allocated are freed with it (their handles are then invalid). */
 void rnic_dev_destroy(struct rnic_device *dev);
 
 /**

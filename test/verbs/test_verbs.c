@@ -1522,6 +1522,8 @@ test_shared_txq(void)
 						 .max_send_sge = 1, .max_recv_sge = 1 } };
 	uint8_t *mem = buf + 0x40000;
 	struct rnic_wc wc;
+	struct rte_malloc_socket_stats heap0, heap1;
+	struct rnic_ah_attr aha = { .dip = rte_cpu_to_be_32(0x0a0000ef) };
 	int port, rc = -1;
 
 	VERIFY(r != NULL, "ring");
@@ -1530,6 +1532,7 @@ test_shared_txq(void)
 	da.port_id = (uint16_t)port;
 	da.mac[0] = 2;
 	da.mac[5] = 0xee;
+	rte_malloc_get_socket_stats((int)rte_socket_id(), &heap0);
 	d = rnic_dev_create(&da);
 	VERIFY(d != NULL, "create: %s", rte_strerror(rte_errno));
 	if (!rnic_dev_shared_txq(d)) {
@@ -1544,6 +1547,10 @@ test_shared_txq(void)
 	q[0] = rnic_create_qp(p, &ia);
 	q[1] = rnic_create_qp(p, &ia);
 	if (!p || !c || !m || !q[0] || !q[1])
+		goto out;
+	/* Left for rnic_dev_destroy to free, with a second PD and CQ. */
+	if (rnic_create_ah(p, &aha) == NULL || rnic_alloc_pd(d) == NULL ||
+	    rnic_create_cq(d, 16) == NULL)
 		goto out;
 	for (int i = 0; i < 2; i++) {
 		struct rnic_qp_attr a;
@@ -1599,7 +1606,14 @@ test_shared_txq(void)
 	}
 	rc = 0;
 out:
-	rnic_dev_destroy(d);   /* frees its QPs, MRs and CQs */
+	rnic_dev_destroy(d);   /* frees its QPs, MRs, AHs, CQs and PDs */
+	rte_malloc_get_socket_stats((int)rte_socket_id(), &heap1);
+	if (heap1.heap_allocsz_bytes != heap0.heap_allocsz_bytes) {
+		printf("FAIL %s:%d: rnic_dev_destroy left %zd bytes of DPDK heap allocated\n",
+		       __func__, __LINE__,
+		       (ssize_t)(heap1.heap_allocsz_bytes - heap0.heap_allocsz_bytes));
+		rc = -1;
+	}
 	return rc;
 }
 
