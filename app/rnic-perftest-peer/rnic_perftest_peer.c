@@ -6,11 +6,12 @@
  * engine (issue 7, doc/interop.md).
  *
  *   rnic-perftest-peer [EAL args] -- --test TEST [-s size] [-a] [-n iters]
- *                      [-t tx_depth] [-A CMP_AND_SWAP|FETCH_AND_ADD]
+ *                      [-t tx_depth] [-A CMP_AND_SWAP|FETCH_AND_ADD] [-u qp_timeout]
  *                      [-p tcp_port] [--ip A.B.C.D] [--port-id N]
  *                      [--timeout secs] [server_ip]
  *   TEST: write|read|send|atomic (bandwidth, also write_bw...) or
  *         write_lat|send_lat|read_lat
+ *   -u: softrnic's QP local ACK timeout, 4.096 us * 2^u (default 17, ~0.5 s)
  *
  * Without server_ip softrnic is the server (the guest runs
  * "ib_send_bw -d rxe0 -x 1 <softrnic host ip>"); with it softrnic is the
@@ -108,6 +109,7 @@ struct opts {
 	enum test test;
 	bool all, fadd;
 	uint32_t size, iters, tx_depth;
+	uint8_t qp_timeout;
 	uint16_t tcp_port, port_id;
 	rte_be32_t ip;
 	unsigned int timeout_s;
@@ -701,7 +703,7 @@ connect_qp(void)
 	}
 	a.qp_state = RNIC_QPS_RTS;
 	a.sq_psn = me.psn;
-	a.timeout = 17;          /* ~0.5 s: TCG guests are slow */
+	a.timeout = o.qp_timeout;  /* default 17, ~0.5 s: TCG guests are slow */
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = (uint8_t)RTE_MAX(1u, RTE_MIN(rem.out_reads, (uint32_t)MAX_RD));
@@ -718,7 +720,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: rnic-perftest-peer [EAL args] -- --test TEST [-s size] [-a] "
-		"[-n iters] [-t tx_depth] [-A CMP_AND_SWAP|FETCH_AND_ADD] [-p tcp_port] "
+		"[-n iters] [-t tx_depth] [-A CMP_AND_SWAP|FETCH_AND_ADD] [-u qp_timeout] [-p tcp_port] "
 		"[--ip A.B.C.D] [--port-id N] [--timeout secs] [server_ip]\n"
 		"  TEST: write|read|send|atomic (bandwidth) or write_lat|send_lat|read_lat\n");
 }
@@ -736,15 +738,16 @@ parse_args(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "ip", required_argument, NULL, 'I' },
 		{ "port-id", required_argument, NULL, 'P' },
-		{ "timeout", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "qp-timeout", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
 	};
 	bool size_set = false, test_set = false;
 	int c;
 
 	o = (struct opts){ .test = T_WRITE, .size = 65536, .iters = 1000, .tx_depth = 64,
-			   .tcp_port = 18515, .timeout_s = 120, .fadd = true };
+			   .tcp_port = 18515, .timeout_s = 120, .fadd = true, .qp_timeout = 17 };
 	o.ip = inet_addr("10.99.0.2");
-	while ((c = getopt_long(argc, argv, "s:an:t:p:A:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:an:t:p:A:u:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'X':
 			test_set = false;
@@ -779,6 +782,11 @@ parse_args(int argc, char **argv)
 			break;
 		case 'P': o.port_id = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'T': o.timeout_s = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'u':
+			o.qp_timeout = (uint8_t)strtoul(optarg, NULL, 0);
+			if (o.qp_timeout > 31)
+				return -1;
+			break;
 		default: return -1;
 		}
 	}
@@ -1085,9 +1093,11 @@ main(int argc, char **argv)
 		printf("  engine: rx_pkts %" PRIu64 " tx_pkts %" PRIu64 " acks_sent %" PRIu64
 		       " naks_sent %" PRIu64 " rnr_naks_sent %" PRIu64 " read_resp_sent %" PRIu64
 		       " atomic_resp_sent %" PRIu64 " dup_requests %" PRIu64 " tx_retransmits %"
-		       PRIu64 "\n", st.rx_pkts, st.tx_pkts, st.acks_sent, st.naks_sent,
-		       st.rnr_naks_sent, st.read_resp_sent, st.atomic_resp_sent, st.dup_requests,
-		       st.tx_retransmits);
+		       PRIu64 " timer_expired %" PRIu64 " drop_bad_resp %" PRIu64 " drop_ghost_resp %"
+		       PRIu64 " naks_rcvd %" PRIu64 "\n", st.rx_pkts, st.tx_pkts, st.acks_sent,
+		       st.naks_sent, st.rnr_naks_sent, st.read_resp_sent, st.atomic_resp_sent,
+		       st.dup_requests, st.tx_retransmits, st.timer_expired, st.drop_bad_resp,
+		       st.drop_ghost_resp, st.naks_rcvd);
 		if (rte_eth_stats_get(o.port_id, &es) == 0)
 			printf("  port %u: ipackets %" PRIu64 " opackets %" PRIu64 " imissed %" PRIu64
 			       " ierrors %" PRIu64 " oerrors %" PRIu64 " rx_nombuf %" PRIu64 "\n",
