@@ -20,82 +20,37 @@
 #include <rte_malloc.h>
 
 #include "rnic_verbs.h"
+#include "test_common.h"
 
 static int n_pass, n_fail;
 
-#define VERIFY(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		return -1; \
-	} \
-} while (0)
-
 #define BUF_SIZE (17u << 20)
 
-struct side {
-	struct rnic_device *dev;
-	struct rnic_pd *pd;
-	struct rnic_cq *cq;
-	struct rnic_mr *mr;
-	uint8_t *buf;
-	uint8_t mac[6];
-	rte_be32_t ip;
-};
+static struct test_side A, B;
 
-static struct side A, B;
-
-static void
+static unsigned int
 poll_all(void)
 {
-	rnic_dev_poll_tx(A.dev);
-	rnic_dev_poll_tx(B.dev);
-	rnic_dev_poll_rx(A.dev);
-	rnic_dev_poll_rx(B.dev);
-	rnic_dev_poll_timer(A.dev);
-	rnic_dev_poll_timer(B.dev);
+	return test_poll_pair(&A, &B);
 }
 
 /* Poll until @p n completions arrive on @p cq, bounded in iterations. */
 static int
 wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
 {
-	int got = 0;
-
-	for (long it = 0; it < 20000000 && got < n; it++) {
-		poll_all();
-		got += rnic_poll_cq(cq, n - got, wc + got);
-	}
-	return got;
+	return test_wait_wc(cq, wc, n, 20000000, poll_all);
 }
 
 static int
-side_init(struct side *s, uint16_t port, uint8_t last)
+side_init(struct test_side *s, uint16_t port, uint8_t last)
 {
 	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192 };
 
-	s->mac[0] = 0x02;
-	s->mac[5] = last;
-	memcpy(a.mac, s->mac, 6);
-	s->ip = rte_cpu_to_be_32(0x0a000000u | last);
-	a.ipv4 = s->ip;
-	s->dev = rnic_dev_create(&a);
-	if (s->dev == NULL)
-		return -1;
-	s->pd = rnic_alloc_pd(s->dev);
-	s->cq = rnic_create_cq(s->dev, 4096);
-	s->buf = rte_zmalloc("buf", BUF_SIZE, 64);
-	if (s->pd == NULL || s->cq == NULL || s->buf == NULL)
-		return -1;
-	s->mr = rnic_reg_mr(s->pd, s->buf, BUF_SIZE, RNIC_ACCESS_LOCAL_WRITE |
-			    RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC);
-	return s->mr == NULL ? -1 : 0;
+	return test_side_up(s, &a, last, 4096, BUF_SIZE, 64);
 }
 
 static struct rnic_qp *
-mkqp(struct side *s, enum rnic_qp_type t)
+mkqp(struct test_side *s, enum rnic_qp_type t)
 {
 	struct rnic_qp_init_attr ia = {
 		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = t,
@@ -106,55 +61,10 @@ mkqp(struct side *s, enum rnic_qp_type t)
 }
 
 static int
-qp_connect(struct rnic_qp *qp, struct side *me, struct side *peer, struct rnic_qp *pqp,
-	enum rnic_mtu mtu, uint32_t sq_psn, uint32_t rq_psn)
+qp_connect(struct rnic_qp *qp, struct test_side *peer, struct rnic_qp *pqp, enum rnic_mtu mtu,
+	   uint32_t sq_psn, uint32_t rq_psn)
 {
-	struct rnic_qp_attr a = {0};
-	int rc;
-	enum rnic_qp_type t;
-	struct rnic_qp_init_attr ia;
-
-	RTE_SET_USED(me);
-	rnic_query_qp(qp, &a, 0, &ia);
-	t = ia.qp_type;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RNIC_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x11111111;
-	a.qp_access_flags = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC;
-	rc = rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
-			    (t == RNIC_QPT_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
-	if (rc)
-		return rc;
-	a.qp_state = RNIC_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = rnic_qp_num(pqp);
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dmac, peer->mac, 6);
-	a.ah_attr.dip = peer->ip;
-	rc = rnic_modify_qp(qp, &a, t == RNIC_QPT_UD ? RNIC_QP_STATE :
-			    t == RNIC_QPT_UC ? (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
-						RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN) :
-			    (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN |
-			     RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER));
-	if (rc)
-		return rc;
-	if (t == RNIC_QPT_UD) {   /* UD needs the path for its own headers */
-		;
-	}
-	a.qp_state = RNIC_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	return rnic_modify_qp(qp, &a, t == RNIC_QPT_RC ?
-			      (RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
-			       RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC) :
-			      (RNIC_QP_STATE | RNIC_QP_SQ_PSN));
+	return test_qp_connect(qp, peer, pqp, mtu, sq_psn, rq_psn, 14, 7);
 }
 
 static void
@@ -384,9 +294,9 @@ main(int argc, char **argv)
 		uint32_t p0 = 0xfffff0 + mi, p1 = 0xffffe0 + mi;
 
 		if (!ra || !rb || !ua || !ub || !da || !db ||
-		    qp_connect(ra, &A, &B, rb, mtus[mi], p0, p1) || qp_connect(rb, &B, &A, ra, mtus[mi], p1, p0) ||
-		    qp_connect(ua, &A, &B, ub, mtus[mi], p0, p1) || qp_connect(ub, &B, &A, ua, mtus[mi], p1, p0) ||
-		    qp_connect(da, &A, &B, db, mtus[mi], p0, p1) || qp_connect(db, &B, &A, da, mtus[mi], p1, p0)) {
+		    qp_connect(ra, &B, rb, mtus[mi], p0, p1) || qp_connect(rb, &A, ra, mtus[mi], p1, p0) ||
+		    qp_connect(ua, &B, ub, mtus[mi], p0, p1) || qp_connect(ub, &A, ua, mtus[mi], p1, p0) ||
+		    qp_connect(da, &B, db, mtus[mi], p0, p1) || qp_connect(db, &A, da, mtus[mi], p1, p0)) {
 			printf("FAIL: QP setup at pmtu %u\n", pmtu);
 			return 1;
 		}
@@ -397,8 +307,8 @@ main(int argc, char **argv)
 			rnic_destroy_qp(rb);
 			ra = mkqp(&A, RNIC_QPT_RC);
 			rb = mkqp(&B, RNIC_QPT_RC);
-			if (qp_connect(ra, &A, &B, rb, mtus[mi], p0, p1) ||
-			    qp_connect(rb, &B, &A, ra, mtus[mi], p1, p0)) {
+			if (qp_connect(ra, &B, rb, mtus[mi], p0, p1) ||
+			    qp_connect(rb, &A, ra, mtus[mi], p1, p0)) {
 				printf("FAIL: reconnect\n");
 				return 1;
 			}

@@ -22,31 +22,13 @@
 #include "rnic_eth_impair.h"
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
+#include "test_common.h"
 
 static int n_pass, n_fail;
 
-#define VERIFY(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		return -1; \
-	} \
-} while (0)
-
 #define BUF (4u << 20)
 
-struct side {
-	struct rnic_device *dev;
-	struct rnic_pd *pd;
-	struct rnic_cq *cq;
-	struct rnic_mr *mr;
-	uint8_t *buf;
-	uint8_t mac[6];
-	rte_be32_t ip;
-};
-
-static struct side A, B;
+static struct test_side A, B;
 static uint16_t imp_port;
 static bool b_alive = true;
 
@@ -89,15 +71,7 @@ set_rule(int dir, int opcode, int nth, int action)
 static void
 poll_all(void)
 {
-	rnic_dev_poll_tx(A.dev);
-	if (b_alive)
-		rnic_dev_poll_tx(B.dev);
-	rnic_dev_poll_rx(A.dev);
-	if (b_alive)
-		rnic_dev_poll_rx(B.dev);
-	rnic_dev_poll_timer(A.dev);
-	if (b_alive)
-		rnic_dev_poll_timer(B.dev);
+	test_poll_pair(&A, b_alive ? &B : NULL);
 }
 
 /* Poll until @p n completions arrive or about 5 s of TSC pass. */
@@ -115,29 +89,15 @@ wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
 }
 
 static int
-side_init(struct side *s, uint16_t port, uint8_t last)
+side_init(struct test_side *s, uint16_t port, uint8_t last)
 {
 	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192 };
 
-	s->mac[0] = 0x02;
-	s->mac[5] = last;
-	memcpy(a.mac, s->mac, 6);
-	s->ip = rte_cpu_to_be_32(0x0a000000u | last);
-	a.ipv4 = s->ip;
-	s->dev = rnic_dev_create(&a);
-	if (s->dev == NULL)
-		return -1;
-	s->pd = rnic_alloc_pd(s->dev);
-	s->cq = rnic_create_cq(s->dev, 1024);
-	s->buf = rte_zmalloc("buf", BUF, 64);
-	s->mr = rnic_reg_mr(s->pd, s->buf, BUF, RNIC_ACCESS_LOCAL_WRITE |
-			    RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC);
-	return s->mr == NULL ? -1 : 0;
+	return test_side_up(s, &a, last, 1024, BUF, 64);
 }
 
 static struct rnic_qp *
-mkqp(struct side *s)
+mkqp(struct test_side *s)
 {
 	struct rnic_qp_init_attr ia = {
 		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = RNIC_QPT_RC,
@@ -147,39 +107,12 @@ mkqp(struct side *s)
 	return rnic_create_qp(s->pd, &ia);
 }
 
+/* Timeout 8: 4.096 us * 2^8 = 1 ms. */
 static int
-qp_up(struct rnic_qp *qp, struct side *peer, struct rnic_qp *pqp, uint32_t sq_psn,
+qp_up(struct rnic_qp *qp, struct test_side *peer, struct rnic_qp *pqp, uint32_t sq_psn,
       uint32_t rq_psn, uint8_t retry)
 {
-	struct rnic_qp_attr a = {0};
-
-	a.qp_state = RNIC_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC;
-	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
-			   RNIC_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = RNIC_QPS_RTR;
-	a.path_mtu = RNIC_MTU_1024;
-	a.dest_qp_num = rnic_qp_num(pqp);
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;   /* 0.01 ms */
-	memcpy(a.ah_attr.dmac, peer->mac, 6);
-	a.ah_attr.dip = peer->ip;
-	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
-			   RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC |
-			   RNIC_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = RNIC_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 8;         /* 4.096 us * 2^8 = 1 ms */
-	a.retry_cnt = retry;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	return rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
-			      RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC);
+	return test_qp_connect(qp, peer, pqp, RNIC_MTU_1024, sq_psn, rq_psn, 8, retry);
 }
 
 static struct rnic_qp *qa, *qb;

@@ -54,34 +54,14 @@
 #include <rte_mempool.h>
 
 #include "rnic_verbs.h"
+#include "test_common.h"
 
 static unsigned int n_pass, n_fail;
-
-#define VERIFY(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		return -1; \
-	} \
-} while (0)
 
 #define BUF_SIZE (2u << 20)
 #define MAX_POLLS 2000000L
 
-struct side {
-	struct rnic_device *dev;
-	struct rnic_pd *pd;
-	struct rnic_cq *cq;
-	struct rnic_mr *mr;
-	uint8_t *buf;
-	uint8_t mac[6];
-	rte_be32_t ip;
-	uint16_t port;
-	uint32_t mbufs;
-};
-
-static struct side A, B;
+static struct test_side A, B;
 static uint16_t port_a, port_b, port_c, port_d;
 static const char *cur_case = "";
 
@@ -101,7 +81,7 @@ watchdog(int sig)
 }
 
 static unsigned int
-poll_side(struct side *s)
+poll_side(struct test_side *s)
 {
 	unsigned int w = 0;
 
@@ -130,13 +110,7 @@ polls(long n)
 static int
 wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
 {
-	int got = 0;
-
-	for (long it = 0; it < MAX_POLLS && got < n; it++) {
-		poll_all();
-		got += rnic_poll_cq(cq, n - got, wc + got);
-	}
-	return got;
+	return test_wait_wc(cq, wc, n, MAX_POLLS, poll_all);
 }
 
 /* Poll until a full round did nothing 64 times in a row. */
@@ -151,7 +125,7 @@ settle(void)
 }
 
 static struct rte_mempool *
-pool_of(const struct side *s)
+pool_of(const struct test_side *s)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 
@@ -168,35 +142,20 @@ fill(uint8_t *p, size_t n, uint32_t seed)
 }
 
 static int
-side_up(struct side *s, uint16_t port, uint8_t last, const struct rnic_dev_attr *tmpl)
+side_up(struct test_side *s, uint16_t port, uint8_t last, const struct rnic_dev_attr *tmpl)
 {
 	struct rnic_dev_attr a = { .mbufs = 4096 };
 
 	if (tmpl != NULL)
 		a = *tmpl;
 	a.port_id = port;
-	s->port = port;
-	s->mac[0] = 0x02;
-	s->mac[5] = last;
-	memcpy(a.mac, s->mac, 6);
-	s->ip = rte_cpu_to_be_32(0x0a000000u | last);
-	a.ipv4 = s->ip;
-	s->mbufs = a.mbufs ? a.mbufs : 16384;
-	s->dev = rnic_dev_create(&a);
-	if (s->dev == NULL) {
-		printf("  rnic_dev_create on port %u: %s\n", port, rte_strerror(rte_errno));
+	if (test_side_up(s, &a, last, 8192, BUF_SIZE, 4096) != 0) {
+		if (s->dev == NULL)
+			printf("  rnic_dev_create on port %u: %s\n", port, rte_strerror(rte_errno));
 		return -1;
 	}
 	rnic_dev_set_polled(s->dev, false);
-	s->pd = rnic_alloc_pd(s->dev);
-	s->cq = rnic_create_cq(s->dev, 8192);
-	s->buf = rte_zmalloc("ex_buf", BUF_SIZE, 4096);
-	if (s->pd == NULL || s->cq == NULL || s->buf == NULL)
-		return -1;
-	s->mr = rnic_reg_mr(s->pd, s->buf, BUF_SIZE, RNIC_ACCESS_LOCAL_WRITE |
-			    RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC);
-	return s->mr == NULL ? -1 : 0;
+	return 0;
 }
 
 /* Both devices on ports @p pa / @p pb with the given limits (NULL: defaults). */
@@ -219,7 +178,7 @@ drain_port(uint16_t port)
 }
 
 static void
-side_down(struct side *s)
+side_down(struct test_side *s)
 {
 	if (s->dev != NULL)
 		rnic_dev_destroy(s->dev);   /* frees its QPs, MRs, CQs */
@@ -257,7 +216,7 @@ teardown(void)
 } while (0)
 
 static struct rnic_qp *
-mkqp_cq(struct side *s, enum rnic_qp_type t, struct rnic_cq *scq, struct rnic_cq *rcq,
+mkqp_cq(struct test_side *s, enum rnic_qp_type t, struct rnic_cq *scq, struct rnic_cq *rcq,
 	uint32_t sq, uint32_t rq)
 {
 	struct rnic_qp_init_attr ia = {
@@ -269,57 +228,16 @@ mkqp_cq(struct side *s, enum rnic_qp_type t, struct rnic_cq *scq, struct rnic_cq
 }
 
 static struct rnic_qp *
-mkqp(struct side *s, enum rnic_qp_type t)
+mkqp(struct test_side *s, enum rnic_qp_type t)
 {
 	return mkqp_cq(s, t, s->cq, s->cq, 256, 256);
 }
 
 /* RESET -> RTS towards @p pqp on @p peer; timeout 0 = no loss timer. */
 static int
-qp_connect(struct rnic_qp *qp, struct side *peer, struct rnic_qp *pqp, uint8_t timeout)
+qp_connect(struct rnic_qp *qp, struct test_side *peer, struct rnic_qp *pqp, uint8_t timeout)
 {
-	struct rnic_qp_init_attr ia;
-	struct rnic_qp_attr a = {0};
-	enum rnic_qp_type t;
-	int rc;
-
-	rnic_query_qp(qp, &a, 0, &ia);
-	t = ia.qp_type;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = RNIC_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x11111111;
-	a.qp_access_flags = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC;
-	rc = rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
-			    (t == RNIC_QPT_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
-	if (rc)
-		return rc;
-	a.qp_state = RNIC_QPS_RTR;
-	a.path_mtu = RNIC_MTU_1024;
-	a.dest_qp_num = rnic_qp_num(pqp);
-	a.rq_psn = 0xfffff0;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dmac, peer->mac, 6);
-	a.ah_attr.dip = peer->ip;
-	rc = rnic_modify_qp(qp, &a, t == RNIC_QPT_UD ? RNIC_QP_STATE :
-			    t == RNIC_QPT_UC ? (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
-						RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN) :
-			    (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN |
-			     RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER));
-	if (rc)
-		return rc;
-	a.qp_state = RNIC_QPS_RTS;
-	a.sq_psn = 0xfffff0;
-	a.timeout = timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	return rnic_modify_qp(qp, &a, t == RNIC_QPT_RC ?
-			      (RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
-			       RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC) :
-			      (RNIC_QP_STATE | RNIC_QP_SQ_PSN));
+	return test_qp_connect(qp, peer, pqp, RNIC_MTU_1024, 0xfffff0, 0xfffff0, timeout, 7);
 }
 
 /* A connected pair qa (on A) <-> qb (on B). */
@@ -396,7 +314,7 @@ print_drops(const char *who, const struct rnic_dev_stats *s)
 
 /* Every mbuf of @p s's pool is back (in the pool or its caches). */
 static int
-pool_full(const struct side *s, unsigned int held)
+pool_full(const struct test_side *s, unsigned int held)
 {
 	struct rte_mempool *mp = pool_of(s);
 
@@ -815,7 +733,7 @@ test_link_ring_full(void)
 	struct rnic_wc wc;
 	struct rnic_dev_stats st;
 	const uint32_t len = 1u << 20;
-	struct side saved;
+	struct test_side saved;
 
 	VERIFY(pair_up(port_c, port_d, NULL, NULL) == 0, "devices on the small ring pair");
 	VERIFY(pair_qps(RNIC_QPT_RC, &qa, &qb, 0) == 0, "pair");

@@ -52,17 +52,9 @@
 
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
+#include "test_common.h"
 
 static unsigned int n_pass, n_fail;
-
-#define VERIFY(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		return -1; \
-	} \
-} while (0)
 
 /* *bad_wr must name the first WR not posted (@p want). */
 #define CHECK_BAD_WR(bad, head, want) do { \
@@ -116,12 +108,13 @@ static unsigned int n_made;
 /* Plumbing                                                            */
 /* ------------------------------------------------------------------ */
 
-static void
+static unsigned int
 poll_all(void)
 {
-	rnic_dev_poll_tx(dev);
-	rnic_dev_poll_rx(dev);
-	rnic_dev_poll_timer(dev);
+	unsigned int w = rnic_dev_poll_tx(dev);
+
+	w += rnic_dev_poll_rx(dev);
+	return w + rnic_dev_poll_timer(dev);
 }
 
 static void
@@ -201,13 +194,7 @@ mkqp(enum rnic_qp_type t, uint32_t max_send_wr)
 static int
 wait_wc(struct rnic_wc *wc, int n)
 {
-	int got = 0;
-
-	for (int it = 0; it < 200000 && got < n; it++) {
-		poll_all();
-		got += rnic_poll_cq(cq, n - got, wc + got);
-	}
-	return got;
+	return test_wait_wc(cq, wc, n, 200000, poll_all);
 }
 
 static void
