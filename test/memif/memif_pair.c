@@ -79,6 +79,7 @@
 #include <rte_pause.h>
 
 #include "rnic_verbs.h"
+#include "test_common.h"
 
 #define PMTU       1024u
 #define BIG        (1u << 20)
@@ -512,46 +513,17 @@ dev_setup(struct proc *p)
 static int
 qp_connect(struct proc *p, int q)
 {
-	struct rnic_qp *qp = p->qp[q];
-	struct rnic_qp_attr a = {0};
-	int rc;
+	struct test_qp_conn c = {
+		.dmac = p->peer.mac, .dip = p->peer.ip, .dest_qpn = p->peer.qpn[q], .qkey = QKEY,
+		.mtu = RNIC_MTU_1024, .sq_psn = p->psn[q], .rq_psn = p->peer.psn[q],
+		.timeout = 17,   /* ~0.5 s: nothing is lost here, so no retransmission */
+		.retry_cnt = 7,
+	};
+	enum rnic_qp_state to;
+	int rc = test_qp_to_rts(p->qp[q], &c, &to);
 
-	a.qp_state = RNIC_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = QKEY;
-	a.qp_access_flags = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
-			    RNIC_ACCESS_REMOTE_ATOMIC;
-	rc = rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
-			    (q == Q_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
 	if (rc)
-		FAIL(p, "%s to INIT: %d", qname[q], rc);
-	a.qp_state = RNIC_QPS_RTR;
-	a.path_mtu = RNIC_MTU_1024;
-	a.dest_qp_num = p->peer.qpn[q];
-	a.rq_psn = p->peer.psn[q];
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dmac, p->peer.mac, 6);
-	a.ah_attr.dip = p->peer.ip;
-	rc = rnic_modify_qp(qp, &a, q == Q_UD ? RNIC_QP_STATE :
-			    q == Q_UC ? (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
-					 RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN) :
-			    (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN |
-			     RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER));
-	if (rc)
-		FAIL(p, "%s to RTR: %d", qname[q], rc);
-	a.qp_state = RNIC_QPS_RTS;
-	a.sq_psn = p->psn[q];
-	a.timeout = 17;      /* ~0.5 s: nothing is lost here, so no retransmission */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	rc = rnic_modify_qp(qp, &a, q == Q_RC ?
-			    (RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT |
-			     RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC) :
-			    (RNIC_QP_STATE | RNIC_QP_SQ_PSN));
-	if (rc)
-		FAIL(p, "%s to RTS: %d", qname[q], rc);
+		FAIL(p, "%s to %s: %d", qname[q], rnic_qp_state_str(to), rc);
 	return 0;
 }
 
