@@ -58,6 +58,10 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from roce_tshark import tshark_flags  # noqa: E402  (test/lib, plain Python)
+
 WARMUP_MS = 4000          # time the capture tools get to attach
 HUGEPAGES = 256           # 2 MB pages: 512 MB for the daemon and both tools
 CAP_LIMIT = 100000        # dpdk-dumpcap -c: a bound; the run makes far fewer
@@ -412,25 +416,6 @@ def rnic_pcap(tool, path):
 
 # ---------------------------------------------------------------------------
 # tshark
-
-def tshark_flags(tshark, sample):
-    """Switch off the heuristic guesses about what a payload carries (RPC
-    over RDMA, SMB Direct, iSER...): our payloads are test patterns, and a
-    guess that throws says nothing about the RoCE headers (as in
-    test/wire/scapy_xcheck.py)."""
-    r = subprocess.run([tshark, "-G", "heuristic-decodes"], capture_output=True,
-                       text=True, timeout=60)
-    flags = []
-    for line in r.stdout.splitlines():
-        f = line.split("\t")
-        if len(f) >= 2 and f[0] == "infiniband.payload" and f[1] != "ethertype":
-            flags += ["--disable-protocol", f[1]]
-    probe = subprocess.run([tshark, "--disable-heuristic", "eth_over_ib", "-r", sample,
-                            "-c", "1"], capture_output=True, timeout=60)
-    if probe.returncode == 0:
-        flags += ["--disable-heuristic", "eth_over_ib"]
-    return flags
-
 
 def check_tshark(tshark, flags, label, path, frames, ours):
     r = subprocess.run([tshark] + flags + [

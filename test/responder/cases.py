@@ -38,49 +38,21 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+
 try:
-    from scapy.all import Ether, IP, UDP, Raw, Packet
-    from scapy.fields import (ByteField, IntField, XIntField, XLongField,
-                              X3BytesField)
+    from scapy.all import Ether, IP, UDP, Raw
     from scapy.all import ARP, IPv6, TCP, Dot1Q, IPOption_NOP
     from scapy.contrib.roce import BTH, AETH
     from scapy.utils import rdpcap
+    # Extended headers scapy.contrib.roce lacks (IBA 9.3), shared with
+    # test/wire/scapy_xcheck.py. scapy's BTH computes the ICRC over whatever
+    # is layered under it, so these, the payload and the pad all go under BTH.
+    from roce_scapy import RETH, AtomicETH, DETH, ImmDt, IETH
 except ImportError as exc:
     print(f"SKIP: scapy is not available ({exc}); install python3-scapy")
     sys.exit(77)
-
-
-# ---------------------------------------------------------------------------
-# Extended headers scapy.contrib.roce lacks (IBA 9.3), as in
-# test/wire/scapy_xcheck.py. scapy's BTH computes the ICRC over whatever is
-# layered under it, so these, the payload and the pad all go under BTH.
-
-class RETH(Packet):
-    name = "RETH"
-    fields_desc = [XLongField("va", 0), XIntField("rkey", 0),
-                   IntField("dlen", 0)]
-
-
-class AtomicETH(Packet):
-    name = "AtomicETH"
-    fields_desc = [XLongField("va", 0), XIntField("rkey", 0),
-                   XLongField("swap_add", 0), XLongField("cmp", 0)]
-
-
-class DETH(Packet):
-    name = "DETH"
-    fields_desc = [XIntField("qkey", 0), ByteField("resv", 0),
-                   X3BytesField("sqp", 0)]
-
-
-class ImmDt(Packet):
-    name = "ImmDt"
-    fields_desc = [XIntField("imm", 0)]
-
-
-class IETH(Packet):
-    name = "IETH"
-    fields_desc = [XIntField("rkey", 0)]
 
 
 # Opcodes (IBA table 38).

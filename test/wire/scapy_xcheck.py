@@ -7,11 +7,12 @@
     ICRC; rnic-pcap must decode each one with the same opcode name, BTH
     fields and extended-header fields, and icrc=ok. scapy.contrib.roce has
     BTH, AETH and the CNP padding only: RETH, AtomicETH, AtomicAckETH, DETH,
-    ImmDt and IETH are defined here, and the SEND_*_WITH_INVALIDATE opcodes
-    (0x16, 0x17) that scapy's table lacks are plain opcode numbers. scapy's
-    BTH computes the ICRC over the BTH's payload, so the extended headers,
-    the payload and the zero pad are all layered under BTH (pad count set
-    by hand). Two corrupted frames must decode with icrc=bad.
+    ImmDt and IETH come from test/lib/roce_scapy.py, and the
+    SEND_*_WITH_INVALIDATE opcodes (0x16, 0x17) that scapy's table lacks
+    are plain opcode numbers. scapy's BTH computes the ICRC over the BTH's
+    payload, so the extended headers, the payload and the zero pad are all
+    layered under BTH (pad count set by hand). Two corrupted frames must
+    decode with icrc=bad.
 (b) rnic-wire-gen --clean: scapy dissects every frame, recomputes its ICRC
     and must agree with the bytes on the wire; its own decode of BTH and
     the extended headers must agree with rnic-pcap's. On the full capture
@@ -32,51 +33,20 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+
 try:
-    from scapy.all import Ether, Dot1Q, IP, UDP, Raw, Packet, rdpcap, wrpcap
-    from scapy.fields import (ByteField, IntField, XIntField, XLongField,
-                              X3BytesField)
+    from scapy.all import Ether, Dot1Q, IP, UDP, Raw, rdpcap, wrpcap
     from scapy.contrib.roce import BTH, AETH, CNPPadding, \
         _bth_opcodes as SCAPY_OPCODES
+    # The extended headers scapy.contrib.roce does not define (IBA 9.3).
+    from roce_scapy import RETH, AtomicETH, AtomicAckETH, DETH, ImmDt, IETH
 except ImportError as exc:
     print(f"SKIP: scapy is not available ({exc}); install python3-scapy")
     sys.exit(77)
 
-
-# ---------------------------------------------------------------------------
-# Extended headers scapy.contrib.roce does not define (IBA 9.3).
-
-class RETH(Packet):
-    name = "RETH"
-    fields_desc = [XLongField("va", 0), XIntField("rkey", 0),
-                   IntField("dlen", 0)]
-
-
-class AtomicETH(Packet):
-    name = "AtomicETH"
-    fields_desc = [XLongField("va", 0), XIntField("rkey", 0),
-                   XLongField("swap_add", 0), XLongField("cmp", 0)]
-
-
-class AtomicAckETH(Packet):
-    name = "AtomicAckETH"
-    fields_desc = [XLongField("orig", 0)]
-
-
-class DETH(Packet):
-    name = "DETH"
-    fields_desc = [XIntField("qkey", 0), ByteField("resv", 0),
-                   X3BytesField("sqp", 0)]
-
-
-class ImmDt(Packet):
-    name = "ImmDt"
-    fields_desc = [XIntField("imm", 0)]
-
-
-class IETH(Packet):
-    name = "IETH"
-    fields_desc = [XIntField("rkey", 0)]
+from roce_tshark import tshark_flags  # noqa: E402
 
 
 # scapy's AETH, under a name that reads as one of ours in the table below.
@@ -394,26 +364,6 @@ def part_b(tool, gen, tmp):
 
 # ---------------------------------------------------------------------------
 # (c) tshark
-
-def tshark_flags(tshark, sample):
-    """Switch off guesses about what our synthetic payloads carry (RPC over
-    RDMA, SMB Direct, iSER, Ethernet over IB...): those would throw on
-    random bytes and say nothing about the RoCE headers."""
-    r = subprocess.run([tshark, "-G", "heuristic-decodes"],
-                       capture_output=True, text=True, timeout=60)
-    flags = []
-    for line in r.stdout.splitlines():
-        f = line.split("\t")
-        if (len(f) >= 2 and f[0] == "infiniband.payload"
-                and f[1] != "ethertype"):
-            flags += ["--disable-protocol", f[1]]
-    probe = subprocess.run([tshark, "--disable-heuristic", "eth_over_ib",
-                            "-r", sample, "-c", "1"], capture_output=True,
-                           timeout=60)
-    if probe.returncode == 0:
-        flags += ["--disable-heuristic", "eth_over_ib"]
-    return flags
-
 
 def walk(node, out, path=""):
     """Flatten tshark's JSON tree: 'subtree/field' -> first value."""
