@@ -253,15 +253,6 @@ pair_qps(enum rnic_qp_type t, struct rnic_qp **qa, struct rnic_qp **qb, uint8_t 
 	return 0;
 }
 
-static enum rnic_qp_state
-state_of(struct rnic_qp *qp)
-{
-	struct rnic_qp_attr a;
-
-	rnic_query_qp(qp, &a, 0, NULL);
-	return a.qp_state;
-}
-
 static int
 post_op(struct rnic_qp *qp, enum rnic_wr_opcode op, uint64_t id, uint64_t laddr, uint32_t len,
 	uint32_t lkey, uint64_t raddr, uint32_t rkey)
@@ -487,8 +478,8 @@ test_mempool_empty(void)
 	VERIFY(rnic_poll_cq(B.cq, 1, &wc) == 0, "B completed wr_id %" PRIu64 " (%s) without "
 	       "an ACK", wc.wr_id, rnic_wc_status_str(wc.status));
 	VERIFY(drops(&sa) == 0 && drops(&sb) == 0, "drops while the pool was empty");
-	VERIFY(state_of(w.rc_a) == RNIC_QPS_RTS && state_of(w.uc_a) == RNIC_QPS_RTS &&
-	       state_of(w.rev_a) == RNIC_QPS_RTS, "a QP left RTS");
+	VERIFY(test_qp_state(w.rc_a) == RNIC_QPS_RTS && test_qp_state(w.uc_a) == RNIC_QPS_RTS &&
+	       test_qp_state(w.rev_a) == RNIC_QPS_RTS, "a QP left RTS");
 
 	/* The mbufs come back: everything completes. */
 	rte_pktmbuf_free_bulk(held, n_held);
@@ -628,7 +619,7 @@ test_queues_full(void)
 	VERIFY(wait_wc(A.cq, wc, 2) == 2 && wc[0].wr_id == 4 && wc[1].wr_id == 5 &&
 	       wc[0].status == RNIC_WC_SUCCESS && wc[1].status == RNIC_WC_SUCCESS, "the rest");
 	VERIFY(wait_wc(B.cq, wc, 2) == 2 && wc[0].wr_id == 54 && wc[1].wr_id == 55, "receives");
-	VERIFY(state_of(qa) == RNIC_QPS_RTS && state_of(qb) == RNIC_QPS_RTS, "states");
+	VERIFY(test_qp_state(qa) == RNIC_QPS_RTS && test_qp_state(qb) == RNIC_QPS_RTS, "states");
 	return 0;
 }
 
@@ -801,10 +792,10 @@ test_cq_overflow(void)
 	for (int i = 0; i < 10; i++)
 		VERIFY(post_op(qa, RNIC_WR_RDMA_WRITE, i, (uintptr_t)A.buf + 256u * i, 256, la,
 			       (uintptr_t)B.buf + 256u * i, rb) == 0, "post %d", i);
-	for (long it = 0; it < MAX_POLLS && state_of(qa) != RNIC_QPS_ERR; it++)
+	for (long it = 0; it < MAX_POLLS && test_qp_state(qa) != RNIC_QPS_ERR; it++)
 		poll_all();
-	VERIFY(state_of(qa) == RNIC_QPS_ERR, "the QP whose CQ overflowed is %s",
-	       rnic_qp_state_str(state_of(qa)));
+	VERIFY(test_qp_state(qa) == RNIC_QPS_ERR, "the QP whose CQ overflowed is %s",
+	       rnic_qp_state_str(test_qp_state(qa)));
 	settle();
 	VERIFY(rnic_cq_overflowed(small_a), "the CQ does not report the overflow");
 	VERIFY(!rnic_cq_overflowed(A.cq), "the other CQ reports an overflow");
@@ -830,7 +821,7 @@ test_cq_overflow(void)
 	VERIFY(wait_wc(A.cq, wc, 1) == 1 && wc[0].status == RNIC_WC_SUCCESS && wc[0].wr_id == 78,
 	       "bystander READ completion");
 	VERIFY(memcmp(A.buf + 0x30000, B.buf + 0x30000, 3000) == 0, "bystander READ bytes");
-	VERIFY(state_of(ga) == RNIC_QPS_RTS && state_of(gb) == RNIC_QPS_RTS, "bystander state");
+	VERIFY(test_qp_state(ga) == RNIC_QPS_RTS && test_qp_state(gb) == RNIC_QPS_RTS, "bystander state");
 
 	/* Receive side: a UC QP whose receive CQ holds 2 gets 4 SENDs. */
 	ua = mkqp_cq(&A, RNIC_QPT_UC, A.cq, rsmall_a, 16, 16);
@@ -845,7 +836,7 @@ test_cq_overflow(void)
 			       rnic_mr_lkey(B.mr), 0, 0) == 0, "UC SEND");
 	VERIFY(wait_wc(B.cq, wc, 4) == 4, "UC send completions");
 	settle();
-	VERIFY(state_of(ua) == RNIC_QPS_ERR, "UC QP is %s", rnic_qp_state_str(state_of(ua)));
+	VERIFY(test_qp_state(ua) == RNIC_QPS_ERR, "UC QP is %s", rnic_qp_state_str(test_qp_state(ua)));
 	VERIFY(rnic_cq_overflowed(rsmall_a), "the receive CQ does not report the overflow");
 	n = count_events(rnic_qp_num(ua), RNIC_EVENT_CQ_ERR, &other);
 	VERIFY(n == 1 && other == 0, "%d CQ_ERR events for the UC QP (want 1), %d others", n,
@@ -902,7 +893,7 @@ test_event_ring_full(void)
 		events++;
 	}
 	for (int i = 0; i < NQ; i++)
-		in_err += state_of(q[i]) == RNIC_QPS_ERR;
+		in_err += test_qp_state(q[i]) == RNIC_QPS_ERR;
 	VERIFY(in_err == NQ - 1, "%d of %d QPs in Error (one completion fitted)", in_err, NQ);
 	VERIFY(events == 1023, "%d events queued, want the ring's 1023", events);
 	VERIFY(st.event_drops == (uint64_t)(NQ - 1 - 1023), "event_drops %" PRIu64 ", want %d",

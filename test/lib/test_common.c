@@ -63,6 +63,15 @@ test_wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n, long max_rounds,
 	return got;
 }
 
+enum rnic_qp_state
+test_qp_state(struct rnic_qp *qp)
+{
+	struct rnic_qp_attr a;
+
+	rnic_query_qp(qp, &a, 0, NULL);
+	return a.qp_state;
+}
+
 int
 test_qp_to_rts(struct rnic_qp *qp, const struct test_qp_conn *c, enum rnic_qp_state *failed)
 {

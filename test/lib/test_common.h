@@ -67,6 +67,9 @@ unsigned int test_poll_pair(const struct test_side *a, const struct test_side *b
 int test_wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n, long max_rounds,
 		 unsigned int (*poll)(void));
 
+/* The QP's current state (rnic_query_qp). */
+enum rnic_qp_state test_qp_state(struct rnic_qp *qp);
+
 /* Where a QP connects to, and the attributes the tests vary. */
 struct test_qp_conn {
 	const uint8_t *dmac;    /* the peer's MAC (6 bytes) */

@@ -348,15 +348,6 @@ attr_eq(const struct rnic_qp_attr *a, const struct rnic_qp_attr *b)
 	       a->rnr_retry == b->rnr_retry;
 }
 
-static enum rnic_qp_state
-state_of(struct rnic_qp *qp)
-{
-	struct rnic_qp_attr a;
-
-	rnic_query_qp(qp, &a, 0, NULL);
-	return a.qp_state;
-}
-
 static int
 post1(struct rnic_qp *qp, enum rnic_qp_type t, enum rnic_wr_opcode op, uint64_t id,
       uint32_t len, unsigned int flags)
@@ -413,7 +404,7 @@ bring(struct rnic_qp *qp, enum rnic_qp_type t, enum rnic_qp_state s)
 			   99, 8, RNIC_SEND_SIGNALED);
 		if (rc != 0 || wait_wc(&wc, 1) != 1 || wc.status != RNIC_WC_LOC_QP_OP_ERR)
 			return -EIO;
-		return state_of(qp) == S(SQE) ? 0 : -EIO;
+		return test_qp_state(qp) == S(SQE) ? 0 : -EIO;
 	}
 	return -EINVAL;
 }
@@ -982,8 +973,8 @@ test_parser_error(enum rnic_qp_type t, enum bad_kind k, bool good_first)
 	polls(8);
 	VERIFY(rnic_poll_cq(cq, 8, wc) == 0, "extra completions");
 	VERIFY(drain_b() == 0, "frames after the bad WR");
-	VERIFY(state_of(qp) == (t == RNIC_QPT_RC ? S(ERR) : S(SQE)), "state %s",
-	       rnic_qp_state_str(state_of(qp)));
+	VERIFY(test_qp_state(qp) == (t == RNIC_QPT_RC ? S(ERR) : S(SQE)), "state %s",
+	       rnic_qp_state_str(test_qp_state(qp)));
 	if (t != RNIC_QPT_RC) {
 		/* SQE -> RTS; the bad and flushed WRs took no PSN. */
 		struct rnic_qp_attr a;
@@ -1114,20 +1105,20 @@ test_to_err_reset(enum rnic_qp_type t)
 			/* Either is consistent: IBA's "any state to Error", or a refusal
 			 * as Linux's ib_modify_qp_is_ok (its RESET row has RESET and
 			 * INIT only). Success that changes nothing is not. */
-			VERIFY(rc == -EINVAL && state_of(qp) == S(RESET),
+			VERIFY(rc == -EINVAL && test_qp_state(qp) == S(RESET),
 			      "RESET->ERR returns %d and leaves the QP in %s: rnic_qp_to_error() "
-			      "ignores a QP in RESET", rc, rnic_qp_state_str(state_of(qp)));
+			      "ignores a QP in RESET", rc, rnic_qp_state_str(test_qp_state(qp)));
 		} else {
-			VERIFY(rc == 0 && state_of(qp) == S(ERR), "%s->ERR: rc %d state %s",
-			       rnic_qp_state_str(s), rc, rnic_qp_state_str(state_of(qp)));
+			VERIFY(rc == 0 && test_qp_state(qp) == S(ERR), "%s->ERR: rc %d state %s",
+			       rnic_qp_state_str(s), rc, rnic_qp_state_str(test_qp_state(qp)));
 		}
 		a.qp_state = S(RESET);
-		VERIFY(rnic_modify_qp(qp, &a, M(STATE)) == 0 && state_of(qp) == S(RESET),
+		VERIFY(rnic_modify_qp(qp, &a, M(STATE)) == 0 && test_qp_state(qp) == S(RESET),
 		       "ERR->RESET");
 		polls(4);
 		/* and straight to RESET, after which the QP comes up again */
 		VERIFY(bring(qp, t, s) == 0, "bring again to %s", rnic_qp_state_str(s));
-		VERIFY(rnic_modify_qp(qp, &a, M(STATE)) == 0 && state_of(qp) == S(RESET),
+		VERIFY(rnic_modify_qp(qp, &a, M(STATE)) == 0 && test_qp_state(qp) == S(RESET),
 		       "%s->RESET", rnic_qp_state_str(s));
 		rnic_query_qp(qp, &a, 0, NULL);
 		VERIFY(a.sq_psn == 0 && a.rq_psn == 0 && rnic_qp_sq_pending(qp) == 0,
