@@ -34,6 +34,8 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
+#include "rnic_app_sock.h"
+
 static int sock = -1;
 static bool is_client;
 static void (*poll_hook)(void);
@@ -56,45 +58,13 @@ expired(void)
 static int
 wait_fd(int fd, short ev)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-
-	while (!expired()) {
-		int n = poll(&p, 1, 1);
-
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -1;
-		poll_hook();
-	}
-	errno = ETIMEDOUT;
-	return -1;
+	return rnic_app_sock_wait(fd, ev, deadline, poll_hook);
 }
 
 static int
 xfer(void *buf, size_t len, bool wr)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n;
-
-		if (wait_fd(sock, wr ? POLLOUT : POLLIN) != 0)
-			return -1;
-		n = wr ? write(sock, (char *)buf + done, len - done) :
-			 read(sock, (char *)buf + done, len - done);
-		if (n == 0) {
-			errno = ECONNRESET;
-			return -1;
-		}
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	return 0;
+	return rnic_app_sock_xfer(sock, buf, len, wr, deadline, poll_hook);
 }
 
 static int

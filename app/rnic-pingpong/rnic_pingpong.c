@@ -45,6 +45,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
+#include "rnic_app_sock.h"
 #include "rnic_verbs.h"
 
 #define WRID_RECV 1
@@ -85,49 +86,17 @@ expired(void)
 	return rte_get_tsc_cycles() > deadline;
 }
 
-/* Wait for @p ev on @p fd while polling the engine (ARP, late ACKs). */
+/* Socket waits poll the engine meanwhile (ARP, late ACKs). */
 static int
 wait_fd(int fd, short ev)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-
-	while (!expired()) {
-		int n = poll(&p, 1, 1);
-
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -1;
-		engine_poll();
-	}
-	errno = ETIMEDOUT;
-	return -1;
+	return rnic_app_sock_wait(fd, ev, deadline, engine_poll);
 }
 
 static int
 xfer(int fd, void *buf, size_t len, bool wr)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n;
-
-		if (wait_fd(fd, wr ? POLLOUT : POLLIN) != 0)
-			return -1;
-		n = wr ? write(fd, (char *)buf + done, len - done) :
-			 read(fd, (char *)buf + done, len - done);
-		if (n == 0) {
-			errno = ECONNRESET;
-			return -1;
-		}
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	return 0;
+	return rnic_app_sock_xfer(fd, buf, len, wr, deadline, engine_poll);
 }
 
 static void
