@@ -353,21 +353,14 @@ engine_main(void *arg)
 		if (tmr)
 			loop = 0;
 		for (unsigned int i = 0; i < pl->n; i++) {
-			if (pl->roles[i] & RNIC_ROLE_TX)
-				work += rnic_dev_poll_tx(pl->dev[i]);
-			if (pl->roles[i] & RNIC_ROLE_RX)
-				work += rnic_dev_poll_rx(pl->dev[i]);
-			if ((pl->roles[i] & RNIC_ROLE_TIMER) && (tmr || pl->roles[i] == RNIC_ROLE_TIMER))
-				work += rnic_dev_poll_timer(pl->dev[i]);
+			unsigned int r = pl->roles[i];
+
+			/* The timer role every timer_every passes, unless alone. */
+			if (!tmr && r != RNIC_ROLE_TIMER)
+				r &= ~(unsigned int)RNIC_ROLE_TIMER;
+			work += rnic_dev_poll(pl->dev[i], r);
 		}
-		if (work) {
-			idle = 0;
-		} else if (++idle > 64) {
-			sched_yield();
-			idle = 0;
-		} else {
-			rte_pause();
-		}
+		rnic_poll_idle(work, &idle);
 	}
 	return 0;
 }

@@ -144,9 +144,7 @@ static uint64_t *tstamp;     /* latency: post time per iteration */
 static void
 engine_poll(void)
 {
-	rnic_dev_poll_tx(dev);
-	rnic_dev_poll_rx(dev);
-	rnic_dev_poll_timer(dev);
+	rnic_dev_poll(dev, RNIC_ROLE_ALL);
 }
 
 static bool

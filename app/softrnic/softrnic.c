@@ -75,22 +75,9 @@ lcore_main(void *arg)
 	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
 		unsigned int work = 0;
 
-		for (unsigned int i = 0; i < l->n; i++) {
-			if (l->roles[i] & RNIC_ROLE_TX)
-				work += rnic_dev_poll_tx(l->dev[i]);
-			if (l->roles[i] & RNIC_ROLE_RX)
-				work += rnic_dev_poll_rx(l->dev[i]);
-			if (l->roles[i] & RNIC_ROLE_TIMER)
-				work += rnic_dev_poll_timer(l->dev[i]);
-		}
-		if (work) {
-			idle = 0;
-		} else if (++idle > 64) {
-			sched_yield();
-			idle = 0;
-		} else {
-			rte_pause();
-		}
+		for (unsigned int i = 0; i < l->n; i++)
+			work += rnic_dev_poll(l->dev[i], l->roles[i]);
+		rnic_poll_idle(work, &idle);
 	}
 	return 0;
 }

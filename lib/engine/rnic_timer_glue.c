@@ -5,9 +5,39 @@
  * through dev->tmr_in; expiries go back through dev->tmr_out. The RNR wait
  * still runs on the RX lcore's TSC list (rnic_comp_timers).
  */
+#include <sched.h>
+
 #include <rte_cycles.h>
+#include <rte_pause.h>
 
 #include "rnic_engine.h"
+
+unsigned int
+rnic_dev_poll(struct rnic_device *dev, unsigned int roles)
+{
+	unsigned int work = 0;
+
+	if (roles & RNIC_ROLE_TX)
+		work += rnic_dev_poll_tx(dev);
+	if (roles & RNIC_ROLE_RX)
+		work += rnic_dev_poll_rx(dev);
+	if (roles & RNIC_ROLE_TIMER)
+		work += rnic_dev_poll_timer(dev);
+	return work;
+}
+
+void
+rnic_poll_idle(unsigned int work, unsigned int *idle)
+{
+	if (work) {
+		*idle = 0;
+	} else if (++*idle > 64) {
+		sched_yield();
+		*idle = 0;
+	} else {
+		rte_pause();
+	}
+}
 
 unsigned int
 rnic_dev_poll_timer(struct rnic_device *dev)

@@ -91,6 +91,17 @@ unsigned int rnic_dev_poll_timer(struct rnic_device *dev);
 #define RNIC_ROLE_TIMER 0x4
 #define RNIC_ROLE_ALL   0x7
 
+/** One pass of the roles in @p roles (RNIC_ROLE_*), TX, RX then timer;
+ *  the work done, as the three poll functions count it. */
+unsigned int rnic_dev_poll(struct rnic_device *dev, unsigned int roles);
+
+/**
+ * The idle step of an lcore loop that polls devices: after @p work was
+ * done reset the idle count; otherwise pause, and yield the CPU every 64
+ * idle passes so that pollers sharing a CPU still make progress.
+ */
+void rnic_poll_idle(unsigned int work, unsigned int *idle);
+
 /**
  * Tell the device that lcores now poll it (so control calls that must
  * quiesce the data path wait for them) or that nobody does (roles 0: the

@@ -355,18 +355,7 @@ engine_main(void *arg)
 	unsigned int idle = 0;
 
 	while (!__atomic_load_n(&engine_stop, __ATOMIC_ACQUIRE)) {
-		unsigned int work = rnic_dev_poll_tx(dev);
-
-		work += rnic_dev_poll_rx(dev);
-		work += rnic_dev_poll_timer(dev);
-		if (work) {
-			idle = 0;
-		} else if (++idle > 64) {
-			sched_yield();
-			idle = 0;
-		} else {
-			rte_pause();
-		}
+		rnic_poll_idle(rnic_dev_poll(dev, RNIC_ROLE_ALL), &idle);
 	}
 	return 0;
 }
