@@ -75,6 +75,7 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	while (mq_head(qp) != NULL)
 		mq_pop(qp);
 	qp->comp.in_read = 0;
+	qp->comp.rd_resumed = 0;
 	qp->comp.rnr_waiting = 0;
 	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->mq.head;
 	/* The failed WQE may still be mid-transmission (sq_done is then past
@@ -144,19 +145,57 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 	return true;
 }
 
-/* Go-back-N from the head: resend the kept mbufs (references, no copy). */
+/*
+ * Go-back-N from the head: resend the kept mbufs (references, no copy). A
+ * READ at the head whose responses arrived in part is not asked again
+ * whole: rexmit_pump re-asks it from the first missing response.
+ */
 static void
 rexmit_start(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	RTE_SET_USED(dev);
 	RTE_SET_USED(st);
-	qp->comp.in_read = 0;
 	qp->comp.rexmit_next = qp->mq.head;
 	qp->comp.rexmit_end = LOAD_ACQ(&qp->mq.tail);
 	if (!qp->comp.on_tmr_list) {
 		qp->comp.on_tmr_list = 1;
 		dev->tmr_list[dev->tmr_n++] = qp;
 	}
+}
+
+/*
+ * A new READ request for the rest of the head READ: PSN of the first
+ * missing response, VA and length moved on by what arrived (IBA 9.7.5.1.6:
+ * a responder re-executes a duplicate READ whose PSN and range lie within
+ * the original's; rxe and real RNICs resume the same way). It is built
+ * afresh, not kept: the MultiQueue entry keeps the original request.
+ */
+static bool
+read_resume(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+	    struct rnic_dev_stats *st)
+{
+	const struct rnic_wqe *w = rnic_sq_wqe(qp, e->wqe_idx);
+	uint32_t off = (uint32_t)rnic_psn_diff(qp->comp.rd_psn, e->psn) * qp->pmtu;
+	struct rnic_bth_fields b = {
+		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_READ_REQ),
+		.ackreq = true, .pkey = qp->attr.pkey, .dqpn = qp->attr.dest_qp_num,
+		.psn = qp->comp.rd_psn,
+	};
+	struct rnic_ext_fields ext = {
+		.reth_va = w->remote_addr + off, .reth_rkey = w->rkey,
+		.reth_len = w->total_len - off,
+	};
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	m = rnic_pkt_alloc(dev, st, &qp->l2, &b, &ext, 0, &p);
+	if (m == NULL)
+		return false;
+	rnic_pkt_seal(m, &qp->l2);
+	rnic_txbuf_add(&dev->txb_resp, m);
+	qp->comp.rd_resumed = 1;
+	st->read_resumes++;
+	return true;
 }
 
 static unsigned int
@@ -168,7 +207,14 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
 	       rnic_txbuf_room(&dev->txb_resp)) {
 		struct rnic_mq_ent *e = &qp->mq.ents[qp->comp.rexmit_next & qp->mq.mask];
 
-		if (e->m != NULL) {
+		if (qp->comp.in_read && qp->comp.rexmit_next == qp->mq.head &&
+		    e->type == RNIC_MQ_READ) {
+			if (!read_resume(dev, qp, e, st))
+				break;   /* no mbuf now: the timer list retries */
+			st->tx_retransmits++;
+			qp->comp.n_rexmit++;
+			n++;
+		} else if (e->m != NULL) {
 			rte_mbuf_refcnt_update(e->m, 1);
 			rnic_txbuf_add(&dev->txb_resp, e->m);
 			st->tx_retransmits++;
@@ -183,13 +229,14 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
 /*
  * A retry of the whole window; false when the retry count ran out. One
  * loss shows up many times (every later READ response, every later ACK):
- * only the first sign starts go-back-N from a given head; the others wait
- * for that resend to make progress (the head moves) or for the loss timer.
+ * only the first sign starts go-back-N from a given point of progress;
+ * the others wait for that resend to make progress (an ACK, or an
+ * in-order READ response) or for the loss timer.
  */
 static bool
 retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
-	if (qp->comp.retrying && qp->comp.retry_head == qp->mq.head)
+	if (qp->comp.retrying && qp->comp.retry_seq == qp->comp.acked_seq)
 		return true;
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
@@ -199,7 +246,7 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 	qp->comp.retry--;
 	rexmit_start(dev, qp, st);
 	qp->comp.retrying = 1;
-	qp->comp.retry_head = qp->mq.head;
+	qp->comp.retry_seq = qp->comp.acked_seq;
 	return true;
 }
 
@@ -231,7 +278,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	uint32_t psn = pkt->bth.psn, last, off, expect;
 	struct rnic_mq_ent *e;
 	struct rnic_wqe *w;
-	bool passed;
+	bool passed, resumed;
 
 	/* A READ response implicitly acknowledges everything before it. */
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
@@ -256,7 +303,12 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	}
 	w = rnic_sq_wqe(qp, e->wqe_idx);
 	off = rnic_psn_diff(psn, e->psn) * qp->pmtu;
-	if (((mask & RNIC_M_FIRST) != 0) != (psn == e->psn) ||
+	/* A READ re-asked from rd_psn may be answered at that PSN as a new
+	 * READ (First/Only, as IBA responders do) or as the continuation of
+	 * the old one (Middle/Last, as rxe replays): both carry the bytes at
+	 * off. Anywhere else First/Only means the start of the WQE. */
+	resumed = qp->comp.rd_resumed && psn == expect;
+	if ((!resumed && ((mask & RNIC_M_FIRST) != 0) != (psn == e->psn)) ||
 	    ((mask & RNIC_M_LAST) != 0) != (psn == last) ||
 	    (!(mask & RNIC_M_LAST) && pkt->payload_len != qp->pmtu) ||
 	    off + pkt->payload_len > w->total_len ||
@@ -272,6 +324,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	qp->comp.acked_seq++;
 	if (mask & RNIC_M_LAST) {
 		qp->comp.in_read = 0;
+		qp->comp.rd_resumed = 0;
 		mq_pop(qp);
 		STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
 		comp_wqe(qp, RNIC_WC_SUCCESS, st);

@@ -220,6 +220,7 @@ struct rnic_req_rx {
 	uint32_t rd_done;        /* READ/atomic WQEs finished (TX reads) */
 	uint32_t rd_psn;         /* next READ response PSN expected */
 	uint8_t in_read;         /* a multi-packet READ response is flowing */
+	uint8_t rd_resumed;      /* the head READ was re-asked from rd_psn */
 	uint32_t retry;          /* retries left (loss) */
 	uint32_t rnr_retry;
 	uint64_t deadline;       /* TSC of the loss timer, 0 = idle */
@@ -231,8 +232,8 @@ struct rnic_req_rx {
 	uint64_t n_timeout;
 	uint64_t n_nak;
 	uint64_t n_err;
-	uint8_t retrying;        /* go-back-N started from retry_head */
-	uint32_t retry_head;     /* MultiQueue head when it started */
+	uint8_t retrying;        /* go-back-N started at progress retry_seq */
+	uint32_t retry_seq;      /* acked_seq when it started */
 	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */
 	uint32_t rexmit_end;
 	uint8_t on_tmr_list;

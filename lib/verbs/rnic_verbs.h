@@ -172,8 +172,8 @@ int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 /** Per-device counters; names come from RNIC_DEV_COUNTERS. */
 #define RNIC_DEV_COUNTERS(_) \
 	_(tx_pkts) _(tx_bytes) _(rx_pkts) _(rx_bytes) _(tx_retransmits) \
-	_(tx_full) _(tx_nombuf) _(doorbells) _(acks_sent) _(naks_sent) \
-	_(rnr_naks_sent) _(acks_rcvd) _(naks_rcvd) _(rnr_naks_rcvd) \
+	_(read_resumes) _(tx_full) _(tx_nombuf) _(doorbells) _(acks_sent) \
+	_(naks_sent) _(rnr_naks_sent) _(acks_rcvd) _(naks_rcvd) _(rnr_naks_rcvd) \
 	_(read_resp_sent) _(atomic_resp_sent) _(dup_requests) \
 	_(drop_not_roce) _(drop_malformed) _(drop_icrc) _(drop_no_qp) \
 	_(drop_qp_state) _(drop_pkey) _(drop_qkey) _(drop_opcode) \
