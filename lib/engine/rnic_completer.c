@@ -13,6 +13,20 @@
 
 static void loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type,
 			   uint8_t flags);
+static bool last_sent_psn(struct rnic_qp *qp, uint32_t *psn);
+
+/*
+ * The responder answered something past a loss: it is alive and working
+ * through requests queued before our resend (rxe answers in arrival order,
+ * so a resent READ waits behind every later READ already queued, megabytes
+ * under emulation). Not progress, so the retry count is not refilled, but
+ * the loss timer re-arms instead of spending a retry on a busy peer.
+ */
+static inline void
+peer_alive(struct rnic_qp *qp)
+{
+	qp->comp.alive_seq++;
+}
 static void rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns);
 
 /* Complete the oldest outstanding WQE (sq_done). */
@@ -275,7 +289,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	       const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
 {
 	rnic_opmask_t mask = pkt->op->mask;
-	uint32_t psn = pkt->bth.psn, last, off, expect;
+	uint32_t psn = pkt->bth.psn, last, off, expect, sent;
 	struct rnic_mq_ent *e;
 	struct rnic_wqe *w;
 	bool passed, resumed;
@@ -290,15 +304,25 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	}
 	last = rnic_psn_add(e->psn, e->npsn - 1u);
 	if (rnic_psn_diff(psn, last) > 0) {
-		st->drop_ghost_resp++;
+		if (!last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0) {
+			st->drop_ghost_resp++;
+			return;
+		}
+		/* The answer to a later request while this READ still misses
+		 * responses: they were lost (responses come in PSN order). */
+		st->drop_bad_resp++;
+		peer_alive(qp);
+		retry_or_fail(dev, qp, st);
 		return;
 	}
 	expect = qp->comp.in_read ? qp->comp.rd_psn : e->psn;
 	if (psn != expect) {
 		/* A response went missing: ask again (seed 3.4.5.1.3.4). */
 		st->drop_bad_resp++;
-		if (rnic_psn_diff(psn, expect) > 0)
+		if (rnic_psn_diff(psn, expect) > 0) {
+			peer_alive(qp);
 			retry_or_fail(dev, qp, st);
+		}
 		return;
 	}
 	w = rnic_sq_wqe(qp, e->wqe_idx);
@@ -391,8 +415,10 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 	switch (syn & RNIC_AETH_TYPE_MASK) {
 	case RNIC_AETH_ACK:
 		st->acks_rcvd++;
-		if (release_acked(qp, psn, &passed, st) && passed)
+		if (release_acked(qp, psn, &passed, st) && passed) {
+			peer_alive(qp);
 			retry_or_fail(dev, qp, st);   /* READ response lost */
+		}
 		break;
 	case RNIC_AETH_RNR_NAK:
 		st->rnr_naks_rcvd++;
@@ -511,8 +537,10 @@ loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type, uint8_
 		return;
 	}
 	qp->comp.loss_armed = type != RNIC_TIMER_STOP;
-	if (type == RNIC_TIMER_SET)
+	if (type == RNIC_TIMER_SET) {
 		qp->comp.arm_seq = qp->comp.acked_seq;
+		qp->comp.arm_alive = qp->comp.alive_seq;
+	}
 }
 
 static void
@@ -525,8 +553,10 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
 	qp->comp.loss_armed = 0;   /* an expired timer is not running */
 	if (qp->type != RNIC_QPT_RC || (s != RNIC_QPS_RTS && s != RNIC_QPS_SQD) || empty)
 		return;
-	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting) {
-		/* Progress, or waiting out an RNR NAK (not a loss): re-arm. */
+	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting ||
+	    qp->comp.alive_seq != qp->comp.arm_alive) {
+		/* Progress, a peer still answering what was queued before our
+		 * resend, or waiting out an RNR NAK (not a loss): re-arm. */
 		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);
 		return;
 	}
@@ -537,6 +567,17 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
 	}
 	st->timer_expired++;
 	qp->comp.n_timeout++;
+	/* An expiry spends a retry like any other sign of loss: a peer that
+	 * answers everything but the head (peer_alive re-arms the wheel with
+	 * a full count) still runs the QP out of retries. */
+	if (qp->comp.retry == 0) {
+		st->retry_exceeded++;
+		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		return;
+	}
+	qp->comp.retry--;
+	qp->comp.retrying = 1;
+	qp->comp.retry_seq = qp->comp.acked_seq;
 	rexmit_start(dev, qp, st);
 	loss_timer_cmd(dev, qp, RNIC_TIMER_RESTART, RNIC_TIMER_F_KEEP_COUNT);
 	qp->comp.loss_armed = 1;

@@ -228,6 +228,8 @@ struct rnic_req_rx {
 	uint8_t loss_armed;      /* a loss timer SET is in force */
 	uint32_t acked_seq;      /* bumps on every release: forward progress */
 	uint32_t arm_seq;        /* acked_seq when the timer was last (re)armed */
+	uint32_t alive_seq;      /* bumps on answers past a loss (peer_alive) */
+	uint32_t arm_alive;      /* alive_seq when the timer was last (re)armed */
 	uint64_t n_rexmit;       /* per-QP counters for telemetry */
 	uint64_t n_timeout;
 	uint64_t n_nak;

@@ -451,6 +451,49 @@ test_read_resume(bool rxe_style, int drop_opc, int nth, uint32_t len)
 }
 
 /*
+ * A responder that answers every READ but the head one (its only response
+ * is always lost): the answers to the second READ show the peer alive, so
+ * they hold the loss timer back, but every resend still spends a retry and
+ * the head READ must end in retry exceeded, the second flushed, in bounded
+ * time, not loop.
+ */
+static int
+test_head_never_answered(void)
+{
+	struct rnic_sge sges[2] = {
+		{ (uintptr_t)A.buf, 512, rnic_mr_lkey(A.mr) },
+		{ (uintptr_t)A.buf + 4096, 2000, rnic_mr_lkey(A.mr) },
+	};
+	struct rnic_send_wr wrs[2], *bad;
+	struct rnic_wc wc[2];
+	uint64_t te0 = stat_a("timer_expired");
+	int hits;
+
+	VERIFY(fresh_pair(3) == 0, "setup");
+	for (int i = 0; i < 2; i++) {
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 300 + i, .sg_list = &sges[i],
+			.num_sge = 1, .opcode = RNIC_WR_RDMA_READ,
+			.send_flags = RNIC_SEND_SIGNALED, .next = i == 0 ? &wrs[1] : NULL };
+		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + i * 4096;
+		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	}
+	set_rule(RNIC_IMPAIR_RX, OPC(READ_RESP_ONLY), 1, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_RX].all = 1;
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 2) == 2, "the QP did not give up");
+	VERIFY(wc[0].wr_id == 300 && wc[0].status == RNIC_WC_RETRY_EXC_ERR, "first: %s",
+	       rnic_wc_status_str(wc[0].status));
+	VERIFY(wc[1].wr_id == 301 && wc[1].status == RNIC_WC_WR_FLUSH_ERR, "second: %s",
+	       rnic_wc_status_str(wc[1].status));
+	hits = rules[RNIC_IMPAIR_RX].hits;
+	set_rule(RNIC_IMPAIR_RX, -1, 0, 0);
+	VERIFY(hits >= 4, "only %d answers lost: retry count 3 means 4 tries", hits);
+	printf("ok head READ never answered, later one answered: retry exceeded after %d "
+	       "tries, %" PRIu64 " timer expiries\n", hits, stat_a("timer_expired") - te0);
+	return 0;
+}
+
+/*
  * A coalesced ACK lost: four WRITEs posted at once are answered by fewer
  * ACKs than messages (the responder coalesces per burst); the first ACK is
  * dropped, and the later one (or the timer) must complete all four.
@@ -581,6 +624,7 @@ main(int argc, char **argv)
 	RUN(test_read_resume(true, OPC(READ_RESP_MIDDLE), 3, 20 * 1024 + 5));
 	RUN(test_read_resume(false, OPC(READ_RESP_LAST), 1, 20 * 1024 + 5));
 	RUN(test_read_resume(true, OPC(READ_RESP_LAST), 1, 20 * 1024 + 5));
+	RUN(test_head_never_answered());
 	RUN(test_coalesced_ack_lost());
 	RUN(test_reads_under_loss());
 	RUN(test_atomic_once());

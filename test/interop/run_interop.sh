@@ -15,7 +15,9 @@
 # CMP_AND_SWAP softrnic as client. Pass: both exit 0, the guest printed its
 # results, softrnic "verified: ops=N ... errors=0" (it checks the data).
 # SOFTRNIC_INTEROP_PERFTEST=full runs the whole perftest matrix of
-# doc/interop.md instead (no pingpong cases; about 10 minutes).
+# doc/interop.md instead (no pingpong cases; about 10 minutes);
+# SOFTRNIC_INTEROP_PERFTEST=cases SOFTRNIC_INTEROP_CASES='read client all 5;...'
+# runs only the perftest cases named (run_pt_case's arguments).
 #
 # Exit 77 (skip, with the reason) when the machine cannot do it: not root,
 # no /dev/net/tun, no harness, setup.sh failed (QEMU/kernel not
@@ -122,7 +124,7 @@ run_case() {
     fi
 }
 
-if [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" != full ]; then
+if [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" = ci ]; then
     run_case rc client 4096 100
     run_case rc server 4096 100
     run_case uc client 4096 100
@@ -229,7 +231,15 @@ if [ -n "$PT" ]; then
     # (same perftest package and libraries) from the guest's /share.
     cp /usr/bin/ib_atomic_bw "$SHARE/" 2>/dev/null ||
         echo "interop: no /usr/bin/ib_atomic_bw on the host; the atomic cases will fail"
-    if [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" = full ]; then
+    if [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" = cases ]; then
+        # Only the perftest cases named in SOFTRNIC_INTEROP_CASES, each the
+        # arguments of run_pt_case, separated by ';' (for reproducing one).
+        PT_GT=150
+        IFS=';' read -ra picked <<< "${SOFTRNIC_INTEROP_CASES:-}"
+        for c in "${picked[@]}"; do
+            eval "run_pt_case $c"
+        done
+    elif [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" = full ]; then
         # The whole matrix of doc/interop.md (about 10 minutes).
         PT_GT=150
         for t in write read send; do for s in 64 1024 1025 4096 65536; do
