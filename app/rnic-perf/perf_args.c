@@ -19,6 +19,10 @@ perf_usage(FILE *f, const char *prog)
 "usage: %s [EAL args] -- TEST [options]            (TEST: write_bw, read_lat, ...)\n"
 "       %s [EAL args] -- --test VERB --bw|--lat [options]\n"
 "       %s --config FILE TEST [options]            (EAL args from the file)\n"
+"       %s [EAL args] -- --perftest --test TEST [options] [server_ip]\n"
+"                          perftest's peer: ib_write_bw etc. on another host run\n"
+"                          against softrnic over perftest's own TCP exchange\n"
+"                          (doc/interop.md; -- --perftest --help for its options)\n"
 "\n"
 "Tests (perftest's names): send_bw send_lat write_bw write_lat read_bw read_lat\n"
 "  atomic_bw atomic_lat; an ib_ prefix is accepted (ib_write_bw).\n"
@@ -63,7 +67,7 @@ perf_usage(FILE *f, const char *prog)
 "  --timer-every=N         poll the timer role every Nth engine loop (1, as softrnic)\n"
 "  --no-progress           no progress lines on stderr\n"
 "  -v, --verbose           engine counters after each size\n",
-		prog, prog, prog);
+		prog, prog, prog, prog);
 }
 
 static const char *const verb_names[] = { "send", "write", "read", "atomic" };

@@ -30,6 +30,7 @@
 #include "rnic_app_capture.h"
 #include "rnic_config.h"
 #include "perf.h"
+#include "perftest_oob.h"
 
 /* rnic-perf's own log type ("rnic_perf.app"). */
 RTE_LOG_REGISTER(rnic_perf_logtype, rnic_perf.app, INFO);
@@ -126,6 +127,17 @@ main(int argc, char **argv)
 	bool memif = false, server = false, eal_from_cfg = false, oob_ok = false;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* "-- --perftest ...": perftest's peer over perftest's own exchange. */
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			if (strcmp(argv[i + 1], "--perftest") == 0) {
+				memmove(&argv[i + 1], &argv[i + 2],
+					(size_t)(argc - i - 1) * sizeof(char *));
+				return perftest_peer_main(argc - 1, argv);
+			}
+			break;
+		}
+	}
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		perf_usage(stdout, "rnic-perf");
 		return 0;

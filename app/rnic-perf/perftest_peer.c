@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rnic-perftest-peer: the peer of perftest's ib_write_bw, ib_read_bw,
+ * rnic-perf --perftest: the peer of perftest's ib_write_bw, ib_read_bw,
  * ib_send_bw, ib_atomic_bw, ib_write_lat, ib_send_lat and ib_read_lat
  * (linux-rdma/perftest 6.x, RC, "Data ex. method: Ethernet") on a softrnic
- * engine (issue 7, doc/interop.md).
+ * engine (issue 7, doc/interop.md): perftest's own out-of-band exchange
+ * over TCP, so a perftest on another host runs against softrnic as
+ * against any RNIC.
  *
- *   rnic-perftest-peer [EAL args] -- --test TEST [-s size] [-a] [-n iters]
+ *   rnic-perf [EAL args] -- --perftest --test TEST [-s size] [-a] [-n iters]
  *                      [-t tx_depth] [-A CMP_AND_SWAP|FETCH_AND_ADD] [-u qp_timeout]
  *                      [-p tcp_port] [--ip A.B.C.D] [--port-id N]
  *                      [--timeout secs] [server_ip]
- *   TEST: write|read|send|atomic (bandwidth, also write_bw...) or
- *         write_lat|send_lat|read_lat
+ *   TEST: write|read|send|atomic (bandwidth, also write_bw..., ib_write_bw...)
+ *         or write_lat|send_lat|read_lat
  *   -u: softrnic's QP local ACK timeout, 4.096 us * 2^u (default 17, ~0.5 s)
  *
  * Without server_ip softrnic is the server (the guest runs
@@ -138,7 +140,7 @@ static uint64_t *tstamp;     /* latency: post time per iteration */
 
 #define ERR(...) do { \
 	if (errors++ < 20) \
-		fprintf(stderr, "rnic-perftest-peer: " __VA_ARGS__); \
+		fprintf(stderr, "rnic-perf: " __VA_ARGS__); \
 } while (0)
 
 static void
@@ -674,7 +676,7 @@ connect_qp(void)
 	int rc;
 
 	if (memcmp(rem.gid, v4mapped, 12) != 0) {
-		fprintf(stderr, "rnic-perftest-peer: the peer's GID is not IPv4-mapped (run "
+		fprintf(stderr, "rnic-perf: the peer's GID is not IPv4-mapped (run "
 			"perftest with -x 1: RoCEv2 ::ffff:a.b.c.d)\n");
 		return -1;
 	}
@@ -683,7 +685,7 @@ connect_qp(void)
 	a.ah_attr.ttl = 64;
 	rc = rnic_dev_arp_resolve(dev, rip, a.ah_attr.dmac, 5000);
 	if (rc != 0) {
-		fprintf(stderr, "rnic-perftest-peer: ARP: %s\n", strerror(-rc));
+		fprintf(stderr, "rnic-perf: ARP: %s\n", strerror(-rc));
 		return -1;
 	}
 	a.qp_state = RNIC_QPS_RTR;
@@ -696,7 +698,7 @@ connect_qp(void)
 			    RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC |
 			    RNIC_QP_MIN_RNR_TIMER);
 	if (rc != 0) {
-		fprintf(stderr, "rnic-perftest-peer: modify QP to RTR: %s\n", strerror(-rc));
+		fprintf(stderr, "rnic-perf: modify QP to RTR: %s\n", strerror(-rc));
 		return -1;
 	}
 	a.qp_state = RNIC_QPS_RTS;
@@ -708,7 +710,7 @@ connect_qp(void)
 	rc = rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
 			    RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC);
 	if (rc != 0) {
-		fprintf(stderr, "rnic-perftest-peer: modify QP to RTS: %s\n", strerror(-rc));
+		fprintf(stderr, "rnic-perf: modify QP to RTS: %s\n", strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -717,10 +719,13 @@ connect_qp(void)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: rnic-perftest-peer [EAL args] -- --test TEST [-s size] [-a] "
+	fprintf(stderr, "usage: rnic-perf [EAL args] -- --perftest --test TEST [-s size] [-a] "
 		"[-n iters] [-t tx_depth] [-A CMP_AND_SWAP|FETCH_AND_ADD] [-u qp_timeout] [-p tcp_port] "
 		"[--ip A.B.C.D] [--port-id N] [--timeout secs] [server_ip]\n"
-		"  TEST: write|read|send|atomic (bandwidth) or write_lat|send_lat|read_lat\n");
+		"  TEST: write|read|send|atomic (bandwidth; also write_bw, ib_write_bw, ...)\n"
+		"        or write_lat|send_lat|read_lat\n"
+		"  Without server_ip softrnic serves: run ib_<TEST> -d <dev> -x <gid> <softrnic ip>\n"
+		"  on the peer; with it, softrnic connects to a perftest server there.\n");
 }
 
 static int
@@ -749,6 +754,8 @@ parse_args(int argc, char **argv)
 		switch (c) {
 		case 'X':
 			test_set = false;
+			if (strncmp(optarg, "ib_", 3) == 0)
+				optarg += 3;   /* perftest's program names */
 			for (unsigned int t = 0; t < RTE_DIM(TI); t++)
 				if (strcmp(optarg, TI[t].name) == 0 ||
 				    (TI[t].alt && strcmp(optarg, TI[t].alt) == 0)) {
@@ -796,7 +803,7 @@ parse_args(int argc, char **argv)
 		o.size = 2;  /* perftest's DEF_SIZE_LAT */
 	if (o.test == T_ATOMIC) {
 		if (o.all || (size_set && o.size != ATOMIC_SIZE)) {
-			fprintf(stderr, "rnic-perftest-peer: atomic is 8 bytes, no -s, no -a (as "
+			fprintf(stderr, "rnic-perf: atomic is 8 bytes, no -s, no -a (as "
 				"perftest)\n");
 			return -1;
 		}
@@ -813,7 +820,7 @@ parse_args(int argc, char **argv)
 }
 
 int
-main(int argc, char **argv)
+perftest_peer_main(int argc, char **argv)
 {
 	struct rnic_qp_init_attr qa = { 0 };
 	struct rnic_qp_attr a = { 0 };
@@ -828,7 +835,7 @@ main(int argc, char **argv)
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
-		fprintf(stderr, "rnic-perftest-peer: EAL init failed: %s\n",
+		fprintf(stderr, "rnic-perf: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
 	}
@@ -846,7 +853,7 @@ main(int argc, char **argv)
 		sizes[nsizes++] = o.size;
 	max_s = sizes[nsizes - 1];
 	if (!rte_eth_dev_is_valid_port(o.port_id)) {
-		fprintf(stderr, "rnic-perftest-peer: no port %u (add --vdev=net_af_packet0,"
+		fprintf(stderr, "rnic-perf: no port %u (add --vdev=net_af_packet0,"
 			"iface=rxeveth0p)\n", o.port_id);
 		return 1;
 	}
@@ -857,7 +864,7 @@ main(int argc, char **argv)
 	da.max_qps = 16;
 	dev = rnic_dev_create(&da);
 	if (dev == NULL) {
-		fprintf(stderr, "rnic-perftest-peer: device: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "rnic-perf: device: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	rnic_dev_set_polled(dev, false);
@@ -875,7 +882,7 @@ main(int argc, char **argv)
 	known = calloc(region, 1);
 	tstamp = calloc(o.iters, sizeof(*tstamp));
 	if (arena == NULL || mirror == NULL || known == NULL || tstamp == NULL) {
-		fprintf(stderr, "rnic-perftest-peer: out of memory\n");
+		fprintf(stderr, "rnic-perf: out of memory\n");
 		return 1;
 	}
 	loc = arena;
@@ -898,7 +905,7 @@ main(int argc, char **argv)
 				       .max_send_sge = 1, .max_recv_sge = 1 };
 	qp = mr && cq ? rnic_create_qp(pd, &qa) : NULL;
 	if (qp == NULL) {
-		fprintf(stderr, "rnic-perftest-peer: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "rnic-perf: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	lkey = rnic_mr_lkey(mr);
@@ -909,7 +916,7 @@ main(int argc, char **argv)
 			    RNIC_ACCESS_REMOTE_ATOMIC;
 	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
 			   RNIC_QP_ACCESS_FLAGS) != 0) {
-		fprintf(stderr, "rnic-perftest-peer: modify QP to INIT failed\n");
+		fprintf(stderr, "rnic-perf: modify QP to INIT failed\n");
 		return 1;
 	}
 
@@ -936,7 +943,7 @@ main(int argc, char **argv)
 	cycle = RTE_MAX((uint32_t)CYCLE, peer.cycle_buffer);
 	cline = RTE_MAX((uint32_t)CACHE_LINE, peer.cache_line);
 	if (cycle > region || cycle / cline > CYCLE / 8 || cline % CACHE_LINE != 0) {
-		fprintf(stderr, "rnic-perftest-peer: cycle buffer %u / cache line %u not "
+		fprintf(stderr, "rnic-perf: cycle buffer %u / cache line %u not "
 			"supported\n", cycle, cline);
 		return 1;
 	}

@@ -127,11 +127,11 @@ pt_hand_shake(const struct pt_dest *me, struct pt_dest *rem)
 
 	rec_fmt(me, mine);
 	if (xchg(mine, theirs, PT_REC_LEN) != 0) {
-		perror("rnic-perftest-peer: QP record exchange");
+		perror("rnic-perf: QP record exchange");
 		return -1;
 	}
 	if (rec_parse(theirs, rem ? rem : &tmp) != 0) {
-		fprintf(stderr, "rnic-perftest-peer: couldn't parse <%.*s>\n", PT_REC_LEN, theirs);
+		fprintf(stderr, "rnic-perf: couldn't parse <%.*s>\n", PT_REC_LEN, theirs);
 		return -1;
 	}
 	return 0;
@@ -165,7 +165,7 @@ pt_xchg_reports(uint64_t size, uint64_t iters, double bw, double rate, double *r
 
 	for (int i = 0; i < 5; i++)
 		if (xchg(&m[i], &r[i], 8) != 0) {
-			perror("rnic-perftest-peer: BW report exchange");
+			perror("rnic-perf: BW report exchange");
 			return -1;
 		}
 	*rem_bw = dbl_be(r[3]);
@@ -190,7 +190,7 @@ pt_open(const char *server, uint16_t port)
 			close(sock);
 			sock = -1;
 			if (expired()) {
-				fprintf(stderr, "rnic-perftest-peer: couldn't connect to %s:%u\n",
+				fprintf(stderr, "rnic-perf: couldn't connect to %s:%u\n",
 					server, port);
 				return -1;
 			}
@@ -206,15 +206,15 @@ pt_open(const char *server, uint16_t port)
 		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
 		if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 1) != 0) {
-			fprintf(stderr, "rnic-perftest-peer: couldn't listen to port %u: %s\n",
+			fprintf(stderr, "rnic-perf: couldn't listen to port %u: %s\n",
 				port, strerror(errno));
 			close(lfd);
 			return -1;
 		}
-		printf("rnic-perftest-peer: listening on port %u\n", port);
+		printf("rnic-perf: listening on port %u\n", port);
 		fflush(stdout);
 		if (wait_fd(lfd, POLLIN) != 0 || (sock = accept(lfd, NULL, NULL)) < 0) {
-			perror("rnic-perftest-peer: accept");
+			perror("rnic-perf: accept");
 			close(lfd);
 			return -1;
 		}
@@ -236,7 +236,7 @@ pt_prelude(uint32_t cycle_buffer, uint32_t cache_line, int mtu_enum, struct pt_p
 		return -1;
 	printf("  remote perftest version: %s\n", peer->version);
 	if (atof(peer->version) < 5.70) {
-		fprintf(stderr, "rnic-perftest-peer: perftest version %s < 5.70 not supported\n",
+		fprintf(stderr, "rnic-perf: perftest version %s < 5.70 not supported\n",
 			peer->version);
 		return -1;
 	}
@@ -257,7 +257,7 @@ pt_close(const struct pt_dest *me)
 	if (pt_hand_shake(me, NULL) != 0)
 		return -1;
 	if (xfer((char *)"done", 5, true) != 0) {
-		perror("rnic-perftest-peer: write done");
+		perror("rnic-perf: write done");
 		return -1;
 	}
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * perftest's Ethernet out-of-band exchange (linux-rdma/perftest 6.x,
- * "Data ex. method: Ethernet"), as spoken by rnic-perftest-peer. Facts from
- * perftest's src/perftest_communication.c; see rnic_perftest_peer.c for
+ * "Data ex. method: Ethernet"), as spoken by rnic-perf --perftest. Facts from
+ * perftest's src/perftest_communication.c; see perftest_peer.c for
  * the order of the steps per test.
  *
  * Every call polls the engine (the poll hook) while it waits on the socket
@@ -36,7 +36,7 @@ struct pt_peer {
  * exchange); poll: called while waiting; deadline: rte TSC cycles. */
 void pt_oob_init(bool client, void (*poll)(void), uint64_t deadline);
 /* Connect to server:port, or listen on port and accept one peer (prints
- * "rnic-perftest-peer: listening on port N" first). */
+ * "rnic-perf: listening on port N" first). */
 int pt_open(const char *server, uint16_t port);
 /* Versions, cycle buffer + cache line, MTU (enum ibv_mtu). */
 int pt_prelude(uint32_t cycle_buffer, uint32_t cache_line, int mtu_enum, struct pt_peer *peer);
@@ -49,5 +49,10 @@ int pt_close(const struct pt_dest *me);
 /* Poll the engine until the peer closes the socket or max_ms pass. */
 void pt_wait_eof(unsigned int max_ms);
 void pt_shutdown(void);
+
+/* "rnic-perf [EAL args] -- --perftest ...", with --perftest taken out of
+ * argv: the whole run as perftest's peer (perftest_peer.c), EAL init
+ * included. Returns the exit status. */
+int perftest_peer_main(int argc, char **argv);
 
 #endif
