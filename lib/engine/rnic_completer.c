@@ -264,6 +264,26 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 	return true;
 }
 
+/*
+ * A READ response or atomic ACK for a PSN after the head READ/atomic's:
+ * the head's answer was lost (responses come in PSN order), so retry,
+ * unless the PSN was never sent (a ghost).
+ */
+static void
+resp_past_head(struct rnic_device *dev, struct rnic_qp *qp, uint32_t psn,
+	       struct rnic_dev_stats *st)
+{
+	uint32_t sent;
+
+	if (!last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0) {
+		st->drop_ghost_resp++;
+		return;
+	}
+	st->drop_bad_resp++;
+	peer_alive(qp);
+	retry_or_fail(dev, qp, st);
+}
+
 /* ScatterEntryManager: place READ response bytes at @p off of the WQE's SGEs. */
 static void
 read_scatter(const struct rnic_wqe *w, uint32_t off, const struct rte_mbuf *m,
@@ -289,7 +309,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	       const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
 {
 	rnic_opmask_t mask = pkt->op->mask;
-	uint32_t psn = pkt->bth.psn, last, off, expect, sent;
+	uint32_t psn = pkt->bth.psn, last, off, expect;
 	struct rnic_mq_ent *e;
 	struct rnic_wqe *w;
 	bool passed, resumed;
@@ -298,21 +318,19 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
-	if (e == NULL || e->type != RNIC_MQ_READ || rnic_psn_diff(psn, e->psn) < 0) {
+	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE || rnic_psn_diff(psn, e->psn) < 0) {
 		st->drop_ghost_resp++;
 		return;
 	}
 	last = rnic_psn_add(e->psn, e->npsn - 1u);
 	if (rnic_psn_diff(psn, last) > 0) {
-		if (!last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0) {
-			st->drop_ghost_resp++;
-			return;
-		}
-		/* The answer to a later request while this READ still misses
-		 * responses: they were lost (responses come in PSN order). */
-		st->drop_bad_resp++;
-		peer_alive(qp);
-		retry_or_fail(dev, qp, st);
+		/* The answer to a later request while the head READ/atomic
+		 * still misses its own: lost. */
+		resp_past_head(dev, qp, psn, st);
+		return;
+	}
+	if (e->type != RNIC_MQ_READ) {
+		st->drop_ghost_resp++;   /* a READ response at an atomic's PSN */
 		return;
 	}
 	expect = qp->comp.in_read ? qp->comp.rd_psn : e->psn;
@@ -367,10 +385,14 @@ comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_p
 	struct rnic_wqe *w;
 	bool passed;
 
-	RTE_SET_USED(dev);
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
+	if (e != NULL && e->type != RNIC_MQ_SEND_WRITE && rnic_psn_diff(psn, e->psn) > 0 &&
+	    rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn - 1u)) > 0) {
+		resp_past_head(dev, qp, psn, st);   /* the head's answer was lost */
+		return;
+	}
 	if (e == NULL || e->type != RNIC_MQ_ATOMIC || e->psn != psn) {
 		st->drop_ghost_resp++;
 		return;

@@ -156,12 +156,15 @@ mkqp(struct test_side *s)
 	return rnic_create_qp(s->pd, &ia);
 }
 
-/* Timeout 8: 4.096 us * 2^8 = 1 ms. */
+/* Timeout 8: 4.096 us * 2^8 = 1 ms. A case that must recover without the
+ * timer sets 18 (1 s) so that an expiry means the fast path failed. */
+static uint8_t qp_timeout = 8;
+
 static int
 qp_up(struct rnic_qp *qp, struct test_side *peer, struct rnic_qp *pqp, uint32_t sq_psn,
       uint32_t rq_psn, uint8_t retry)
 {
-	return test_qp_connect(qp, peer, pqp, RNIC_MTU_1024, sq_psn, rq_psn, 8, retry);
+	return test_qp_connect(qp, peer, pqp, RNIC_MTU_1024, sq_psn, rq_psn, qp_timeout, retry);
 }
 
 static struct rnic_qp *qa, *qb;
@@ -283,6 +286,51 @@ test_atomic_once(void)
 	VERIFY(*target == 1001 && *res == 1000, "executed twice? target %" PRIu64
 	       " result %" PRIu64, *target, *res);
 	printf("ok atomic ACK lost: executed once\n");
+	return 0;
+}
+
+/*
+ * Four atomics in flight, the first one's ACK lost: the later ACKs show
+ * the loss at once, the requester resends from the head (the responder
+ * answers the duplicates from its saved results) without waiting for the
+ * loss timer (1 s here, so an expiry means the fast path failed).
+ */
+static int
+test_atomic_ack_lost_in_train(void)
+{
+	uint64_t *target = (uint64_t *)(B.buf + 8192), *res = (uint64_t *)A.buf;
+	uint64_t te0 = stat_a("timer_expired"), rx0 = stat_a("tx_retransmits");
+	struct rnic_send_wr wrs[4], *bad;
+	struct rnic_sge sges[4];
+	struct rnic_wc wc[4];
+	int rc;
+
+	qp_timeout = 18;
+	rc = fresh_pair(7);
+	qp_timeout = 8;
+	VERIFY(rc == 0, "setup");
+	*target = 5000;
+	for (int i = 0; i < 4; i++) {
+		sges[i] = (struct rnic_sge){ (uintptr_t)&res[i], 8, rnic_mr_lkey(A.mr) };
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 400 + i, .sg_list = &sges[i],
+			.num_sge = 1, .opcode = RNIC_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = RNIC_SEND_SIGNALED, .next = i < 3 ? &wrs[i + 1] : NULL };
+		wrs[i].wr.atomic.remote_addr = (uintptr_t)target;
+		wrs[i].wr.atomic.rkey = rnic_mr_rkey(B.mr);
+		wrs[i].wr.atomic.compare_add = 1;
+	}
+	set_rule(RNIC_IMPAIR_RX, OPC(ATOMIC_ACK), 1, RNIC_IMPAIR_DROP);
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 4) == 4, "completions");
+	for (int i = 0; i < 4; i++)
+		VERIFY(wc[i].wr_id == 400u + i && wc[i].status == RNIC_WC_SUCCESS &&
+		       res[i] == 5000u + i, "op %d: %s, fetched %" PRIu64, i,
+		       rnic_wc_status_str(wc[i].status), res[i]);
+	VERIFY(*target == 5004, "target %" PRIu64 ", want 5004 (each op once)", *target);
+	VERIFY(stat_a("tx_retransmits") > rx0, "nothing resent");
+	VERIFY(stat_a("timer_expired") == te0, "recovered by the loss timer, not by the "
+	       "later ACKs");
+	printf("ok atomic ACK lost in a train of 4: resent at the next ACK, executed once\n");
 	return 0;
 }
 
@@ -628,6 +676,7 @@ main(int argc, char **argv)
 	RUN(test_coalesced_ack_lost());
 	RUN(test_reads_under_loss());
 	RUN(test_atomic_once());
+	RUN(test_atomic_ack_lost_in_train());
 	RUN(test_rnr());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;

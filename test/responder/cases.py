@@ -1813,6 +1813,96 @@ def read_resp_good_after_ghost(c):
     c.qp_state("RTS")
 
 
+def reth_of(r):
+    """(VA, rkey, length) of a READ request the engine sent."""
+    if r.opc != RC_READ_REQ or len(r.payload) < 16:
+        return None
+    return struct.unpack("!QII", r.payload[:16])
+
+
+def read_resume(c, continuation):
+    """A READ of 600 bytes (3 responses at PMTU 256): its Middle is lost
+    (First at S and Last at S+2 arrive). The requester must ask again from
+    S+1 only: one READ request, PSN S+1, VA +256, length 344, same rkey
+    (found against rxe: re-asking whole 8 MiB READs over a lossy path never
+    got one through). The answer may start afresh at S+1 (First, as IBA
+    responders do) or continue (Middle, as rxe replays); either way the WR
+    completes with the 600 bytes of the answers in place."""
+    S = c.S
+    data = pattern(600, 52)
+    c.inject(frame(RC_READ_FIRST, S, AETH(syndrome=0, msn=1), payload=data[:256]),
+             frame(RC_READ_LAST, psn_add(S, 2), AETH(syndrome=0, msn=1),
+                   payload=data[512:]))
+    if continuation:
+        c.inject(frame(RC_READ_MIDDLE, psn_add(S, 1), payload=data[256:512]),
+                 frame(RC_READ_LAST, psn_add(S, 2), AETH(syndrome=0, msn=1),
+                       payload=data[512:]))
+    else:
+        c.inject(frame(RC_READ_FIRST, psn_add(S, 1), AETH(syndrome=0, msn=1),
+                       payload=data[256:512]),
+                 frame(RC_READ_LAST, psn_add(S, 2), AETH(syndrome=0, msn=1),
+                       payload=data[512:]))
+    c.run()
+    g = c.answers(0, 1, "the gap")
+    if g:
+        c.check(g[0].opc == RC_READ_REQ and g[0].psn == psn_add(S, 1) and
+                reth_of(g[0]) == (0x10000 + 256, 0x1234, 344),
+                f"{g[0]} RETH {reth_of(g[0])}: want a READ request at "
+                f"PSN 0x{psn_add(S, 1):06x} for VA 0x10100, rkey 0x1234, "
+                "344 bytes")
+    c.answers(1, 0, "the rest of the READ")
+    c.stat("read_resumes", 1)
+    c.stat("drop_bad_resp", 1)
+    sends_are(c, [(0, WC_SUCCESS)])
+    got = bytes.fromhex(c.res.report["lbuf_head"])[:600]
+    c.check(got == data, "the READ's bytes in the requester's buffer differ "
+            "from the responses'")
+    c.qp_state("RTS")
+
+
+@case(sends="r600", timeout=0)
+def read_resume_answer_afresh(c):
+    """READ Middle lost: asked again from it; answered afresh (First)."""
+    read_resume(c, False)
+
+
+@case(sends="r600", timeout=0)
+def read_resume_answer_continued(c):
+    """READ Middle lost: asked again from it; answered as rxe (Middle)."""
+    read_resume(c, True)
+
+
+@case(sends="r100,r100", timeout=0, **{"max-rd-atomic": 2})
+def read_answer_past_head(c):
+    """Two READs outstanding (PSN S, S+1): the answer to the second comes
+    first, so the first's was lost: the requester resends both requests at
+    once (no loss timer here), then takes the answers in order."""
+    S = c.S
+    c.inject(frame(RC_READ_ONLY, psn_add(S, 1), AETH(syndrome=0, msn=2),
+                   payload=pattern(100, 53)))
+    c.inject(frame(RC_READ_ONLY, S, AETH(syndrome=0, msn=1),
+                   payload=pattern(100, 54)),
+             frame(RC_READ_ONLY, psn_add(S, 1), AETH(syndrome=0, msn=2),
+                   payload=pattern(100, 55)))
+    c.run()
+    g = c.answers(0, 2, "answer past the head")
+    if g:
+        c.check([(r.opc, r.psn) for r in g] ==
+                [(RC_READ_REQ, S), (RC_READ_REQ, psn_add(S, 1))] and
+                reth_of(g[0]) == (0x10000, 0x1234, 100) and
+                reth_of(g[1]) == (0x10000 + 128, 0x1234, 100),
+                f"resent [{', '.join(str(r) for r in g)}]: want both READ "
+                "requests as first sent")
+    c.answers(1, 0, "the answers")
+    c.stat("drop_bad_resp", 1)
+    c.stat("drop_ghost_resp", 0)
+    sends_are(c, [(0, WC_SUCCESS), (1, WC_SUCCESS)])
+    got = bytes.fromhex(c.res.report["lbuf_head"])
+    c.check(got[:100] == pattern(100, 54) and got[128:228] == pattern(100, 55),
+            "the READs' bytes differ from their answers")
+    c.qp_state("RTS")
+
+
 @case(sends="s64", timeout=0, **{"rnr-retry": 0})
 def rnr_retry_exceeded(c):
     """A SEND outstanding on a QP with RNR retry 0: the first RNR NAK

@@ -32,7 +32,8 @@
  * RTS; --sends w<len>,r<len>,s<len> posts RDMA WRITE / READ / SEND WRs on
  * it first (their packets are the frames sent before the first group;
  * --timeout sets the QP's local ACK timeout, 0 = none; --retry-cnt and
- * --rnr-retry its retry counts).
+ * --rnr-retry its retry counts, --max-rd-atomic its READs/atomics in
+ * flight, 1 by default).
  *
  * usage: harness [EAL args] -- --info [setup options]
  *        harness [EAL args] -- --in IN.pcap --out OUT.pcap [setup options]
@@ -88,7 +89,7 @@ struct opts {
 	uint32_t late_at[MAX_LATE], late_n[MAX_LATE], n_late;
 	uint32_t quiet;
 	enum rnic_qp_state state;
-	uint32_t timeout, retry_cnt, rnr_retry;
+	uint32_t timeout, retry_cnt, rnr_retry, max_rd_atomic;
 	const char *sends;
 };
 
@@ -102,7 +103,7 @@ static struct opts o = {
 	.qkey = 0x11111111, .pkey = 0xffff, .recvs = 4, .recv_size = 512,
 	.recv_sge = 1, .mr_size = 4096, .mr_addr = 0x200000000000ull, .mr_fill = 1,
 	.burst = 1, .quiet = 2000, .state = RNIC_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-	.rnr_retry = 7,
+	.rnr_retry = 7, .max_rd_atomic = 1,
 };
 
 #define GUARD 4096                    /* guard bytes on each side of the MR */
@@ -157,7 +158,7 @@ usage(void)
 		"  --recv-sge N --mr-size B --mr-addr VA --mr-fill SEED --burst N\n"
 		"  --groups a,b,c --late-recvs GROUP:N (repeatable) --quiet ITERS\n"
 		"  --state reset|init|rtr|rts|err --timeout N --retry-cnt N --rnr-retry N\n"
-		"  --sends w<len>,r<len>,s<len>\n");
+		"  --max-rd-atomic N --sends w<len>,r<len>,s<len>\n");
 	exit(1);
 }
 
@@ -167,7 +168,8 @@ parse_args(int argc, char **argv)
 	enum { O_INFO = 256, O_IN, O_OUT, O_TYPE, O_QPN, O_DQPN, O_RQPSN, O_SQPSN,
 	       O_PMTU, O_RNR, O_MDRA, O_QPACC, O_MRACC, O_QKEY, O_PKEY, O_RECVS,
 	       O_RSIZE, O_RSGE, O_MRSIZE, O_MRADDR, O_MRFILL, O_BURST, O_GROUPS,
-	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY };
+	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY,
+	       O_MRA };
 	static const struct option lo[] = {
 		{ "info", no_argument, NULL, O_INFO },
 		{ "in", required_argument, NULL, O_IN },
@@ -199,6 +201,7 @@ parse_args(int argc, char **argv)
 		{ "sends", required_argument, NULL, O_SENDS },
 		{ "retry-cnt", required_argument, NULL, O_RETRY },
 		{ "rnr-retry", required_argument, NULL, O_RNRRETRY },
+		{ "max-rd-atomic", required_argument, NULL, O_MRA },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -284,6 +287,7 @@ parse_args(int argc, char **argv)
 		case O_SENDS: o.sends = optarg; break;
 		case O_RETRY: o.retry_cnt = (uint32_t)num(optarg, "--retry-cnt"); break;
 		case O_RNRRETRY: o.rnr_retry = (uint32_t)num(optarg, "--rnr-retry"); break;
+		case O_MRA: o.max_rd_atomic = (uint32_t)num(optarg, "--max-rd-atomic"); break;
 		default: usage();
 		}
 	}
@@ -634,7 +638,7 @@ setup(void)
 		a.timeout = (uint8_t)o.timeout;
 		a.retry_cnt = (uint8_t)o.retry_cnt;
 		a.rnr_retry = (uint8_t)o.rnr_retry;
-		a.max_rd_atomic = 1;
+		a.max_rd_atomic = (uint8_t)o.max_rd_atomic;
 		mask |= RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY |
 			RNIC_QP_MAX_QP_RD_ATOMIC;
 	}
@@ -965,6 +969,9 @@ report(const uint32_t *out_per_group, uint32_t n_groups)
 	print_hex(mr_before, o.mr_size);
 	printf(",\"mr_after\":");
 	print_hex(mr_buf, o.mr_size);
+	/* The requester buffers' start (--sends' READ data lands there). */
+	printf(",\"lbuf_head\":");
+	print_hex(lbuf, 4096);
 	print_wcs("recv_wcs", rcq, true);
 	print_wcs("send_wcs", scq, false);
 	printf(",\"events\":[");
