@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Blocking-style socket I/O for the out-of-band exchanges of the interop
- * peers (rnic-pingpong, rnic-perftest-peer): wait with poll(2) in 1 ms
+ * peers (rnic-pingpong, rnic-perf --perftest): wait with poll(2) in 1 ms
  * steps, calling the engine's poll hook between them (ARP, late ACKs),
  * until a TSC deadline.
  */

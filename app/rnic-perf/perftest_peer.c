@@ -81,6 +81,7 @@
 #include <rte_ethdev.h>
 
 #include "perftest_oob.h"
+#include "rnic_app_peer.h"
 #include "rnic_verbs.h"
 
 #define FILL 0x7b
@@ -824,7 +825,6 @@ perftest_peer_main(int argc, char **argv)
 {
 	struct rnic_qp_init_attr qa = { 0 };
 	struct rnic_qp_attr a = { 0 };
-	struct rnic_dev_attr da = { 0 };
 	uint64_t sizes[24], nsizes = 0, max_s, arena_len, expect_ops, pbytes = 0;
 	double rem_bw = 0;
 	struct pt_peer peer;
@@ -852,22 +852,9 @@ perftest_peer_main(int argc, char **argv)
 	else
 		sizes[nsizes++] = o.size;
 	max_s = sizes[nsizes - 1];
-	if (!rte_eth_dev_is_valid_port(o.port_id)) {
-		fprintf(stderr, "rnic-perf: no port %u (add --vdev=net_af_packet0,"
-			"iface=rxeveth0p)\n", o.port_id);
+	dev = rnic_app_peer_dev("rnic-perf", o.port_id, o.ip, 16384);
+	if (dev == NULL)
 		return 1;
-	}
-	da.port_id = o.port_id;
-	da.ipv4 = o.ip;
-	da.mtu = 1024;
-	da.mbufs = 16384;
-	da.max_qps = 16;
-	dev = rnic_dev_create(&da);
-	if (dev == NULL) {
-		fprintf(stderr, "rnic-perf: device: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	rnic_dev_set_polled(dev, false);
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
 	pt_oob_init(is_client, engine_poll, deadline);
 

@@ -46,6 +46,7 @@
 #include <rte_ethdev.h>
 
 #include "rnic_app_sock.h"
+#include "rnic_app_peer.h"
 #include "rnic_verbs.h"
 
 #define WRID_RECV 1
@@ -337,7 +338,6 @@ main(int argc, char **argv)
 	struct rnic_qp_init_attr qa = { 0 };
 	struct rnic_qp_attr a = { 0 };
 	struct dest me = { 0 }, rem = { 0 };
-	struct rnic_dev_attr da = { 0 };
 	struct rnic_ah *ah = NULL;
 	struct timeval t0, t1;
 	uint64_t bytes_ok = 0;
@@ -361,22 +361,9 @@ main(int argc, char **argv)
 		usage();
 		return 1;
 	}
-	if (!rte_eth_dev_is_valid_port(o.port_id)) {
-		fprintf(stderr, "rnic-pingpong: no port %u (add --vdev=net_af_packet0,"
-			"iface=rxeveth0p)\n", o.port_id);
+	dev = rnic_app_peer_dev("rnic-pingpong", o.port_id, o.ip, 8192);
+	if (dev == NULL)
 		return 1;
-	}
-	da.port_id = o.port_id;
-	da.ipv4 = o.ip;
-	da.mtu = 1024;
-	da.mbufs = 8192;
-	da.max_qps = 16;
-	dev = rnic_dev_create(&da);
-	if (dev == NULL) {
-		fprintf(stderr, "rnic-pingpong: device: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	rnic_dev_set_polled(dev, false);
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
 
 	slot_len = o.size + (o.type == RNIC_QPT_UD ? GRH_LEN : 0);
