@@ -265,23 +265,28 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 }
 
 /*
- * A READ response or atomic ACK for a PSN after the head READ/atomic's:
- * the head's answer was lost (responses come in PSN order), so retry,
- * unless the PSN was never sent (a ghost).
+ * A READ response or atomic ACK for a PSN after those of the head
+ * READ/atomic @p e: the head's answer was lost (responses come in PSN
+ * order), so retry, unless the PSN was never sent (a ghost). Returns
+ * false, doing nothing, for any other PSN.
  */
-static void
-resp_past_head(struct rnic_device *dev, struct rnic_qp *qp, uint32_t psn,
-	       struct rnic_dev_stats *st)
+static bool
+answer_past_head(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+		 uint32_t psn, struct rnic_dev_stats *st)
 {
 	uint32_t sent;
 
+	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE ||
+	    rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn - 1u)) <= 0)
+		return false;
 	if (!last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0) {
 		st->drop_ghost_resp++;
-		return;
+		return true;
 	}
 	st->drop_bad_resp++;
 	peer_alive(qp);
 	retry_or_fail(dev, qp, st);
+	return true;
 }
 
 /* ScatterEntryManager: place READ response bytes at @p off of the WQE's SGEs. */
@@ -318,21 +323,13 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
-	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE || rnic_psn_diff(psn, e->psn) < 0) {
+	if (answer_past_head(dev, qp, e, psn, st))
+		return;
+	if (e == NULL || e->type != RNIC_MQ_READ || rnic_psn_diff(psn, e->psn) < 0) {
 		st->drop_ghost_resp++;
 		return;
 	}
 	last = rnic_psn_add(e->psn, e->npsn - 1u);
-	if (rnic_psn_diff(psn, last) > 0) {
-		/* The answer to a later request while the head READ/atomic
-		 * still misses its own: lost. */
-		resp_past_head(dev, qp, psn, st);
-		return;
-	}
-	if (e->type != RNIC_MQ_READ) {
-		st->drop_ghost_resp++;   /* a READ response at an atomic's PSN */
-		return;
-	}
 	expect = qp->comp.in_read ? qp->comp.rd_psn : e->psn;
 	if (psn != expect) {
 		/* A response went missing: ask again (seed 3.4.5.1.3.4). */
@@ -388,11 +385,8 @@ comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_p
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
-	if (e != NULL && e->type != RNIC_MQ_SEND_WRITE && rnic_psn_diff(psn, e->psn) > 0 &&
-	    rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn - 1u)) > 0) {
-		resp_past_head(dev, qp, psn, st);   /* the head's answer was lost */
+	if (answer_past_head(dev, qp, e, psn, st))
 		return;
-	}
 	if (e == NULL || e->type != RNIC_MQ_ATOMIC || e->psn != psn) {
 		st->drop_ghost_resp++;
 		return;
