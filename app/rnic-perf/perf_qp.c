@@ -183,6 +183,8 @@ perf_side_connect(const struct perf_opts *o, struct perf_side *s)
 void
 perf_side_destroy(struct perf_side *s)
 {
+	if (s->dev != NULL)   /* before its QPs go: telemetry may be asking */
+		rnic_telemetry_remove_device(s->dev);
 	if (s->ah != NULL)
 		rnic_destroy_ah(s->ah);
 	s->ah = NULL;

@@ -10,9 +10,13 @@
  *                             before the engine saw it)
  *   /softrnic/lcores          lcore -> port roles and loop iterations
  * Values are read while the lcores run (relaxed loads): a snapshot, not a
- * transaction.
+ * transaction. Every callback holds tel_lock while it looks at a device,
+ * and a device leaves the tables under it (rnic_telemetry_remove_device,
+ * called by rnic_dev_destroy before anything is freed), so no answer ever
+ * reads a destroyed device.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,8 @@
 #define MAX_TEL_DEVS 64
 #define MAX_TEL_LCORES 128
 
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct {
 	char name[32];
 	struct rnic_device *dev;
@@ -33,7 +39,7 @@ static unsigned int n_tel_devs;
 
 static struct {
 	unsigned int lcore;
-	unsigned int dev_idx;
+	struct rnic_device *dev;
 	unsigned int roles;
 } tel_lcores[MAX_TEL_LCORES];
 static unsigned int n_tel_lcores;
@@ -171,10 +177,17 @@ tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 	RTE_SET_USED(params);
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < n_tel_lcores; i++) {
-		struct rnic_device *dev = tel_devs[tel_lcores[i].dev_idx].dev;
-		struct rte_tel_data *a = rte_tel_data_alloc();
+		struct rnic_device *dev = tel_lcores[i].dev;
+		int k = -1;
+		struct rte_tel_data *a;
 		char key[48], val[96];
 
+		for (unsigned int j = 0; j < n_tel_devs && k < 0; j++)
+			if (tel_devs[j].dev == dev)
+				k = (int)j;
+		if (k < 0)
+			continue;
+		a = rte_tel_data_alloc();
 		if (a == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
@@ -182,8 +195,7 @@ tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 			if (!(tel_lcores[i].roles & (1u << r)))
 				continue;
 			snprintf(val, sizeof(val), "%s:%s iterations=%" PRIu64,
-				 tel_devs[tel_lcores[i].dev_idx].name, role_names[r],
-				 LOAD_RLX(&dev->iter[r]));
+				 tel_devs[k].name, role_names[r], LOAD_RLX(&dev->iter[r]));
 			rte_tel_data_add_array_string(a, val);
 		}
 		snprintf(key, sizeof(key), "lcore%u_%u", tel_lcores[i].lcore, i);
@@ -192,43 +204,99 @@ tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* What DPDK calls: each endpoint under tel_lock. */
+#define TEL_LOCKED(fn) \
+static int \
+fn##_locked(const char *cmd, const char *params, struct rte_tel_data *d) \
+{ \
+	int rc; \
+	pthread_mutex_lock(&tel_lock); \
+	rc = fn(cmd, params, d); \
+	pthread_mutex_unlock(&tel_lock); \
+	return rc; \
+}
+TEL_LOCKED(tel_qps)
+TEL_LOCKED(tel_qp)
+TEL_LOCKED(tel_stats)
+TEL_LOCKED(tel_cmd_lcores)
+
 int
 rnic_telemetry_add_device(struct rnic_device *dev, const char *name)
 {
 	static bool registered;
+	int rc = 0;
 
-	if (dev == NULL || name == NULL || n_tel_devs == MAX_TEL_DEVS)
+	if (dev == NULL || name == NULL)
 		return -EINVAL;
+	pthread_mutex_lock(&tel_lock);
+	if (n_tel_devs == MAX_TEL_DEVS) {
+		rc = -EINVAL;
+		goto out;
+	}
 	if (!registered) {
-		rte_telemetry_register_cmd("/softrnic/qps", tel_qps,
+		rte_telemetry_register_cmd("/softrnic/qps", tel_qps_locked,
 					   "QPNs per port. No parameters");
-		rte_telemetry_register_cmd("/softrnic/qp", tel_qp,
+		rte_telemetry_register_cmd("/softrnic/qp", tel_qp_locked,
 					   "One QP. Parameter: qpn or port:qpn");
-		rte_telemetry_register_cmd("/softrnic/stats", tel_stats,
+		rte_telemetry_register_cmd("/softrnic/stats", tel_stats_locked,
 					   "Counters and drops by reason. Parameter: port (optional)");
-		rte_telemetry_register_cmd("/softrnic/lcores", tel_cmd_lcores,
+		rte_telemetry_register_cmd("/softrnic/lcores", tel_cmd_lcores_locked,
 					   "Engine lcores, their port roles and loop iterations");
 		registered = true;
 	}
 	snprintf(tel_devs[n_tel_devs].name, sizeof(tel_devs[0].name), "%s", name);
 	tel_devs[n_tel_devs].dev = dev;
 	n_tel_devs++;
-	return 0;
+out:
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
 }
 
 int
 rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles)
 {
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&tel_lock);
 	for (unsigned int i = 0; i < n_tel_devs; i++) {
 		if (tel_devs[i].dev != dev)
 			continue;
-		if (n_tel_lcores == MAX_TEL_LCORES)
-			return -ENOSPC;
+		if (n_tel_lcores == MAX_TEL_LCORES) {
+			rc = -ENOSPC;
+			break;
+		}
 		tel_lcores[n_tel_lcores].lcore = lcore;
-		tel_lcores[n_tel_lcores].dev_idx = i;
+		tel_lcores[n_tel_lcores].dev = dev;
 		tel_lcores[n_tel_lcores].roles = roles;
 		n_tel_lcores++;
-		return 0;
+		rc = 0;
+		break;
 	}
-	return -ENOENT;
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+int
+rnic_telemetry_remove_device(struct rnic_device *dev)
+{
+	int rc = -ENOENT;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; i < n_tel_devs; i++) {
+		if (tel_devs[i].dev == dev) {
+			rc = 0;
+			continue;
+		}
+		tel_devs[n++] = tel_devs[i];
+	}
+	n_tel_devs = n;
+	n = 0;
+	for (unsigned int i = 0; i < n_tel_lcores; i++)
+		if (tel_lcores[i].dev != dev)
+			tel_lcores[n++] = tel_lcores[i];
+	n_tel_lcores = n;
+	/* Unlocked, no endpoint can still be looking at @p dev. */
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
 }

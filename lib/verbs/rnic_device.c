@@ -240,6 +240,8 @@ rnic_dev_destroy(struct rnic_device *dev)
 {
 	if (dev == NULL)
 		return;
+	/* Telemetry first: once it returns no endpoint reads the device. */
+	rnic_telemetry_remove_device(dev);
 	dev->polled = 0;
 	for (uint32_t i = 0; i <= dev->qp_mask; i++)
 		if (dev->qps[i] != NULL)

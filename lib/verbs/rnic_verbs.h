@@ -147,6 +147,16 @@ int rnic_telemetry_add_device(struct rnic_device *dev, const char *name);
 /** Record that @p lcore polls @p roles (RNIC_ROLE_*) of @p dev. */
 int rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles);
 
+/**
+ * Take @p dev (and its lcores) off the telemetry endpoints. Returns once
+ * no endpoint looks at it any more (they run under the same lock), so
+ * the device may then be torn down. rnic_dev_destroy calls it first;
+ * call it yourself before destroying a published device's QPs while a
+ * telemetry client may ask about them. @return 0, or -ENOENT if it was
+ * not published.
+ */
+int rnic_telemetry_remove_device(struct rnic_device *dev);
+
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 
