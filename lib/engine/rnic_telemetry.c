@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpdk-telemetry.py endpoints:
- *   /softrnic/qps             port name -> QPNs
+ *   /softrnic/qps             port name -> its QPNs, ascending; a port with
+ *                             more than fit in one answer is cut, and
+ *                             "next": {port: first QPN left out} says so
+ *   /softrnic/qps,<port>[,<start>]
+ *                             one port's QPNs from <start> up, at most
+ *                             RNIC_TEL_QPS_PAGE: {"port", "total", "qpns",
+ *                             "next" (only while more follow)}
  *   /softrnic/qp,<qpn>        one QP (or <port>:<qpn>): state, PSNs, queues,
  *                             unacknowledged packets, retransmissions
  *   /softrnic/stats[,<port>]  counters, per-reason drops (all ports summed
@@ -9,6 +15,9 @@
  *                             drop counters (port_*: what the PMD dropped
  *                             before the engine saw it)
  *   /softrnic/lcores          lcore -> port roles and loop iterations
+ * Numbers in parameters are strict: decimal without leading zeros, or 0x
+ * and hex digits; no spaces, signs or anything after them. Anything else
+ * is refused (the answer is null).
  * Values are read while the lcores run (relaxed loads): a snapshot, not a
  * transaction. Every callback holds tel_lock while it looks at a device,
  * and a device leaves the tables under it (rnic_telemetry_remove_device,
@@ -28,6 +37,12 @@
 
 #define MAX_TEL_DEVS 64
 #define MAX_TEL_LCORES 128
+/* QPNs in one answer: an array holds at most RTE_TEL_MAX_ARRAY_ENTRIES,
+ * and the whole answer must fit DPDK's 16 KiB output buffer, where a QPN
+ * takes up to 9 characters: /softrnic/qps without a parameter shares
+ * RNIC_TEL_QPS_ALL among the ports. */
+#define RNIC_TEL_QPS_PAGE 512
+#define RNIC_TEL_QPS_ALL 1024
 
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -47,27 +62,169 @@ static unsigned int n_tel_lcores;
 static const char *const qp_types[] = { [RNIC_QPT_RC] = "RC", [RNIC_QPT_UC] = "UC",
 					[RNIC_QPT_UD] = "UD" };
 
+/*
+ * The number in s[0..len): decimal without a leading zero, or 0x/0X and
+ * hex digits, at most @p max. No whitespace, sign or suffix: "16" and
+ * "0x10" are 16; " 16", "+16", "16 ", "016", "0x", "1e3" are refused.
+ */
+static int
+tel_parse_num(const char *s, size_t len, uint32_t max, uint32_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	} else if (len > 1 && s[0] == '0') {
+		return -EINVAL;
+	}
+	for (; i < len; i++) {
+		unsigned int d;
+
+		if (s[i] >= '0' && s[i] <= '9')
+			d = (unsigned int)(s[i] - '0');
+		else if (base == 16 && s[i] >= 'a' && s[i] <= 'f')
+			d = (unsigned int)(s[i] - 'a' + 10);
+		else if (base == 16 && s[i] >= 'A' && s[i] <= 'F')
+			d = (unsigned int)(s[i] - 'A' + 10);
+		else
+			return -EINVAL;
+		v = v * base + d;
+		if (v > max)
+			return -ERANGE;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* The published device named s[0..len), or -1. Caller holds tel_lock. */
+static int
+tel_dev_find(const char *s, size_t len)
+{
+	for (unsigned int i = 0; i < n_tel_devs; i++)
+		if (len > 0 && strncmp(tel_devs[i].name, s, len) == 0 &&
+		    tel_devs[i].name[len] == '\0')
+			return (int)i;
+	return -1;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The QPNs of @p dev from @p start up, ascending, at most @p max of them
+ * into the new array @p a; *next the first QPN left out, -1 if none;
+ * *total every QPN of the device. Caller holds tel_lock.
+ */
+static int
+tel_qpn_page(struct rnic_device *dev, uint32_t start, unsigned int max,
+	     struct rte_tel_data *a, int64_t *next, uint64_t *total)
+{
+	uint32_t slots = dev->qp_mask + 1, n = 0, all = 0;
+	uint32_t *q = malloc(sizeof(*q) * slots);
+
+	if (q == NULL)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < slots; k++) {
+		struct rnic_qp *qp = LOAD_ACQ(&dev->qps[k]);
+		uint32_t qpn;
+
+		if (qp == NULL)
+			continue;
+		qpn = qp->qpn;
+		all++;
+		if (qpn >= start)
+			q[n++] = qpn;
+	}
+	qsort(q, n, sizeof(*q), cmp_u32);
+	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (uint32_t i = 0; i < n && i < max; i++)
+		rte_tel_data_add_array_u64(a, q[i]);
+	*next = n > max ? (int64_t)q[max] : -1;
+	*total = all;
+	free(q);
+	return 0;
+}
+
+/* /softrnic/qps: every port, each cut at its share of RNIC_TEL_QPS_ALL. */
+static int
+tel_qps_all(struct rte_tel_data *d)
+{
+	unsigned int share = n_tel_devs ? RNIC_TEL_QPS_ALL / n_tel_devs : 0;
+	struct rte_tel_data *cut = NULL;
+
+	share = RTE_MIN(RTE_MAX(share, 1u), (unsigned int)RNIC_TEL_QPS_PAGE);
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < n_tel_devs; i++) {
+		struct rte_tel_data *a = rte_tel_data_alloc();
+		uint64_t total;
+		int64_t next;
+
+		if (a == NULL || tel_qpn_page(tel_devs[i].dev, 0, share, a, &next, &total) != 0) {
+			rte_tel_data_free(a);
+			rte_tel_data_free(cut);
+			return -ENOMEM;
+		}
+		rte_tel_data_add_dict_container(d, tel_devs[i].name, a, 0);
+		if (next < 0)
+			continue;
+		if (cut == NULL) {
+			cut = rte_tel_data_alloc();
+			if (cut == NULL)
+				return -ENOMEM;
+			rte_tel_data_start_dict(cut);
+		}
+		rte_tel_data_add_dict_u64(cut, tel_devs[i].name, (uint64_t)next);
+	}
+	if (cut != NULL)
+		rte_tel_data_add_dict_container(d, "next", cut, 0);
+	return 0;
+}
+
 static int
 tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	const char *comma;
+	struct rte_tel_data *a;
+	uint32_t start = 0;
+	uint64_t total;
+	int64_t next;
+	int i, rc;
+
 	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
-	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < n_tel_devs; i++) {
-		struct rnic_device *dev = tel_devs[i].dev;
-		struct rte_tel_data *a = rte_tel_data_alloc();
-
-		if (a == NULL)
-			return -ENOMEM;
-		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
-		for (uint32_t k = 0; k <= dev->qp_mask; k++) {
-			struct rnic_qp *qp = LOAD_ACQ(&dev->qps[k]);
-
-			if (qp != NULL)
-				rte_tel_data_add_array_u64(a, qp->qpn);
-		}
-		rte_tel_data_add_dict_container(d, tel_devs[i].name, a, 0);
+	if (params == NULL || *params == '\0')
+		return tel_qps_all(d);
+	/* <port> or <port>,<start> */
+	comma = strchr(params, ',');
+	if (comma != NULL &&
+	    tel_parse_num(comma + 1, strlen(comma + 1), RNIC_PSN_MASK, &start) != 0)
+		return -EINVAL;
+	i = tel_dev_find(params, comma ? (size_t)(comma - params) : strlen(params));
+	if (i < 0)
+		return -ENOENT;
+	a = rte_tel_data_alloc();
+	if (a == NULL)
+		return -ENOMEM;
+	rc = tel_qpn_page(tel_devs[i].dev, start, RNIC_TEL_QPS_PAGE, a, &next, &total);
+	if (rc != 0) {
+		rte_tel_data_free(a);
+		return rc;
 	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "port", tel_devs[i].name);
+	rte_tel_data_add_dict_u64(d, "total", total);
+	rte_tel_data_add_dict_container(d, "qpns", a, 0);
+	if (next >= 0)
+		rte_tel_data_add_dict_u64(d, "next", (uint64_t)next);
 	return 0;
 }
 
@@ -75,22 +232,24 @@ static int
 tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const char *colon = params ? strchr(params, ':') : NULL;
+	const char *num = colon ? colon + 1 : params;
 	struct rnic_qp *qp = NULL;
 	const char *port = NULL;
-	unsigned long qpn;
-	char *end;
+	uint32_t qpn;
 
 	RTE_SET_USED(cmd);
-	if (params == NULL || *params == '\0')
+	if (params == NULL || tel_parse_num(num, strlen(num), RNIC_PSN_MASK, &qpn) != 0)
 		return -EINVAL;
-	qpn = strtoul(colon ? colon + 1 : params, &end, 0);
-	if (*end != '\0' || qpn > RNIC_PSN_MASK)
-		return -EINVAL;
-	for (unsigned int i = 0; i < n_tel_devs && qp == NULL; i++) {
-		if (colon && (strncmp(tel_devs[i].name, params, colon - params) != 0 ||
-			      tel_devs[i].name[colon - params] != '\0'))
-			continue;
-		qp = rnic_qp_lookup(tel_devs[i].dev, (uint32_t)qpn);
+	if (colon != NULL) {
+		int i = tel_dev_find(params, (size_t)(colon - params));
+
+		if (i < 0)
+			return -ENOENT;
+		qp = rnic_qp_lookup(tel_devs[i].dev, qpn);
+		port = tel_devs[i].name;
+	}
+	for (unsigned int i = 0; colon == NULL && i < n_tel_devs && qp == NULL; i++) {
+		qp = rnic_qp_lookup(tel_devs[i].dev, qpn);
 		port = tel_devs[i].name;
 	}
 	if (qp == NULL)
@@ -174,7 +333,8 @@ tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 	static const char *const role_names[3] = { "tx", "rx", "timer" };
 
 	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
+	if (params != NULL && *params != '\0')
+		return -EINVAL;
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < n_tel_lcores; i++) {
 		struct rnic_device *dev = tel_lcores[i].dev;
@@ -224,18 +384,22 @@ int
 rnic_telemetry_add_device(struct rnic_device *dev, const char *name)
 {
 	static bool registered;
+	size_t len = name ? strlen(name) : 0;
 	int rc = 0;
 
-	if (dev == NULL || name == NULL)
+	/* ',' and ':' separate parameters; the name must fit whole. */
+	if (dev == NULL || len == 0 || len >= sizeof(tel_devs[0].name) ||
+	    strpbrk(name, ",:") != NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&tel_lock);
-	if (n_tel_devs == MAX_TEL_DEVS) {
+	if (n_tel_devs == MAX_TEL_DEVS || tel_dev_find(name, len) >= 0) {
 		rc = -EINVAL;
 		goto out;
 	}
 	if (!registered) {
 		rte_telemetry_register_cmd("/softrnic/qps", tel_qps_locked,
-					   "QPNs per port. No parameters");
+					   "QPNs per port (cut ones: \"next\"). Parameters: "
+					   "none, or port[,start] for one page");
 		rte_telemetry_register_cmd("/softrnic/qp", tel_qp_locked,
 					   "One QP. Parameter: qpn or port:qpn");
 		rte_telemetry_register_cmd("/softrnic/stats", tel_stats_locked,
@@ -244,7 +408,7 @@ rnic_telemetry_add_device(struct rnic_device *dev, const char *name)
 					   "Engine lcores, their port roles and loop iterations");
 		registered = true;
 	}
-	snprintf(tel_devs[n_tel_devs].name, sizeof(tel_devs[0].name), "%s", name);
+	memcpy(tel_devs[n_tel_devs].name, name, len + 1);
 	tel_devs[n_tel_devs].dev = dev;
 	n_tel_devs++;
 out:

@@ -140,7 +140,8 @@ unsigned int rnic_dev_tx_backlog(const struct rnic_device *dev);
 /**
  * Publish a device under @p name on the telemetry endpoints /softrnic/qps,
  * /softrnic/qp,<qpn>, /softrnic/stats[,<port>] and /softrnic/lcores (the
- * first call registers them). @return 0 or -EINVAL (no room, bad args).
+ * first call registers them). @p name: 1..31 characters, no ',' or ':',
+ * not already published. @return 0 or -EINVAL (no room, bad args).
  */
 int rnic_telemetry_add_device(struct rnic_device *dev, const char *name);
 
