@@ -137,20 +137,38 @@ arp_request(struct rnic_device *dev, struct rnic_dev_stats *st)
 	rnic_txbuf_add(&dev->txb_resp, out);
 }
 
+/* A MAC no host can send from: multicast/broadcast (I/G bit) or zero. */
+static bool
+arp_bad_sender_mac(const uint8_t *mac)
+{
+	static const uint8_t zero[6];
+
+	return (mac[0] & 1) || memcmp(mac, zero, 6) == 0;
+}
+
 /*
  * An ARP frame: learn the sender of any request or reply addressed to our
  * IPv4 address (a reply to our request, or a peer asking for us, which is
- * about to talk to us), and answer requests for our address.
+ * about to talk to us), and answer requests for our address. A request
+ * that came with an 802.1Q tag (@p tagged, @p tci) is answered with the
+ * same tag: the asker is on that VLAN. Frames for our address that no
+ * host could have sent are ignored, neither learned nor answered, and
+ * counted in arp_ignored: a multicast, broadcast or zero sender MAC (in
+ * the Ethernet header or the ARP body: an answer would go to every host,
+ * and the cache would send RoCE frames to them), a sender claiming our
+ * own IPv4 (someone else holds or spoofs it: learning it would point our
+ * own address elsewhere), an opcode other than request or reply.
  */
 static void
-arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
-	  struct rnic_dev_stats *st)
+arp_input(struct rnic_device *dev, const struct rte_mbuf *m, const struct rte_ether_hdr *eh,
+	  uint32_t l3, bool tagged, rte_be16_t tci, struct rnic_dev_stats *st)
 {
 	struct rte_arp_hdr ah_buf;
 	const struct rte_arp_hdr *ah;
 	struct rte_ether_hdr *eth;
 	struct rte_arp_hdr *r;
 	struct rte_mbuf *out;
+	size_t l2 = sizeof(*eth) + (tagged ? sizeof(struct rte_vlan_hdr) : 0);
 
 	ah = rte_pktmbuf_read(m, l3, sizeof(ah_buf), &ah_buf);
 	if (ah == NULL || ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
@@ -158,9 +176,15 @@ arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
 	    ah->arp_hlen != 6 || ah->arp_plen != 4 ||
 	    ah->arp_data.arp_tip != dev->ipv4)
 		return;
-	if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
-	    ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REPLY))
-		arp_learn(dev, ah->arp_data.arp_sip, (const uint8_t *)&ah->arp_data.arp_sha);
+	if ((ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
+	     ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REPLY)) ||
+	    arp_bad_sender_mac(eh->src_addr.addr_bytes) ||
+	    arp_bad_sender_mac(ah->arp_data.arp_sha.addr_bytes) ||
+	    ah->arp_data.arp_sip == dev->ipv4) {
+		st->arp_ignored++;
+		return;
+	}
+	arp_learn(dev, ah->arp_data.arp_sip, (const uint8_t *)&ah->arp_data.arp_sha);
 	if (ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
 		return;
 	if (!rnic_txbuf_room(&dev->txb_resp))
@@ -173,8 +197,16 @@ arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
 	eth = rte_pktmbuf_mtod(out, struct rte_ether_hdr *);
 	memcpy(&eth->dst_addr, &ah->arp_data.arp_sha, 6);
 	memcpy(&eth->src_addr, dev->mac, 6);
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-	r = (struct rte_arp_hdr *)(eth + 1);
+	if (tagged) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = tci;
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	}
+	r = (struct rte_arp_hdr *)((uint8_t *)eth + l2);
 	r->arp_hardware = ah->arp_hardware;
 	r->arp_protocol = ah->arp_protocol;
 	r->arp_hlen = 6;
@@ -184,8 +216,8 @@ arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
 	r->arp_data.arp_sip = dev->ipv4;
 	r->arp_data.arp_tha = ah->arp_data.arp_sha;
 	r->arp_data.arp_tip = ah->arp_data.arp_sip;
-	out->data_len = out->pkt_len = RTE_MAX(sizeof(*eth) + sizeof(*r), (size_t)60);
-	memset((uint8_t *)(r + 1), 0, out->data_len - sizeof(*eth) - sizeof(*r));
+	out->data_len = out->pkt_len = RTE_MAX(l2 + sizeof(*r), (size_t)60);
+	memset((uint8_t *)(r + 1), 0, out->data_len - l2 - sizeof(*r));
 	rnic_txbuf_add(&dev->txb_resp, out);
 	st->arp_replies++;
 }
@@ -216,16 +248,18 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 			const struct rte_ether_hdr *eh = rte_pktmbuf_read(m, 0, sizeof(eb), &eb);
 			uint32_t l3 = sizeof(eb);
 			uint16_t et = eh ? rte_be_to_cpu_16(eh->ether_type) : 0;
+			rte_be16_t tci = 0;
 
 			if (et == RTE_ETHER_TYPE_VLAN) {
 				struct rte_vlan_hdr vb;
 				const struct rte_vlan_hdr *vh = rte_pktmbuf_read(m, l3, sizeof(vb), &vb);
 
 				et = vh ? rte_be_to_cpu_16(vh->eth_proto) : 0;
+				tci = vh ? vh->vlan_tci : 0;
 				l3 += sizeof(vb);
 			}
 			if (et == RTE_ETHER_TYPE_ARP) {
-				arp_input(dev, m, l3, st);
+				arp_input(dev, m, eh, l3, l3 != sizeof(eb), tci, st);
 				return;
 			}
 		}

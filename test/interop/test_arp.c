@@ -8,10 +8,17 @@
  *  - rnic_dev_arp_resolve for an unknown IP broadcasts well-formed ARP
  *    requests (sender = engine, target = the IP) and times out; a reply
  *    from the peer fills the cache and the next resolve returns its MAC;
- *  - a reply for another IP is not learned.
+ *  - a reply for another IP is not learned;
+ *  - issue 13: a request or reply for us from a multicast, broadcast or
+ *    zero sender MAC (Ethernet source or ARP sender) or from a sender
+ *    claiming the engine's own IP is neither answered nor learned, and
+ *    counts in arp_ignored; a request tagged 802.1Q is answered with the
+ *    same tag (VID and priority), an untagged one untagged.
  * Last line: "N passed, M failed"; exit status 1 on any failure.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +33,7 @@
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t MAC_P[6] = { 0x52, 0x54, 0, 0x99, 0x6b, 0x0b };
 static const uint8_t MAC_Q[6] = { 0x52, 0x54, 0, 0x99, 0xe2, 0x0c };
+static const uint8_t MAC_V[6] = { 0x52, 0x54, 0, 0x99, 0x71, 0x0d };
 static uint16_t port_a, port_b;
 static struct rte_mempool *pool_b;
 static struct rnic_device *dev;
@@ -35,33 +43,53 @@ static unsigned int passed, failed;
 	if (c) { passed++; } else { failed++; printf("FAIL %s:%d: ", __func__, __LINE__); \
 		printf(__VA_ARGS__); printf("\n"); } } while (0)
 
+#define UNTAGGED (-1)
+
+/* An ARP frame from port B: Ethernet source @p eth_src, ARP sender
+ * @p sha/@p sip; to @p dst_mac (NULL: broadcast); 802.1Q TCI @p vlan
+ * unless UNTAGGED. */
 static void
-send_arp(uint16_t op, const uint8_t *src_mac, uint32_t sip, const uint8_t *dst_mac, uint32_t tip)
+send_arp_ex(uint16_t op, const uint8_t *eth_src, const uint8_t *sha, uint32_t sip,
+	    const uint8_t *dst_mac, uint32_t tip, int vlan)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool_b);
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_arp_hdr *r = (struct rte_arp_hdr *)(eth + 1);
 
-	memset(eth, 0, 60);
+	memset(eth, 0, 64);
 	if (dst_mac)
 		memcpy(&eth->dst_addr, dst_mac, 6);
 	else
 		memset(&eth->dst_addr, 0xff, 6);
-	memcpy(&eth->src_addr, src_mac, 6);
+	memcpy(&eth->src_addr, eth_src, 6);
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	if (vlan != UNTAGGED) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16((uint16_t)vlan);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+		r = (struct rte_arp_hdr *)(vh + 1);
+	}
 	r->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
 	r->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	r->arp_hlen = 6;
 	r->arp_plen = 4;
 	r->arp_opcode = rte_cpu_to_be_16(op);
-	memcpy(&r->arp_data.arp_sha, src_mac, 6);
+	memcpy(&r->arp_data.arp_sha, sha, 6);
 	r->arp_data.arp_sip = rte_cpu_to_be_32(sip);
 	if (dst_mac)
 		memcpy(&r->arp_data.arp_tha, dst_mac, 6);
 	r->arp_data.arp_tip = rte_cpu_to_be_32(tip);
-	m->data_len = m->pkt_len = 60;
+	m->data_len = m->pkt_len = vlan != UNTAGGED ? 64 : 60;
 	if (rte_eth_tx_burst(port_b, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
+}
+
+static void
+send_arp(uint16_t op, const uint8_t *src_mac, uint32_t sip, const uint8_t *dst_mac, uint32_t tip)
+{
+	send_arp_ex(op, src_mac, src_mac, sip, dst_mac, tip, UNTAGGED);
 }
 
 static void
@@ -97,6 +125,105 @@ collect_arp(uint16_t op, struct rte_arp_hdr *last, uint8_t *last_dst)
 		rte_pktmbuf_free_bulk(pk, n);
 	}
 	return cnt;
+}
+
+/* Every frame the engine sent to port B, the last one copied to @p buf
+ * (at most @p len bytes, *got its length). @return how many. */
+static unsigned int
+collect_frames(uint8_t *buf, size_t len, size_t *got)
+{
+	struct rte_mbuf *pk[64];
+	unsigned int cnt = 0;
+	uint16_t n;
+
+	*got = 0;
+	while ((n = rte_eth_rx_burst(port_b, 0, pk, RTE_DIM(pk))) > 0) {
+		for (uint16_t i = 0; i < n; i++) {
+			*got = RTE_MIN((size_t)rte_pktmbuf_data_len(pk[i]), len);
+			memcpy(buf, rte_pktmbuf_mtod(pk[i], uint8_t *), *got);
+			cnt++;
+		}
+		rte_pktmbuf_free_bulk(pk, n);
+	}
+	return cnt;
+}
+
+static uint64_t
+arp_ignored(void)
+{
+	struct rnic_dev_stats st;
+
+	rnic_dev_stats_get(dev, &st);
+	return st.arp_ignored;
+}
+
+/*
+ * Issue 13: frames for our IP that no host could have sent. @p eth_src and
+ * @p sha as sent; a request (answered when valid) and a reply, each of
+ * which must be ignored: no frame back, no cache entry for @p sip (nor a
+ * changed one), arp_ignored up by one each.
+ */
+static void
+check_ignored(const char *what, const uint8_t *eth_src, const uint8_t *sha, uint32_t sip,
+	      uint32_t ip_a)
+{
+	uint8_t frame[128], mac[6], before[6];
+	uint64_t ign = arp_ignored();
+	bool had = rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), before) == 0;
+	size_t got;
+	unsigned int n;
+
+	send_arp_ex(RTE_ARP_OP_REQUEST, eth_src, sha, sip, NULL, ip_a, UNTAGGED);
+	send_arp_ex(RTE_ARP_OP_REPLY, eth_src, sha, sip, MAC_A, ip_a, UNTAGGED);
+	poll_engine();
+	n = collect_frames(frame, sizeof(frame), &got);
+	CHECK(n == 0, "%s: %u frames sent back (to %02x:%02x:%02x:%02x:%02x:%02x)", what, n,
+	      frame[0], frame[1], frame[2], frame[3], frame[4], frame[5]);
+	if (had)
+		CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), mac) == 0 &&
+		      memcmp(mac, before, 6) == 0, "%s: cache entry changed", what);
+	else
+		CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), mac) == -ENOENT,
+		      "%s: learned %02x:%02x:%02x:%02x:%02x:%02x", what, mac[0], mac[1], mac[2],
+		      mac[3], mac[4], mac[5]);
+	CHECK(arp_ignored() == ign + 2, "%s: arp_ignored %" PRIu64 " -> %" PRIu64 ", want +2",
+	      what, ign, arp_ignored());
+}
+
+/* Issue 13: a tagged request is answered with its tag. */
+static void
+check_vlan_reply(uint16_t tci, uint32_t ip_p, uint32_t ip_a)
+{
+	uint8_t frame[128], mac[6];
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
+	const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eth + 1);
+	const struct rte_arp_hdr *r = (const struct rte_arp_hdr *)(vh + 1);
+	size_t got;
+	unsigned int n;
+
+	send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, tci);
+	poll_engine();
+	n = collect_frames(frame, sizeof(frame), &got);
+	CHECK(n == 1 && got >= 60, "TCI 0x%04x: %u frames back, %zu bytes", tci, n, got);
+	if (n != 1 || got < sizeof(*eth) + sizeof(*vh) + sizeof(*r))
+		return;
+	CHECK(eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN),
+	      "TCI 0x%04x: reply untagged (ethertype 0x%04x)", tci,
+	      rte_be_to_cpu_16(eth->ether_type));
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN))
+		return;
+	CHECK(vh->vlan_tci == rte_cpu_to_be_16(tci) &&
+	      vh->eth_proto == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP),
+	      "TCI 0x%04x: reply tag 0x%04x proto 0x%04x", tci, rte_be_to_cpu_16(vh->vlan_tci),
+	      rte_be_to_cpu_16(vh->eth_proto));
+	CHECK(memcmp(&eth->dst_addr, MAC_V, 6) == 0 && memcmp(&eth->src_addr, MAC_A, 6) == 0 &&
+	      r->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REPLY) &&
+	      memcmp(&r->arp_data.arp_sha, MAC_A, 6) == 0 &&
+	      r->arp_data.arp_sip == rte_cpu_to_be_32(ip_a) &&
+	      memcmp(&r->arp_data.arp_tha, MAC_V, 6) == 0 &&
+	      r->arp_data.arp_tip == rte_cpu_to_be_32(ip_p), "TCI 0x%04x: reply fields", tci);
+	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
+	      memcmp(mac, MAC_V, 6) == 0, "TCI 0x%04x: asker learned", tci);
 }
 
 int
@@ -179,6 +306,48 @@ main(int argc, char **argv)
 	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
 	      memcmp(mac, MAC_P, 6) == 0, "earlier entry kept");
 	CHECK(rnic_dev_arp_resolve(dev, 0, mac, 10) == -EINVAL, "IP 0 refused");
+	CHECK(arp_ignored() == 0, "nothing ignored so far: %" PRIu64, arp_ignored());
+
+	/* Issue 13: senders no host can be, and senders claiming our IP. */
+	{
+		static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x07 };
+		static const uint8_t zero[6];
+		const uint32_t ip_r = RTE_IPV4(10, 99, 0, 21);
+
+		check_ignored("broadcast sender MAC", bcast, bcast, ip_r, ip_a);
+		check_ignored("multicast sender MAC", mcast, mcast, ip_r, ip_a);
+		check_ignored("multicast Ethernet source", mcast, MAC_Q, ip_r, ip_a);
+		check_ignored("broadcast ARP sender", MAC_Q, bcast, ip_r, ip_a);
+		check_ignored("zero sender MAC", zero, zero, ip_r, ip_a);
+		check_ignored("zero ARP sender", MAC_Q, zero, ip_r, ip_a);
+		/* An entry the cache has must not move to a group address. */
+		check_ignored("known IP, broadcast sender", MAC_P, bcast, ip_p, ip_a);
+		/* Someone else claiming our address: a request for it (the
+		 * gratuitous form) and a reply. */
+		check_ignored("sender claims our IP", MAC_Q, MAC_Q, ip_a, ip_a);
+		CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_a), mac) == -ENOENT,
+		      "our own IP never in the cache");
+	}
+
+	/* Issue 13: a tagged request gets a tagged answer (VID 100 PCP 3;
+	 * VID 4094; VID 4094 PCP 7 DEI; the priority tag, VID 0 PCP 1), the
+	 * untagged one still an untagged answer. */
+	check_vlan_reply(0x6064, ip_p, ip_a);
+	check_vlan_reply(0xffe, ip_p, ip_a);
+	check_vlan_reply(0xfffe, ip_p, ip_a);
+	check_vlan_reply(0x2000, ip_p, ip_a);
+	send_arp(RTE_ARP_OP_REQUEST, MAC_P, ip_p, NULL, ip_a);
+	poll_engine();
+	CHECK(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 1 && memcmp(dst, MAC_P, 6) == 0,
+	      "untagged request, untagged reply");
+	{
+		struct rnic_dev_stats st;
+
+		rnic_dev_stats_get(dev, &st);
+		CHECK(st.arp_replies == 6 && st.arp_ignored == 16,
+		      "arp_replies %" PRIu64 " (want 6), arp_ignored %" PRIu64 " (want 16)",
+		      st.arp_replies, st.arp_ignored);
+	}
 
 	rnic_dev_destroy(dev);
 	printf("%u passed, %u failed\n", passed, failed);
