@@ -3,7 +3,7 @@
 # endpoint over the DPDK telemetry socket (as dpdk-telemetry.py does), checks
 # the answers, then stops softrnic with SIGTERM and checks a clean exit.
 # Exit 77 (skip) when the telemetry runtime directory cannot be used.
-import json, os, re, signal, socket, subprocess, sys, tempfile, time
+import json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 
 softrnic = sys.argv[1]
 src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -183,5 +183,7 @@ finally:
         out = proc.communicate()[0]
         check(False, "softrnic did not stop on SIGTERM")
 check(proc.returncode == 0, "softrnic exit %s: %s" % (proc.returncode, out[-500:]))
+shutil.rmtree(rundir, ignore_errors=True)   # the telemetry socket's directory
+shutil.rmtree(tmp, ignore_errors=True)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
