@@ -830,8 +830,8 @@ perftest_peer_main(int argc, char **argv)
 	struct pt_peer peer;
 	struct rnic_pd *pd;
 	struct rnic_mr *mr;
-	uint8_t *arena;
-	int n, rc = 0;
+	uint8_t *arena = NULL;
+	int n, rc = 0, status = 1;
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
@@ -841,9 +841,12 @@ perftest_peer_main(int argc, char **argv)
 	}
 	argc -= n;
 	argv += n;
+	/* From here every exit goes through "out", which frees what this
+	 * holds (the device with its PD, MR, CQ and QP; the buffers; the
+	 * socket). */
 	if (parse_args(argc, argv) != 0) {
 		usage();
-		return 1;
+		goto out;
 	}
 	is_client = o.server != NULL;
 	if (o.all)
@@ -854,7 +857,7 @@ perftest_peer_main(int argc, char **argv)
 	max_s = sizes[nsizes - 1];
 	dev = rnic_app_peer_dev("rnic-perf", o.port_id, o.ip, 16384);
 	if (dev == NULL)
-		return 1;
+		goto out;
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
 	pt_oob_init(is_client, engine_poll, deadline);
 
@@ -870,7 +873,7 @@ perftest_peer_main(int argc, char **argv)
 	tstamp = calloc(o.iters, sizeof(*tstamp));
 	if (arena == NULL || mirror == NULL || known == NULL || tstamp == NULL) {
 		fprintf(stderr, "rnic-perf: out of memory\n");
-		return 1;
+		goto out;
 	}
 	loc = arena;
 	rmt = arena + region;
@@ -893,7 +896,7 @@ perftest_peer_main(int argc, char **argv)
 	qp = mr && cq ? rnic_create_qp(pd, &qa) : NULL;
 	if (qp == NULL) {
 		fprintf(stderr, "rnic-perf: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
-		return 1;
+		goto out;
 	}
 	lkey = rnic_mr_lkey(mr);
 	a.qp_state = RNIC_QPS_INIT;
@@ -904,7 +907,7 @@ perftest_peer_main(int argc, char **argv)
 	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
 			   RNIC_QP_ACCESS_FLAGS) != 0) {
 		fprintf(stderr, "rnic-perf: modify QP to INIT failed\n");
-		return 1;
+		goto out;
 	}
 
 	srand48(getpid() * time(NULL));
@@ -926,13 +929,13 @@ perftest_peer_main(int argc, char **argv)
 	fflush(stdout);
 
 	if (pt_open(o.server, o.tcp_port) != 0 || pt_prelude(CYCLE, CACHE_LINE, 3, &peer) != 0)
-		return 1;
+		goto out;
 	cycle = RTE_MAX((uint32_t)CYCLE, peer.cycle_buffer);
 	cline = RTE_MAX((uint32_t)CACHE_LINE, peer.cache_line);
 	if (cycle > region || cycle / cline > CYCLE / 8 || cline % CACHE_LINE != 0) {
 		fprintf(stderr, "rnic-perf: cycle buffer %u / cache line %u not "
 			"supported\n", cycle, cline);
-		return 1;
+		goto out;
 	}
 	if (o.test == T_ATOMIC)      /* distinct non-zero start values per slot */
 		for (uint64_t off = 0; off < cycle; off += CACHE_LINE) {
@@ -942,17 +945,17 @@ perftest_peer_main(int argc, char **argv)
 		}
 	for (int i = 0; i < TI[o.test].pre_records; i++)
 		if (pt_hand_shake(&me, &rem) != 0)
-			return 1;
+			goto out;
 	printf("  remote address: QPN 0x%06x, PSN 0x%06x, OUT 0x%02x, RKey 0x%08x, "
 	       "VAddr 0x%016" PRIx64 ", GID ::ffff:%u.%u.%u.%u\n", rem.qpn, rem.psn,
 	       rem.out_reads, rem.rkey, rem.vaddr, rem.gid[12], rem.gid[13], rem.gid[14],
 	       rem.gid[15]);
 	fflush(stdout);
 	if (connect_qp() != 0)
-		return 1;
+		goto out;
 	/* the "print" exchange, then the one after RTR */
 	if (pt_hand_shake(&me, NULL) != 0 || pt_hand_shake(&me, NULL) != 0)
-		return 1;
+		goto out;
 
 	if (TI[o.test].lat)
 		printf(" #bytes  #iters     t_min      t_max      t_typical  t_avg      t_stdev    "
@@ -1038,8 +1041,10 @@ perftest_peer_main(int argc, char **argv)
 		uint64_t moved = 0, total = 0, nsl = 0;
 		uint32_t *hits = calloc(cycle / CACHE_LINE, sizeof(*hits));
 
-		if (hits == NULL)
-			return 1;
+		if (hits == NULL) {
+			fprintf(stderr, "rnic-perf: out of memory\n");
+			goto out;
+		}
 		for (uint64_t j = 0; j < o.iters; j++)
 			hits[cyc_off(ATOMIC_SIZE, j) / CACHE_LINE]++;
 		for (uint64_t off = 0; off < cycle; off += CACHE_LINE) {
@@ -1122,11 +1127,20 @@ perftest_peer_main(int argc, char **argv)
 	printf("verified: ops=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n", ops, bytes,
 	       errors);
 	fflush(stdout);
-	rnic_destroy_qp(qp);
-	rnic_destroy_cq(cq);
-	rnic_dereg_mr(mr);
-	rnic_dealloc_pd(pd);
+	status = errors == 0 && ops == expect_ops ? 0 : 1;
+out:
+	pt_shutdown();
+	/* The device frees its QP, CQ, MR and PD; the buffers are ours. */
 	rnic_dev_destroy(dev);
+	dev = NULL;
+	qp = NULL;
+	cq = NULL;
+	free(arena);
+	free(mirror);
+	free(known);
+	free(tstamp);
+	loc = rmt = slots = mirror = known = NULL;
+	tstamp = NULL;
 	rte_eal_cleanup();
-	return errors == 0 && ops == expect_ops ? 0 : 1;
+	return status;
 }

@@ -151,6 +151,11 @@ main(int argc, char **argv)
 		}
 		eal_argc = (int)cfg->eal_argc + 1;
 		eal_argv = calloc((size_t)eal_argc + 1, sizeof(char *));
+		if (eal_argv == NULL) {
+			fprintf(stderr, "rnic-perf: out of memory\n");
+			rnic_config_free(cfg);
+			return 1;
+		}
 		eal_argv[0] = argv[0];
 		for (unsigned int i = 0; i < cfg->eal_argc; i++)
 			eal_argv[i + 1] = cfg->eal_argv[i];
@@ -160,6 +165,9 @@ main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "rnic-perf: EAL init failed: %s (on a machine without hugepages "
 			"give --no-huge --no-pci --no-shconf -m 1024)\n", rte_strerror(rte_errno));
+		rnic_config_free(cfg);
+		if (eal_from_cfg)
+			free(eal_argv);
 		return 1;
 	}
 	/* dpdk-dumpcap / dpdk-pdump attach as secondaries when they can. */
@@ -170,15 +178,15 @@ main(int argc, char **argv)
 	}
 	if (perf_parse_args(argc, argv, &o) != 0) {
 		fprintf(stderr, "(rnic-perf -- --help for the options)\n");
-		rte_eal_cleanup();
-		return 2;
+		status = 2;
+		goto out_eal;
 	}
 	if (o.config != NULL && cfg == NULL) {
 		cfg = rnic_config_load_file(o.config, err, sizeof(err));
 		if (cfg == NULL) {
 			fprintf(stderr, "rnic-perf: %s: %s\n", o.config, err);
-			rte_eal_cleanup();
-			return 1;
+			status = 1;
+			goto out_eal;
 		}
 	}
 	if (cfg != NULL) {

@@ -346,9 +346,9 @@ main(int argc, char **argv)
 	struct rnic_pd *pd;
 	struct rnic_cq *cq;
 	struct rnic_qp *qp;
-	uint8_t *sbuf, *rbuf;
+	uint8_t *sbuf = NULL, *rbuf;
 	struct opts o;
-	int n;
+	int n, status = 1;
 
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
@@ -357,20 +357,24 @@ main(int argc, char **argv)
 	}
 	argc -= n;
 	argv += n;
+	/* From here every exit goes through "out", which frees what main
+	 * holds (the device with its PD, MR, CQ, QP and AH; the buffer). */
 	if (parse_args(argc, argv, &o) != 0) {
 		usage();
-		return 1;
+		goto out;
 	}
 	dev = rnic_app_peer_dev("rnic-pingpong", o.port_id, o.ip, 8192);
 	if (dev == NULL)
-		return 1;
+		goto out;
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
 
 	slot_len = o.size + (o.type == RNIC_QPT_UD ? GRH_LEN : 0);
 	sbuf = aligned_alloc(4096, RTE_ALIGN_CEIL((size_t)o.size + (size_t)slot_len * o.rx_depth,
 						   4096));
-	if (sbuf == NULL)
-		return 1;
+	if (sbuf == NULL) {
+		fprintf(stderr, "rnic-pingpong: out of memory\n");
+		goto out;
+	}
 	rbuf = sbuf + o.size;
 	memset(sbuf, PP_BYTE, o.size);
 	memset(rbuf, 0, (size_t)slot_len * o.rx_depth);
@@ -385,7 +389,7 @@ main(int argc, char **argv)
 	qp = mr && cq ? rnic_create_qp(pd, &qa) : NULL;
 	if (qp == NULL) {
 		fprintf(stderr, "rnic-pingpong: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
-		return 1;
+		goto out;
 	}
 	a.qp_state = RNIC_QPS_INIT;
 	a.pkey_index = 0;
@@ -394,7 +398,7 @@ main(int argc, char **argv)
 	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
 			   (o.type == RNIC_QPT_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS)) != 0) {
 		fprintf(stderr, "rnic-pingpong: modify QP to INIT failed\n");
-		return 1;
+		goto out;
 	}
 
 	/* Receives first, each into a slot of its own so each is checked. */
@@ -405,7 +409,7 @@ main(int argc, char **argv)
 		struct rnic_recv_wr rw = { .wr_id = WRID_RECV, .sg_list = &rs, .num_sge = 1 }, *bad; \
 		if (rnic_post_recv(qp, &rw, &bad) != 0) { \
 			fprintf(stderr, "rnic-pingpong: post_recv failed\n"); \
-			return 1; \
+			goto out; \
 		} \
 		rq_next++; routs++; \
 	} while (0)
@@ -420,12 +424,12 @@ main(int argc, char **argv)
 	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u (%s)\n",
 	       me.lid, me.qpn, me.psn, me.gid[12], me.gid[13], me.gid[14], me.gid[15], tn[o.type]);
 	if (exchange(&o, &me, &rem, qp, pd, &ah) != 0)
-		return 1;
+		goto out;
 	printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n",
 	       rem.lid, rem.qpn, rem.psn, rem.gid[12], rem.gid[13], rem.gid[14], rem.gid[15]);
 	fflush(stdout);
 	if (o.server != NULL && connect_qp(qp, pd, &o, me.psn, &rem, &ah) != 0)
-		return 1;
+		goto out;
 
 	sge = (struct rnic_sge){ .addr = (uintptr_t)sbuf, .length = o.size,
 				 .lkey = rnic_mr_lkey(mr) };
@@ -438,7 +442,7 @@ main(int argc, char **argv)
 		} \
 		if (rnic_post_send(qp, &sw, &bad) != 0) { \
 			fprintf(stderr, "rnic-pingpong: post_send failed\n"); \
-			return 1; \
+			goto out; \
 		} \
 	} while (0)
 	pending = WRID_RECV;
@@ -524,13 +528,12 @@ main(int argc, char **argv)
 	}
 	printf("verified: messages=%u bytes=%" PRIu64 " errors=%u\n", rcnt, bytes_ok, errors);
 	fflush(stdout);
-	rnic_destroy_qp(qp);
-	if (ah)
-		rnic_destroy_ah(ah);
-	rnic_destroy_cq(cq);
-	rnic_dereg_mr(mr);
-	rnic_dealloc_pd(pd);
+	status = errors == 0 && rcnt == o.iters && scnt == o.iters ? 0 : 1;
+out:
+	/* The device frees its QP, AH, CQ, MR and PD; the buffer is ours. */
 	rnic_dev_destroy(dev);
+	dev = NULL;
+	free(sbuf);
 	rte_eal_cleanup();
-	return errors == 0 && rcnt == o.iters && scnt == o.iters ? 0 : 1;
+	return status;
 }
