@@ -816,6 +816,28 @@ run_soak(char *line, size_t len)
 	return rc;
 }
 
+/* Everything setup_ports and setup_objects made, however far they got:
+ * the devices (each frees its QPs, CQs, MRs and PDs), the MRs' memory and
+ * the arrays. The lcores must have stopped. */
+static void
+free_objects(void)
+{
+	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++)
+		rnic_dev_destroy(ports[i].dev);
+	for (unsigned int i = 0; mr_mem != NULL && i < cfg->n_mrs; i++)
+		free(mr_mem[i]);
+	free(mr_mem);
+	free(mrs);
+	free(cqs);
+	free(qps);
+	free(ports);
+	mr_mem = NULL;
+	mrs = NULL;
+	cqs = NULL;
+	qps = NULL;
+	ports = NULL;
+}
+
 static void
 usage(const char *prog)
 {
@@ -853,6 +875,10 @@ main(int argc, char **argv)
 	rc = rte_eal_init(eal_argc, eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "softrnic: EAL init failed: %s\n", rte_strerror(rte_errno));
+		rnic_config_free(cfg);
+		cfg = NULL;
+		if (eal_from_cfg)
+			free(eal_argv);
 		return 1;
 	}
 	/* dpdk-dumpcap / dpdk-pdump attach as secondaries when they can. */
@@ -880,6 +906,12 @@ main(int argc, char **argv)
 		quit = 1;
 		rte_eal_mp_wait_lcore();
 		rnic_app_capture_uninit();
+		free_objects();
+		rnic_config_free(cfg);
+		cfg = NULL;
+		rte_eal_cleanup();
+		if (eal_from_cfg)
+			free(eal_argv);
 		return 1;
 	}
 	printf("softrnic: %u ports, %u QPs up\n", cfg->n_ports, cfg->n_qps);
@@ -936,15 +968,7 @@ main(int argc, char **argv)
 	if (cfg->n_work)
 		status = ws.errors ? 1 : 0;
 out:
-	for (unsigned int i = 0; i < cfg->n_ports; i++)
-		rnic_dev_destroy(ports[i].dev);   /* frees its QPs and MRs */
-	for (unsigned int i = 0; i < cfg->n_mrs; i++)
-		free(mr_mem[i]);
-	free(mr_mem);
-	free(mrs);
-	free(cqs);
-	free(qps);
-	free(ports);
+	free_objects();
 	rnic_config_free(cfg);
 	rnic_app_capture_uninit();
 	rte_eal_cleanup();
