@@ -114,14 +114,23 @@ if ! boot_guest && ! boot_guest; then
     skip "environment: the guest did not boot (twice), nothing of softrnic's ran"
 fi
 
-# wait_for FILE PATTERN SECONDS: bounded poll for PATTERN in FILE.
+# wait_for FILE PATTERN SECONDS [guest]: bounded poll for PATTERN in FILE;
+# with "guest", give up as soon as the guest's QEMU is gone (it will not
+# write FILE any more).
 wait_for() {
-    local end=$(( $(date +%s) + $3 ))
+    local end=$(( $(date +%s) + $3 )) polls=0
     while [ "$(date +%s)" -le $end ]; do
         grep -q "$2" "$1" 2>/dev/null && return 0
+        if [ "${4:-}" = guest ] && [ $(( ++polls % 10 )) = 0 ] && ! guest_alive; then
+            return 1
+        fi
         sleep 0.1
     done
     return 1
+}
+# guest_alive: the guest's QEMU runs (cheap: its pid file, no harness call).
+guest_alive() {
+    kill -0 "$(cat "$RXE_WORK/run/$NAME.pid" 2>/dev/null)" 2>/dev/null
 }
 
 pass=0; fail=0; envf=0; forgiven=0; results=()
@@ -234,7 +243,7 @@ pp_case() {
         fi
         wait "$bg"; hrc=$?; bg=
     fi
-    wait_for "$glog" "^RC=" 60 && grc=$(sed -n 's/^RC=//p' "$glog")
+    wait_for "$glog" "^RC=" 60 guest && grc=$(sed -n 's/^RC=//p' "$glog")
     local el=$(echo "$(date +%s.%N) - $ts" | bc)
     local usec=$(sed -n 's/.* = \([0-9.]*\) usec\/iter/\1/p' "$glog" 2>/dev/null)
     if [ "$hrc" = 0 ] && grep -q "verified: messages=$n .* errors=0" "$hlog" && [ "$grc" = 0 ] &&
@@ -275,8 +284,7 @@ wait_host() {
     while kill -0 "$pid" 2>/dev/null; do
         if [ -z "$gend" ] && grep -q "^RC=" "$glog" 2>/dev/null; then gend=$(date +%s); fi
         # a guest whose QEMU exited will not answer: as if its command ended
-        if [ -z "$gend" ] && [ $(( ++polls % 10 )) = 0 ] &&
-           ! kill -0 "$(cat "$RXE_WORK/run/$NAME.pid" 2>/dev/null)" 2>/dev/null; then
+        if [ -z "$gend" ] && [ $(( ++polls % 10 )) = 0 ] && ! guest_alive; then
             gend=$(date +%s)
         fi
         if [ -n "$gend" ] && [ $(( $(date +%s) - gend )) -gt 20 ]; then
@@ -331,7 +339,7 @@ pt_case() {
         fi
     fi
     wait_host "$bg" "$glog"; hrc=$?; bg=
-    wait_for "$glog" "^RC=" 60 && grc=$(sed -n 's/^RC=//p' "$glog")
+    wait_for "$glog" "^RC=" 60 guest && grc=$(sed -n 's/^RC=//p' "$glog")
     local el=$(echo "$(date +%s.%N) - $ts" | bc)
     local row=$(grep -E "^ *$last +$n " "$glog" 2>/dev/null | tail -1 | tr -s ' \t' ' ')
     local need_row=1
