@@ -102,7 +102,15 @@ send_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_r
 	return true;
 }
 
-/* Coalesce: a later ACK replaces an earlier one; a NAK replaces an ACK. */
+/*
+ * Coalesce: a later ACK replaces an earlier one; a NAK replaces an ACK.
+ * An ACK never replaces a queued NAK (PSN sequence or RNR) of a later PSN,
+ * as a duplicate's re-ACK of ePSN-1 in the same burst would: the NAK
+ * already acknowledges every PSN before its own (IBA 9.7.5.1), and a
+ * sequence NAK is sent once per gap (seed 001 s3.4: later PSNs ahead are
+ * dropped silently, nak_sent), so replaced it would never reach the
+ * requester; nor would an RNR NAK's wait.
+ */
 static void
 pending_set(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t psn)
 {
@@ -110,6 +118,10 @@ pending_set(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t p
 
 	if (rs->ack_pending && (rs->cur_op & 0x80))
 		return;   /* a fatal NAK is queued: the QP is going to Error */
+	if (rs->ack_pending && (syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK &&
+	    (rs->ack_syn & RNIC_AETH_TYPE_MASK) != RNIC_AETH_ACK &&
+	    rnic_psn_diff(psn, rs->ack_psn) < 0)
+		return;   /* keep the NAK: it covers this ACK */
 	rs->ack_syn = syn;
 	rs->ack_psn = psn;
 	rs->ack_msn = rs->msn;

@@ -747,6 +747,62 @@ def psn_ahead(c):
     c.qp_state("RTS")
 
 
+@case()
+def psn_nak_kept_over_dup_ack(c):
+    """Issue 13 item 6: SEND at E; then one receive burst of [SEND at E+5,
+    duplicate of E]; then SEND at E+6. The burst is answered by the
+    PSN-sequence NAK for E+1 (which acknowledges E too): the duplicate's
+    ACK for E is earlier and must not replace it (was: only 'ACK E' went
+    out and, the NAK counting as sent, nothing ever asked for E+1). The
+    SEND at E+6 is dropped silently; E+1 then executes and is ACKed."""
+    E = c.E
+    c.inject(frame(RC_SEND_ONLY, E, payload=b"a" * 8))
+    c.inject(frame(RC_SEND_ONLY, psn_add(E, 5), payload=b"f" * 8),
+             frame(RC_SEND_ONLY, E, payload=b"a" * 8))
+    c.inject(frame(RC_SEND_ONLY, psn_add(E, 6), payload=b"g" * 8))
+    c.inject(frame(RC_SEND_ONLY, psn_add(E, 1), payload=b"b" * 8))
+    c.run()
+    g = c.answers(0, 1, "SEND")
+    if g:
+        c.ack(g[0], E, 1)
+    g = c.answers(1, 1, "SEND ahead and a duplicate, one burst")
+    if g:
+        c.nak(g[0], NAK_PSN_SEQ, psn_add(E, 1), 1)
+    c.answers(2, 0, "SEND ahead again")
+    g = c.answers(3, 1, "the expected SEND")
+    if g:
+        c.ack(g[0], psn_add(E, 1), 2)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 8, "data": b"a" * 8},
+             {"status": WC_SUCCESS, "byte_len": 8, "data": b"b" * 8}])
+    c.stat("drop_psn_invalid", 2)
+    c.stat("dup_requests", 1)
+    c.stat("naks_sent", 1)
+    c.qp_state("RTS")
+
+
+@case(recvs=1)
+def rnr_nak_kept_over_dup_ack(c):
+    """One receive posted: SEND at E takes it; then one burst of [SEND at
+    E+1, duplicate of E]: E+1 finds no receive, and its RNR NAK must not
+    be replaced by the duplicate's earlier ACK for E (was: only 'ACK E'
+    went out, so the requester waited for its loss timer)."""
+    E = c.E
+    c.inject(frame(RC_SEND_ONLY, E, payload=b"a" * 8))
+    c.inject(frame(RC_SEND_ONLY, psn_add(E, 1), payload=b"b" * 8),
+             frame(RC_SEND_ONLY, E, payload=b"a" * 8))
+    c.run()
+    g = c.answers(0, 1, "SEND")
+    if g:
+        c.ack(g[0], E, 1)
+    g = c.answers(1, 1, "SEND without a receive and a duplicate, one burst")
+    if g:
+        c.rnr(g[0], psn_add(E, 1), 1)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 8, "data": b"a" * 8}])
+    c.stat("dup_requests", 1)
+    c.stat("rnr_naks_sent", 1)
+    c.qp_state("RTS")
+
+
 def remote_access_case(c, req, what):
     """@p req must get NAK remote access, memory untouched, QP to Error;
     a good WRITE after it gets no answer."""
