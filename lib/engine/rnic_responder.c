@@ -747,6 +747,14 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 		struct rnic_mr *mr;
 		uint32_t len = pkt->ext.reth_len, npsn;
 
+		/* max_dest_rd_atomic 0: no responder resources, so every READ
+		 * and atomic is one too many: an invalid request (IBA responder
+		 * error class C: NAK, QP to Error), checked before length and
+		 * keys as Linux rxe does (check_resource, then check_length). */
+		if (rs->res == NULL) {
+			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
+			return;
+		}
 		if (len > RNIC_MAX_MSG_LEN) {
 			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
 			return;
@@ -782,6 +790,10 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 		struct rnic_mr *mr;
 		uint64_t *p;
 
+		if (rs->res == NULL) {   /* max_dest_rd_atomic 0: as for READ */
+			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
+			return;
+		}
 		if (pkt->ext.atm_va & 7) {
 			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
 			return;

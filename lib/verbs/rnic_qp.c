@@ -452,10 +452,15 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 	if (mask & M(MAX_QP_RD_ATOMIC)) qp->attr.max_rd_atomic = a->max_rd_atomic;
 	if (mask & M(EN_SQD_ASYNC_NOTIFY)) qp->attr.en_sqd_async_notify = a->en_sqd_async_notify;
 	if (mask & M(MAX_DEST_RD_ATOMIC)) {
-		uint32_t n = RTE_MAX(a->max_dest_rd_atomic, (uint8_t)1);
+		/* 0 is no resources at all: the responder then NAKs every READ
+		 * and atomic as an invalid request (IBA, Linux rxe), as the
+		 * configuration loader expects; it was served as if 1. */
+		uint32_t n = a->max_dest_rd_atomic;
 
 		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
-		if (qp->resp.res_n != n) {
+		if (n == 0) {
+			free_res(qp);
+		} else if (qp->resp.res_n != n) {
 			struct rnic_rd_res *r = rte_zmalloc("rnic_rdres", sizeof(*r) * n, 0);
 
 			if (r == NULL)

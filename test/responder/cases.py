@@ -1617,6 +1617,44 @@ def read_len_huge(c):
                  0, c.E, what="READ of 4 GiB")
 
 
+@case(**{"max-dest-rd-atomic": 0})
+def no_dest_rd_atomic_read(c):
+    """Issue 13 item 7: a QP with max_dest_rd_atomic 0 takes no READ (IBA
+    and rxe): a READ is NAKed invalid request, nothing sent, the QP goes
+    to Error, the WRITE after it is not answered (was: the READ was served
+    as if max_dest_rd_atomic were 1)."""
+    inv_req_case(c, [frame(RC_READ_REQ, c.E, RETH(va=c.va, rkey=c.rkey,
+                                                   dlen=64)),
+                     frame(RC_WRITE_ONLY, psn_add(c.E, 1),
+                           RETH(va=c.va, rkey=c.rkey, dlen=8),
+                           payload=b"A" * 8)],
+                 0, c.E, what="READ with max_dest_rd_atomic 0")
+    c.stat("read_resp_sent", 0)
+
+
+@case(**{"max-dest-rd-atomic": 0})
+def no_dest_rd_atomic_atomic(c):
+    """max_dest_rd_atomic 0: a FetchAdd is NAKed invalid request and not
+    executed, the QP goes to Error; the CmpSwap after it is neither
+    answered nor executed (was: both executed and answered)."""
+    inv_req_case(c, [frame(RC_FETCH_ADD, c.E, AtomicETH(
+        va=c.va + 8, rkey=c.rkey, swap_add=5)),
+        frame(RC_CMP_SWAP, psn_add(c.E, 1), AtomicETH(
+            va=c.va + 16, rkey=c.rkey, swap_add=1, cmp=c.cmp_value))],
+        0, c.E, what="FetchAdd with max_dest_rd_atomic 0")
+    c.stat("atomic_resp_sent", 0)
+
+
+@case(**{"max-dest-rd-atomic": 0})
+def no_dest_rd_atomic_cmp_swap(c):
+    """max_dest_rd_atomic 0: a CmpSwap whose compare value matches is
+    NAKed invalid request, memory untouched."""
+    inv_req_case(c, [frame(RC_CMP_SWAP, c.E, AtomicETH(
+        va=c.va + 16, rkey=c.rkey, swap_add=1, cmp=c.cmp_value))],
+        0, c.E, what="CmpSwap with max_dest_rd_atomic 0")
+    c.stat("atomic_resp_sent", 0)
+
+
 @case(**{"mr-access": "lwa"})
 def perm_read_mr(c):
     """READ from an MR registered without remote read."""
