@@ -491,6 +491,37 @@ ud_recv(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbuf *m,
 		      (uint32_t)pkt->ext.imm, pkt->ext.deth_sqp, st);
 }
 
+/*
+ * A duplicate READ must lie within its original (IBA 9.7.5.1.3; seed 001
+ * s3.3.2.1-2): its responses take the PSNs from its own to at most the
+ * original's last, and it asks for a subset of the original's bytes (same
+ * rkey, VA range inside). A requester resuming at the original's PSN + k
+ * asks for the bytes from k * PMTU on, which passes. Being a subset, it
+ * also keeps the 2^31 limit a new READ is held to (checked again anyway).
+ */
+static bool
+dup_read_within(const struct rnic_qp *qp, const struct rnic_rd_res *r,
+		const struct rnic_pkt *pkt)
+{
+	uint32_t len = pkt->ext.reth_len;
+	uint64_t va = pkt->ext.reth_va;
+	uint32_t k, npsn, span;
+
+	if (len > RNIC_MAX_MSG_LEN || len > r->orig_len)
+		return false;
+	/* PSN offsets from the original's first: 24-bit unsigned distances,
+	 * right even for a READ that spans 2^23 PSNs. */
+	k = (pkt->bth.psn - r->psn) & RNIC_PSN_MASK;
+	span = (r->last_psn - r->psn) & RNIC_PSN_MASK;
+	npsn = RTE_MAX(1u, (len + qp->pmtu - 1) / qp->pmtu);   /* len <= 2^31 */
+	if (k > span || npsn - 1 > span - k)
+		return false;
+	if (len == 0)
+		return true;   /* reads nothing: no key, no bytes (IBA 9.4.1.1) */
+	return pkt->ext.reth_rkey == r->rkey && va >= r->orig_va &&
+	       va - r->orig_va <= r->orig_len - len;
+}
+
 /* Duplicate request (seed 001 section 3). */
 static void
 resp_duplicate(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt,
@@ -522,9 +553,18 @@ resp_duplicate(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pk
 			struct rnic_mr *mr;
 			uint32_t len = pkt->ext.reth_len;
 
-			if (check_remote(qp, pkt->ext.reth_rkey, pkt->ext.reth_va, len,
-					 RNIC_ACCESS_REMOTE_READ, &mr) != RNIC_MEMCHK_OK)
+			/* Not within the original, or the memory is no longer
+			 * readable (MR gone, rkey invalidated): dropped, not
+			 * NAKed, as seed 001 s3.3.2.2 allows and Linux rxe
+			 * does (rxe_resp.c duplicate_request): a NAK would
+			 * carry an old PSN and send the QP to Error over what
+			 * may be a stale copy from the fabric. */
+			if (!dup_read_within(qp, r, pkt) ||
+			    check_remote(qp, pkt->ext.reth_rkey, pkt->ext.reth_va, len,
+					 RNIC_ACCESS_REMOTE_READ, &mr) != RNIC_MEMCHK_OK) {
+				st->drop_dup_rd_atomic++;
 				return;
+			}
 			/* Re-execute from memory with the duplicate's PSN and RETH. */
 			r->va = pkt->ext.reth_va;
 			r->length = len;
@@ -534,7 +574,10 @@ resp_duplicate(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pk
 			return;
 		}
 	}
-	/* No record: nothing safe to replay; the requester will time out. */
+	/* No record (its resource was reused, or an atomic's PSN matches none):
+	 * nothing safe to replay, dropped silently (seed 001 s3.3.2.1, IBA
+	 * class D); the requester will time out. */
+	st->drop_dup_rd_atomic++;
 }
 
 static bool
@@ -776,9 +819,9 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 		r->opcode = pkt->bth.opcode;
 		r->psn = psn;
 		r->last_psn = rnic_psn_add(psn, npsn - 1);
-		r->va = pkt->ext.reth_va;
+		r->va = r->orig_va = pkt->ext.reth_va;
 		r->rkey = pkt->ext.reth_rkey;
-		r->length = len;
+		r->length = r->orig_len = len;
 		r->cur_psn = psn;
 		r->msn = rs->msn;
 		r->active = 1;

@@ -184,11 +184,14 @@ struct rnic_rd_res {
 	uint8_t opcode;
 	uint32_t psn;            /* first PSN */
 	uint32_t last_psn;
-	uint64_t va;
+	uint64_t va;             /* READ: the bytes the responses carry */
 	uint32_t rkey;
 	uint32_t length;
 	uint64_t atomic_orig;    /* saved result: duplicates replay it */
-	uint64_t swap_add, cmp;
+	/* READ: the original's VA and length; a duplicate must lie within
+	 * them (and its PSNs within psn..last_psn), IBA 9.7.5.1.3 */
+	uint64_t orig_va;
+	uint32_t orig_len;
 	/* progress of response generation */
 	uint32_t sent;           /* bytes of responses already built */
 	uint32_t cur_psn;

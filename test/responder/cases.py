@@ -669,6 +669,97 @@ def dup_read_then_new_read(c):
 
 
 @case()
+def dup_read_beyond_original(c):
+    """Issue 13 item 5: an 8-byte READ at E, answered; then 'duplicates'
+    at E asking for 4096 bytes (16 PSNs, those of later requests) and for
+    0xffffffff bytes (over the 2^31 limit a new READ gets): a duplicate
+    READ must lie within its original (IBA 9.7.5.1.3), so both are
+    dropped, unanswered, counted in drop_dup_rd_atomic (was: 16 responses
+    with PSNs E..E+15). A true duplicate is still answered, and so is the
+    next new READ; the QP stays in RTS."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=8)))
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=4096)))
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey,
+                                        dlen=0xffffffff)))
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=8)))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1),
+                   RETH(va=c.va + 8, rkey=c.rkey, dlen=16)))
+    c.run()
+    m = c.res.mr_before
+    c.read_resps(c.res.groups[0], E, m[:8], 1, "READ of 8 bytes")
+    c.answers(1, 0, "duplicate asking for 4096 bytes")
+    c.answers(2, 0, "duplicate asking for 0xffffffff bytes")
+    c.read_resps(c.res.groups[3], E, m[:8], None, "true duplicate")
+    c.read_resps(c.res.groups[4], psn_add(E, 1), m[8:24], 2, "next READ")
+    c.stat("dup_requests", 3)
+    c.stat("drop_dup_rd_atomic", 2)
+    c.stat("naks_sent", 0)
+    c.check(c.res.report["rq_psn"] == psn_add(E, 2),
+            f"ePSN 0x{c.res.report['rq_psn']:06x}, want 0x{psn_add(E, 2):06x}")
+    c.mem_untouched()
+    c.qp_state("RTS")
+
+
+@case()
+def dup_read_outside_original(c):
+    """A READ of 600 bytes at E (PSNs E..E+2), then duplicates that do not
+    lie within it: at E+1 for 600 bytes from MR+256 (would need E+1..E+3)
+    and at E+1 for 256 bytes at MR+1024 (bytes the original never asked
+    for): dropped, unanswered, counted in drop_dup_rd_atomic (was:
+    answered). The duplicate a requester sends to resume at E+1 (MR+256,
+    344 bytes) is answered with PSNs E+1..E+2 only."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600)))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1),
+                   RETH(va=c.va + 256, rkey=c.rkey, dlen=600)))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1),
+                   RETH(va=c.va + 1024, rkey=c.rkey, dlen=256)))
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1),
+                   RETH(va=c.va + 256, rkey=c.rkey, dlen=344)))
+    c.run()
+    m = c.res.mr_before
+    c.read_resps(c.res.groups[0], E, m[:600], 1, "READ")
+    c.answers(1, 0, "duplicate past the original's last PSN")
+    c.answers(2, 0, "duplicate outside the original's bytes")
+    c.read_resps(c.res.groups[3], psn_add(E, 1), m[256:600], None,
+                 "READ resumed at its 2nd PSN")
+    c.stat("dup_requests", 3)
+    c.stat("drop_dup_rd_atomic", 2)
+    c.mem_untouched()
+    c.qp_state("RTS")
+
+
+@case(**{"max-dest-rd-atomic": 1})
+def dup_atomic_no_record(c):
+    """max_dest_rd_atomic 1: FetchAdd at E, FetchAdd at E+1 (which takes
+    the only resource), then a duplicate of E: its saved result is gone,
+    so it is neither executed again nor answered, and it is counted
+    (drop_dup_rd_atomic; was: dropped uncounted)."""
+    E = c.E
+    fa = frame(RC_FETCH_ADD, E, AtomicETH(va=c.va + 8, rkey=c.rkey,
+                                          swap_add=5, cmp=0))
+    c.inject(fa)
+    c.inject(frame(RC_FETCH_ADD, psn_add(E, 1),
+                   AtomicETH(va=c.va + 8, rkey=c.rkey, swap_add=7, cmp=0)))
+    c.inject(fa)
+    c.run()
+    v0 = u64(c.res.mr_before[8:16])
+    for gi, psn, orig in ((0, E, v0), (1, psn_add(E, 1), v0 + 5)):
+        g = c.answers(gi, 1)
+        if g:
+            c.check(g[0].opc == RC_ATOMIC_ACK and g[0].psn == psn and
+                    g[0].orig == orig & (2**64 - 1),
+                    f"{g[0]}: want ATOMIC_ACK psn 0x{psn:06x} orig "
+                    f"0x{orig & (2**64 - 1):x}")
+    c.answers(2, 0, "duplicate without a record")
+    c.mem_is([(8, struct.pack("<Q", (v0 + 12) & (2**64 - 1)))])
+    c.stat("dup_requests", 1)
+    c.stat("drop_dup_rd_atomic", 1)
+    c.qp_state("RTS")
+
+
+@case()
 def dup_atomic_replay(c):
     """Duplicate atomics replay the saved result; never execute twice."""
     E = c.E
