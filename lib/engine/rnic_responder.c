@@ -450,6 +450,14 @@ ud_recv(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbuf *m,
 		st->drop_qkey++;
 		return;
 	}
+	/* IBA: a UD message is a single packet of at most the PMTU, for UD
+	 * the port's active MTU (seed 000 WQEParser checks UD lengths against
+	 * the PMTU, as our sender does, rnic_tx.c): a longer one is dropped
+	 * and counted before it takes a receive. */
+	if (pkt->payload_len > qp->pmtu) {
+		st->drop_ud_mtu++;
+		return;
+	}
 	if (!rwqe_available(qp)) {
 		st->drop_no_recv++;   /* UD has no RNR: the datagram is dropped */
 		return;

@@ -192,7 +192,8 @@ int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 	_(drop_uc_gap) _(drop_wrong_dst) _(arp_replies) _(cq_overflow) \
 	_(timer_expired) _(retry_exceeded) _(rnr_retry_exceeded) \
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
-	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic)
+	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
+	_(drop_ud_mtu)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

@@ -1524,6 +1524,24 @@ def ud_too_long(c):
             "none or a local length error first")
 
 
+@case(type="ud", qpn=0x33, qkey=0x11111111, pmtu=256,
+      **{"recv-size": 4096})
+def ud_over_pmtu(c):
+    """UD datagrams longer than the path MTU (for UD the port's active
+    MTU, 256 here; the harness gives UD setups --pmtu as the device MTU):
+    4000 and 257 payload bytes, with receives big enough for them, are
+    dropped and counted (drop_ud_mtu), no receive consumed (was: both
+    delivered); 256 bytes are received."""
+    for psn, n in ((0x10, 4000), (0x11, 257), (0x12, 256)):
+        c.inject(frame(UD_SEND_ONLY, psn, DETH(qkey=0x11111111, sqp=0x44),
+                       payload=pattern(n, 38), dqpn=0x33, ackreq=False))
+    c.run()
+    no_answers(c, "UD")
+    c.stat("drop_ud_mtu", 2)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 40 + 256, "src_qp": 0x44,
+              "qp_num": 0x33, "data": pattern(256, 38), "skip": 40}])
+
+
 @case()
 def burst_ordering(c):
     """WRITE, READ (3 responses), WRITE, FetchAdd in one burst: the

@@ -28,6 +28,7 @@
  *    bytes in place: "bystander" is "ok" or what went wrong;
  *  - then every QP goes to Reset and both mbuf pools (the engine's and the
  *    harness's) must be full again: "pool_missing" counts what is not.
+ * --pmtu is the QP's path MTU; for UD, which has none, the device's MTU.
  * --state leaves the QP under test in Reset, Init, RTR or Error instead of
  * RTS; --sends w<len>,r<len>,s<len> posts RDMA WRITE / READ / SEND WRs on
  * it first (their packets are the frames sent before the first group;
@@ -467,6 +468,11 @@ setup(void)
 	struct rnic_qp_attr a = {0};
 	int rc, mask;
 	void *p;
+
+	/* UD has no path MTU attribute: the port's active MTU bounds it, so
+	 * a UD setup's --pmtu is the device's. */
+	if (o.type == RNIC_QPT_UD)
+		da.mtu = (uint16_t)o.pmtu;
 
 	pool = rte_pktmbuf_pool_create("resp_test", 2048, 0, 0, 10240, rte_socket_id());
 	if (pool == NULL) {
