@@ -33,8 +33,8 @@ extern "C" {
 #define RNIC_CFG_NAME_MAX    32
 /** DPDK device string (name plus devargs), at most 255 characters. */
 #define RNIC_CFG_DEVICE_MAX  256
-/** File names (options.pcap), at most 255 characters. */
-#define RNIC_CFG_PATH_MAX    256
+/** A configuration file is a regular file of at most 4 MiB. */
+#define RNIC_CFG_FILE_MAX    (4u << 20)
 
 /** Index of a role in rnic_cfg_port.lcore[]: bit n of RNIC_ROLE_* is index n. */
 enum rnic_cfg_role {
@@ -187,7 +187,6 @@ struct rnic_cfg_work {
 /** options: run control. */
 struct rnic_cfg_options {
 	uint32_t stats_interval_ms;  /**< 0: no periodic statistics */
-	char pcap[RNIC_CFG_PATH_MAX];  /**< "" : no capture */
 	bool exit_when_done;
 	uint32_t timeout_s;          /**< 0: no time limit */
 };

@@ -138,7 +138,7 @@ rnic_dev_create(const struct rnic_dev_attr *a)
 	if (!dev->attr.txq_desc) dev->attr.txq_desc = 1024;
 	if (dev->attr.max_qps > (1u << 20) || !rte_is_power_of_2(dev->attr.mtu) ||
 	    dev->attr.queues > 2 ||
-	    dev->attr.mtu < 256 || dev->attr.mtu > 4096 || dev->attr.burst > 512 ||
+	    dev->attr.mtu < 256 || dev->attr.mtu > 4096 || dev->attr.burst > RNIC_MAX_BURST ||
 	    dev->attr.mbufs < 2 ||
 	    dev->attr.mbuf_size < RTE_PKTMBUF_HEADROOM + 256 + 128 ||
 	    dev->attr.mbuf_size > UINT16_MAX || !rte_is_power_of_2(dev->attr.ring_size)) {

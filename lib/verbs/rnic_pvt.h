@@ -340,6 +340,8 @@ rnic_qp_state_get(const struct rnic_qp *qp)
 /* A small software TX buffer: what tx_burst did not take is retried
  * before anything new is produced, so nothing accepted is lost. */
 #define RNIC_TXBUF_SIZE 512
+_Static_assert(2 * RNIC_MAX_BURST <= RNIC_TXBUF_SIZE,
+	       "an RX burst must fit the response buffer twice (rnic_dev_poll_rx)");
 struct rnic_txbuf {
 	uint16_t port;
 	uint16_t queue;

@@ -37,6 +37,11 @@ struct rnic_qp;
 /* ------------------------------------------------------------------ */
 
 /** Device creation parameters. Zero fields take the documented default. */
+/** Largest rnic_dev_attr.burst. The RX role takes a burst in only while
+ *  its response buffer has room for two answers per request (a READ's first
+ *  response and an ACK), and that buffer holds 512 frames. */
+#define RNIC_MAX_BURST 256
+
 struct rnic_dev_attr {
 	uint16_t port_id;        /**< DPDK port, already probed */
 	uint8_t mac[6];          /**< all zero: the port's own MAC */
@@ -51,7 +56,8 @@ struct rnic_dev_attr {
 				  *   responses and ACKs */
 	uint32_t mbuf_size;      /**< data room, default 4096 + headroom + headers */
 	uint32_t ring_size;      /**< doorbell and event rings, default 4096 */
-	uint16_t burst;          /**< RX/TX burst, default 32 */
+	uint16_t burst;          /**< RX/TX burst, default 32, at most
+				      RNIC_MAX_BURST */
 	uint16_t mtu;            /**< active RoCE MTU (256..4096), bounds UD
 				  *   messages; default 4096 */
 	uint16_t rxq_desc;       /**< default 1024 */

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <rte_common.h>
@@ -112,7 +113,7 @@ static const char base_json[] =
 "   'remote_mr': 'm0'},"
 "  {'qp': 'd', 'opcode': 'send', 'size': 512, 'local_mr': 'm2', 'verify': false}"
 " ],"
-" 'options': {'stats_interval_ms': 0, 'pcap': 'out.pcap', 'exit_when_done': false,"
+" 'options': {'stats_interval_ms': 0, 'exit_when_done': false,"
 "  'timeout_s': 5}"
 "}";
 
@@ -210,6 +211,7 @@ static const struct {
 	/* top level sections: wrong types */
 	{ E1("", "eal", "5"), "eal: expected an array, got integer" },
 	{ E1("", "eal", "[true]"), "eal[0]: expected a string, got boolean" },
+	{ E1("", "eal", "['--no-pci', '']"), "eal[1]: must not be empty" },
 	{ E1("", "lcores", "{}"), "lcores: expected an array, got object" },
 	{ E1("", "mrs", "'m'"), "mrs: expected an array, got string" },
 	{ E1("", "cqs", "1.5"), "cqs: expected an array, got real" },
@@ -248,6 +250,15 @@ static const struct {
 	    { "ports[3]", "ring_peer", "'p1'" } },
 	  "ports[0].ring_peer: port \"p1\" does not name \"p0\" as its ring_peer" },
 	{ E1("ports[0]", "mac", "true"), "ports[0].mac: expected a string, got boolean" },
+	/* two ports, one address */
+	{ E1("ports[1]", "ipv4", "'10.0.0.1'"), "ports[1].ipv4: 10.0.0.1 is already used by "
+	  "ports[0]" },
+	{ E1("ports[3]", "ipv4", "'10.0.0.2'"), "ports[3].ipv4: 10.0.0.2 is already used by "
+	  "ports[1]" },
+	{ E1("ports[1]", "mac", "'02:00:00:00:00:01'"), "ports[1].mac: 02:00:00:00:00:01 is "
+	  "already used by ports[0]" },
+	{ E2("ports[2]", "mac", "'02:00:00:00:00:09'", "ports[3]", "mac", "'02:00:00:00:00:09'"),
+	  "ports[3].mac: 02:00:00:00:00:09 is already used by ports[2]" },
 	{ E1("ports[0]", "mac", "'02:00:00:00:00'"),
 	  "ports[0].mac: \"02:00:00:00:00\" is not a MAC address" },
 	{ E1("ports[0]", "mac", "'02-00-00-00-00-01'"),
@@ -287,8 +298,12 @@ static const struct {
 	{ E1("ports[0]", "ring_size", "2097152"), "ports[0].ring_size: 2097152 is out of range" },
 	{ E1("ports[0]", "ring_size", "1000"), "ports[0].ring_size: 1000 is not a power of two" },
 	{ E1("ports[0]", "burst", "false"), "ports[0].burst: expected an integer, got boolean" },
-	{ E1("ports[0]", "burst", "0"), "ports[0].burst: 0 is out of range 1..512" },
-	{ E1("ports[0]", "burst", "513"), "ports[0].burst: 513 is out of range 1..512" },
+	{ E1("ports[0]", "burst", "0"), "ports[0].burst: 0 is out of range 1..256" },
+	/* issue 13.2: past 256 the RX role never polled (rnic_dev_poll_rx) */
+	{ E1("ports[0]", "burst", "257"), "ports[0].burst: 257 is out of range 1..256" },
+	{ E1("ports[0]", "burst", "512"), "ports[0].burst: 512 is out of range 1..256" },
+	{ E1("ports[0]", "burst", "256"), "" },
+	{ E1("ports[0]", "burst", "1"), "" },
 
 	/* lcores[] */
 	{ E1("lcores[0]", "core", "1"), "lcores[0]: unknown key \"core\"" },
@@ -618,7 +633,7 @@ static const struct {
 	  "" /* loads: "completion" entries are not counted */ },
 
 	/* options */
-	{ E1("options", "pacp", "'x'"), "options: unknown key \"pacp\" (did you mean \"pcap\"?)" },
+	{ E1("options", "timeout", "5"), "options: unknown key \"timeout\" (did you mean \"timeout_s\"?)" },
 	{ E1("ports[0]", "queues", "3"), "ports[0].queues: 3 is out of range" },
 	{ E1("ports[0]", "queues", "'one'"), "ports[0].queues: expected an integer, got string" },
 	/* ports[].impair and the soak */
@@ -650,8 +665,10 @@ static const struct {
 	  "options.stats_interval_ms: 3600001 is out of range 0..3600000" },
 	{ E1("options", "stats_interval_ms", "-1"),
 	  "options.stats_interval_ms: -1 is out of range" },
-	{ E1("options", "pcap", "1"), "options.pcap: expected a string, got integer" },
-	{ E1("options", "pcap", "''"), "options.pcap: must not be empty" },
+	/* issue 13.8: accepted and ignored once, now refused */
+	{ E1("options", "pcap", "'out.pcap'"), "options.pcap: not supported: capture with a "
+	  "net_pcap port (config/transmit-pcap.json) or with dpdk-dumpcap" },
+	{ E1("options", "pcap", "1"), "options.pcap: not supported" },
 	{ E1("options", "exit_when_done", "'true'"),
 	  "options.exit_when_done: expected a boolean, got string" },
 	{ E1("options", "timeout_s", "false"),
@@ -784,6 +801,31 @@ static int test_file_errors(void)
 	/* No buffer at all is allowed. */
 	cfg = rnic_config_load_string(json, NULL, 0);
 	VERIFY(!cfg && errno == EINVAL, "errno %d", errno);
+
+	/* Not a regular file: refused before any read (/dev/zero once grew
+	 * to gigabytes, /dev/urandom read forever, a directory said EIO). */
+	cfg = rnic_config_load_file("/dev/zero", err, sizeof(err));
+	VERIFY(!cfg && errno == EINVAL &&
+	       strcmp(err, "/dev/zero: not a regular file (a character device)") == 0, "%s", err);
+	cfg = rnic_config_load_file("/dev/urandom", err, sizeof(err));
+	VERIFY(!cfg && errno == EINVAL, "%s", err);
+	cfg = rnic_config_load_file("/", err, sizeof(err));
+	VERIFY(!cfg && errno == EINVAL && strcmp(err, "/: not a regular file (a directory)") == 0,
+	       "%s", err);
+	/* Over the size cap: a sparse file, nothing read. */
+	{
+		char big[] = "/tmp/softrnic-test-config-XXXXXX";
+		int fd = mkstemp(big), trunc_rc;
+
+		VERIFY(fd >= 0, "mkstemp: %s", strerror(errno));
+		trunc_rc = ftruncate(fd, (off_t)RNIC_CFG_FILE_MAX + 1);
+		close(fd);
+		cfg = trunc_rc == 0 ? rnic_config_load_file(big, err, sizeof(err)) : NULL;
+		unlink(big);
+		VERIFY(trunc_rc == 0, "ftruncate");
+		VERIFY(!cfg && errno == EFBIG && strstr(err, "over the 4194304-byte limit") != NULL,
+		       "%s", err);
+	}
 	free(json);
 	n_pass++;
 	return 0;
@@ -920,7 +962,7 @@ static int test_full_config(void)
 		VERIFY(cfg->work[i].wait == RNIC_CFG_WAIT_COMPLETION, "work[%u] wait %d", i,
 		       cfg->work[i].wait);
 
-	VERIFY(cfg->options.stats_interval_ms == 0 && strcmp(cfg->options.pcap, "out.pcap") == 0 &&
+	VERIFY(cfg->options.stats_interval_ms == 0 &&
 	       !cfg->options.exit_when_done && cfg->options.timeout_s == 5, " ");
 	rnic_config_free(cfg);
 	free(json);
@@ -944,7 +986,7 @@ static int test_minimal_defaults(void)
 	VERIFY(cfg->eal_argc == 0 && cfg->n_ports == 1 && cfg->n_lcores == 0 && cfg->n_mrs == 0 &&
 	       cfg->n_cqs == 0 && cfg->n_qps == 0 && cfg->n_work == 0, " ");
 	VERIFY(strcmp(cfg->ports[0].device, "net_pcap0,iface=lo") == 0, " ");
-	VERIFY(cfg->options.stats_interval_ms == 1000 && cfg->options.pcap[0] == '\0' &&
+	VERIFY(cfg->options.stats_interval_ms == 1000 &&
 	       cfg->options.exit_when_done && cfg->options.timeout_s == 60, " ");
 	rnic_config_free(cfg);
 	free(json);

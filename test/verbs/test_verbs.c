@@ -1482,6 +1482,39 @@ test_queries(void)
 }
 
 /*
+ * rnic_dev_attr.burst: 1..RNIC_MAX_BURST. Past 256 the RX role waited for
+ * room for two answers per request in a 512-frame response buffer, which
+ * never came (issue 13.2): such a device is refused, the limit works.
+ */
+static int
+test_burst_limit(void)
+{
+	struct rte_ring *r = rte_ring_create("tv_burst", 1024, rte_socket_id(), 0);
+	struct rnic_dev_attr da = { .ipv4 = rte_cpu_to_be_32(0x0a0000e0), .mbufs = 2048 };
+	struct rnic_device *d;
+	int port;
+
+	VERIFY(r != NULL, "ring");
+	port = rte_eth_from_rings("tv_burst", &r, 1, &r, 1, rte_socket_id());
+	VERIFY(port >= 0, "from_rings");
+	da.port_id = (uint16_t)port;
+	da.mac[0] = 2;
+	da.mac[5] = 0xe0;
+	for (unsigned int b = RNIC_MAX_BURST + 1; b <= 512; b += 512 - RNIC_MAX_BURST - 1) {
+		da.burst = (uint16_t)b;
+		rte_errno = 0;
+		d = rnic_dev_create(&da);
+		VERIFY(d == NULL && rte_errno == EINVAL, "burst %u: created (errno %d)", b,
+		       rte_errno);
+	}
+	da.burst = RNIC_MAX_BURST;
+	d = rnic_dev_create(&da);
+	VERIFY(d != NULL, "burst %u: %s", RNIC_MAX_BURST, rte_strerror(rte_errno));
+	rnic_dev_destroy(d);
+	return 0;
+}
+
+/*
  * A port with one TX queue: requests (TX role) and responses (RX role)
  * share it. RC loopback on one device: WRITE, READ and their ACK/response.
  */
@@ -1722,6 +1755,7 @@ main(int argc, char **argv)
 	RUN(test_max_rd_atomic(), "RC: max_rd_atomic");
 	RUN(test_queries(), "sq_pending / tx_backlog");
 	RUN(test_shared_txq(), "a port with one TX queue");
+	RUN(test_burst_limit(), "burst limit");
 	RUN(test_log_types(), "rte_log types per module");
 
 	rnic_dev_destroy(dev);
