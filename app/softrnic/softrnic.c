@@ -33,6 +33,13 @@
 #include "soak.h"
 
 static volatile int quit;
+/* A signal stops the daemon. Once it serves (setup and workloads done, it
+ * only runs until stopped) that is the normal end; before, the run was
+ * interrupted: @c interrupted records the signal and @c phase what it cut
+ * short, and the exit status is 128 + the signal, never a pass. */
+static volatile int serving;
+static volatile int interrupted;
+static const char *volatile phase = "setup";
 
 /* The daemon's own log type ("softrnic.app"). */
 RTE_LOG_REGISTER(softrnic_logtype, softrnic.app, INFO);
@@ -43,10 +50,13 @@ struct port_rt {
 	struct rnic_pd *pd;
 };
 
+/* What one lcore polls: n (device, roles) pairs, one per device. Sized
+ * at launch for every port of the configuration, so any number of ports
+ * can share an lcore. */
 struct lcore_rt {
 	unsigned int n;
-	struct rnic_device *dev[16];
-	unsigned int roles[16];
+	struct rnic_device **dev;
+	unsigned int *roles;
 };
 
 static struct rnic_config *cfg;
@@ -60,8 +70,23 @@ static struct lcore_rt lcores[RTE_MAX_LCORE];
 static void
 on_signal(int sig)
 {
-	RTE_SET_USED(sig);
+	if (!serving && !interrupted)
+		interrupted = sig;
 	quit = 1;
+}
+
+/* The line that says a run was cut short (stdout, the last line, and
+ * stderr); the exit status for it. */
+static int
+report_interrupted(void)
+{
+	const char *name = interrupted == SIGINT ? "SIGINT" :
+			   interrupted == SIGTERM ? "SIGTERM" : "signal";
+
+	fprintf(stderr, "softrnic: interrupted by %s during %s: not a complete run\n",
+		name, phase);
+	printf("interrupted: signal=%s phase=%s\n", name, phase);
+	return 128 + interrupted;
 }
 
 /* The engine loop of one lcore: the data plane every iteration; an idle
@@ -176,6 +201,9 @@ xorshift(uint64_t *s)
 	return *s;
 }
 
+/* How many bytes of an MR are filled between two looks at @c quit. */
+#define MR_FILL_CHECK (1u << 20)
+
 static int
 setup_objects(void)
 {
@@ -192,10 +220,14 @@ setup_objects(void)
 				i, m->size);
 			return -1;
 		}
-		for (uint64_t b = 0; b < m->size; b++)
+		/* A large MR takes seconds to fill: a signal stops it. */
+		for (uint64_t b = 0; b < m->size; b++) {
+			if ((b & (MR_FILL_CHECK - 1)) == 0 && quit)
+				return -1;
 			mr_mem[i][b] = m->fill == RNIC_CFG_FILL_BYTE ? m->fill_value :
 				       m->fill == RNIC_CFG_FILL_COUNTER ? (uint8_t)b :
 				       m->fill == RNIC_CFG_FILL_RANDOM ? (uint8_t)xorshift(&seed) : 0;
+		}
 		mrs[i] = rnic_reg_mr(ports[m->port_idx].pd, mr_mem[i], m->size, m->access);
 		if (mrs[i] == NULL) {
 			fprintf(stderr, "softrnic: mrs[%u]: %s\n", i, rte_strerror(rte_errno));
@@ -295,6 +327,42 @@ setup_objects(void)
 	return 0;
 }
 
+/* Add @p roles of @p dev to what lcore @p rt polls: a device it already
+ * polls gains the roles, any other takes the next of n_ports slots. */
+static int
+lcore_add(struct lcore_rt *rt, struct rnic_device *dev, unsigned int roles)
+{
+	for (unsigned int k = 0; k < rt->n; k++) {
+		if (rt->dev[k] == dev) {
+			rt->roles[k] |= roles;
+			return 0;
+		}
+	}
+	if (rt->dev == NULL) {
+		rt->dev = calloc(cfg->n_ports, sizeof(*rt->dev));
+		rt->roles = calloc(cfg->n_ports, sizeof(*rt->roles));
+		if (rt->dev == NULL || rt->roles == NULL) {
+			fprintf(stderr, "softrnic: lcores[]: out of memory\n");
+			return -1;
+		}
+	}
+	if (rt->n >= cfg->n_ports)   /* each device once: cannot happen */
+		return -1;
+	rt->dev[rt->n] = dev;
+	rt->roles[rt->n++] = roles;
+	return 0;
+}
+
+static void
+lcores_free(void)
+{
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++) {
+		free(lcores[lc].dev);
+		free(lcores[lc].roles);
+		memset(&lcores[lc], 0, sizeof(lcores[lc]));
+	}
+}
+
 static int
 launch_lcores(void)
 {
@@ -325,8 +393,8 @@ launch_lcores(void)
 				"lcore (check the EAL -l/--lcores argument)\n", i, l->lcore);
 			return -1;
 		}
-		rt->dev[rt->n] = ports[l->port_idx].dev;
-		rt->roles[rt->n++] = l->roles;
+		if (lcore_add(rt, ports[l->port_idx].dev, l->roles) != 0)
+			return -1;
 	}
 	/* Ports nobody named: all roles on one worker, round robin. */
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
@@ -338,8 +406,8 @@ launch_lcores(void)
 				"(give EAL more lcores, e.g. --lcores=0@0,1@1,2@1)\n", i);
 			return -1;
 		}
-		lcores[next].dev[lcores[next].n] = ports[i].dev;
-		lcores[next].roles[lcores[next].n++] = RNIC_ROLE_ALL;
+		if (lcore_add(&lcores[next], ports[i].dev, RNIC_ROLE_ALL) != 0)
+			return -1;
 		next = rte_get_next_lcore(next, 1, 1);
 	}
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
@@ -857,6 +925,9 @@ main(int argc, char **argv)
 	int status = 0;
 	bool eal_from_cfg = false;
 
+	/* Line by line, also into a pipe: a supervisor (or a test) reads
+	 * the "mr:" and "softrnic: ... up" lines while the daemon runs. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* "softrnic --config FILE": the EAL arguments come from the file. */
 	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
 		path = argv[2];
@@ -912,8 +983,10 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		if (eal_from_cfg)
 			free(eal_argv);
-		return 1;
+		return interrupted ? report_interrupted() : 1;
 	}
+	if (!quit)
+		phase = "workload";
 	printf("softrnic: %u ports, %u QPs up\n", cfg->n_ports, cfg->n_qps);
 	deadline_tsc = cfg->options.timeout_s ?
 		rte_get_tsc_cycles() + rte_get_tsc_hz() * cfg->options.timeout_s : 0;
@@ -938,6 +1011,7 @@ main(int argc, char **argv)
 	if (cfg->soak.present && !quit) {
 		char line[256] = "soak: not run";
 
+		phase = "soak";
 		status = run_soak(line, sizeof(line)) == 0 ? 0 : 1;
 		print_stats();
 		printf("%s\n", line);   /* the last line */
@@ -945,6 +1019,11 @@ main(int argc, char **argv)
 	}
 	if (cfg->n_work == 0 || !cfg->options.exit_when_done) {
 		uint64_t next = rte_get_tsc_cycles();
+
+		/* From here a signal is the normal stop. */
+		__atomic_store_n(&serving, 1, __ATOMIC_SEQ_CST);
+		if (!quit)
+			printf("softrnic: serving until stopped (SIGINT or SIGTERM)\n");
 
 		while (!quit) {
 			if (cfg->options.stats_interval_ms &&
@@ -968,7 +1047,10 @@ main(int argc, char **argv)
 	if (cfg->n_work)
 		status = ws.errors ? 1 : 0;
 out:
+	if (interrupted)
+		status = report_interrupted();
 	free_objects();
+	lcores_free();
 	rnic_config_free(cfg);
 	rnic_app_capture_uninit();
 	rte_eal_cleanup();
