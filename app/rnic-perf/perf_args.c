@@ -228,7 +228,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 
 			p->duration = strtod(optarg, &end);
 			if (*end != '\0' || !(p->duration > 0) || p->duration > 86400) {
-				fprintf(stderr, "rnic-perf: -D (duration) should be 0..86400 s\n");
+				fprintf(stderr, "rnic-perf: -D (duration) should be over 0 and at most 86400 s\n");
 				return -1;
 			}
 			break;

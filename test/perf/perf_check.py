@@ -220,15 +220,19 @@ def main():
         else:
             passed += 1
             print(f"ok   {name}")
-    # A bad option must fail with a message, not run.
-    p = subprocess.run([prog] + eal_args() + ["--", "write_bw", "-s", "banana"],
-                       capture_output=True, text=True, timeout=60)
-    if p.returncode == 0 or "rnic-perf:" not in p.stderr:
-        failed += 1
-        print(f"FAIL a bad -s value: exit {p.returncode}, stderr {p.stderr[-300:]!r}")
-    else:
-        passed += 1
-        print("ok   a bad -s value is refused")
+    # A bad option must fail with a message that says what is allowed,
+    # not run. -D 0 was refused by a message that named 0 as allowed.
+    for bad, want in ((["-s", "banana"], "rnic-perf:"),
+                      (["-D", "0"], "-D (duration) should be over 0 and at most 86400 s")):
+        p = subprocess.run([prog] + eal_args() + ["--", "write_bw"] + bad,
+                           capture_output=True, text=True, timeout=60)
+        what = "a bad " + " ".join(bad)
+        if p.returncode == 0 or want not in p.stderr:
+            failed += 1
+            print(f"FAIL {what}: exit {p.returncode}, stderr {p.stderr[-300:]!r}")
+        else:
+            passed += 1
+            print(f"ok   {what} is refused")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
