@@ -68,9 +68,11 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
-#include "rnic_pvt.h"   /* only to undo SEND_WITH_INV between inputs */
+#include "rnic_core.h"
+#include "rnic_verbs.h"
 #include "fuzz_common.h"
 #include "fuzz_engine.h"
 

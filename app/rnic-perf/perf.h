@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 
 enum perf_verb { VERB_SEND, VERB_WRITE, VERB_READ, VERB_ATOMIC };

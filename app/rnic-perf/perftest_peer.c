@@ -82,6 +82,7 @@
 
 #include "perftest_oob.h"
 #include "rnic_app_peer.h"
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 
 #define FILL 0x7b

@@ -47,6 +47,7 @@
 
 #include "rnic_app_sock.h"
 #include "rnic_app_peer.h"
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 
 #define WRID_RECV 1

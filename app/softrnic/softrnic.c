@@ -29,6 +29,7 @@
 
 #include "rnic_app_capture.h"
 #include "rnic_config.h"
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "soak.h"
 

@@ -23,7 +23,7 @@
 
 #include <rte_byteorder.h>
 
-#include "rnic_verbs.h"
+#include "rnic_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,11 +9,9 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
-#include "rnic_engine.h"
+#include "rnic_engine_pvt.h"
 
-static void loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type,
-			   uint8_t flags);
-static bool last_sent_psn(struct rnic_qp *qp, uint32_t *psn);
+static void loss_timer_set(struct rnic_device *dev, struct rnic_qp *qp);
 
 /*
  * The responder answered something past a loss: it is alive and working
@@ -30,50 +28,26 @@ peer_alive(struct rnic_qp *qp)
 static void rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns);
 
 /* Complete the oldest outstanding WQE (sq_done). */
-static void
+static inline void
 comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 {
-	struct rnic_wqe *w = rnic_sq_wqe(qp, qp->sq_done);
-
-	if (s != RNIC_WC_SUCCESS || (w->flags & RNIC_SEND_SIGNALED)) {
-		struct rnic_wc wc = {
-			.wr_id = w->wr_id, .status = (uint8_t)s,
-			.opcode = w->opcode < RNIC_WR_MAX ? rnic_wc_opcode_of[w->opcode] : 0,
-			.qp_num = qp->qpn,
-			.byte_len = s == RNIC_WC_SUCCESS ? w->total_len : 0,
-		};
-		if (s == RNIC_WC_WR_FLUSH_ERR)
-			st->flushed++;
-		/* The slot is free before the completion is seen: a post_send
-		 * right after polling this completion finds room (the WQE
-		 * has been read into wc, nothing reads it after this). */
-		STORE_REL(&qp->sq_done, qp->sq_done + 1);
-		rnic_complete(qp, qp->scq, &wc, st);
-		return;
-	}
-	STORE_REL(&qp->sq_done, qp->sq_done + 1);
+	rnic_complete_send(qp, s, st);
 }
 
 static inline struct rnic_mq_ent *
 mq_head(struct rnic_qp *qp)
 {
-	if (qp->mq.head == LOAD_ACQ(&qp->mq.tail))
-		return NULL;
-	return &qp->mq.ents[qp->mq.head & qp->mq.mask];
+	return rnic_mq_head(&qp->mq);
 }
 
+/* Release the head entry: progress for the loss timer and RNR count. */
 static void
 mq_pop(struct rnic_qp *qp)
 {
-	struct rnic_mq_ent *e = &qp->mq.ents[qp->mq.head & qp->mq.mask];
+	struct rnic_dev_rx *rx = &qp->dev->rx;
 
-	if (e->m != NULL) {
-		rte_pktmbuf_free(e->m);
-		e->m = NULL;
-		STORE_REL(&qp->dev->mq_freed_rx, qp->dev->mq_freed_rx + 1);
-	}
-	/* Seq-cst: pairs with the TX side's arm check (rnic_tx.c mq_push). */
-	__atomic_store_n(&qp->mq.head, qp->mq.head + 1, __ATOMIC_SEQ_CST);
+	if (rnic_mq_pop(&qp->mq))
+		STORE_REL(&rx->mq_freed, rx->mq_freed + 1);   /* [MQ-FREED] */
 	qp->comp.acked_seq++;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;   /* progress resets it */
 	if (qp->comp.rexmit_next - qp->mq.head > qp->mq.mask + 1u)
@@ -94,7 +68,7 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->mq.head;
 	/* The failed WQE may still be mid-transmission (sq_done is then past
 	 * sq_fetch until TX sees Error and skips ahead): compare signed. */
-	fetched = LOAD_ACQ(&qp->req.sq_fetch);
+	fetched = LOAD_ACQ(&qp->req.sq_fetch);   /* [SQ-FETCH] */
 	while ((int32_t)(fetched - qp->sq_done) > 0)
 		comp_wqe(qp, RNIC_WC_WR_FLUSH_ERR, st);
 	rnic_resp_flush_rq(qp);
@@ -165,16 +139,11 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
  * whole: rexmit_pump re-asks it from the first missing response.
  */
 static void
-rexmit_start(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+rexmit_start(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	RTE_SET_USED(dev);
-	RTE_SET_USED(st);
 	qp->comp.rexmit_next = qp->mq.head;
-	qp->comp.rexmit_end = LOAD_ACQ(&qp->mq.tail);
-	if (!qp->comp.on_tmr_list) {
-		qp->comp.on_tmr_list = 1;
-		dev->tmr_list[dev->tmr_n++] = qp;
-	}
+	qp->comp.rexmit_end = LOAD_ACQ(&qp->mq.tail);   /* [MQ-TAIL] */
+	rnic_qp_list_add(&dev->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 
 /*
@@ -206,7 +175,7 @@ read_resume(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_en
 	if (m == NULL)
 		return false;
 	rnic_pkt_seal(m, &qp->l2);
-	rnic_txbuf_add(&dev->txb_resp, m);
+	rnic_txbuf_add(&dev->rx.txb, m);
 	qp->comp.rd_resumed = 1;
 	st->read_resumes++;
 	return true;
@@ -218,8 +187,8 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
 	unsigned int n = 0;
 
 	while (qp->comp.rexmit_next != qp->comp.rexmit_end &&
-	       rnic_txbuf_room(&dev->txb_resp)) {
-		struct rnic_mq_ent *e = &qp->mq.ents[qp->comp.rexmit_next & qp->mq.mask];
+	       rnic_txbuf_room(&dev->rx.txb)) {
+		struct rnic_mq_ent *e = rnic_mq_at(&qp->mq, qp->comp.rexmit_next);
 
 		if (qp->comp.in_read && qp->comp.rexmit_next == qp->mq.head &&
 		    e->type == RNIC_MQ_READ) {
@@ -230,7 +199,7 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
 			n++;
 		} else if (e->m != NULL) {
 			rte_mbuf_refcnt_update(e->m, 1);
-			rnic_txbuf_add(&dev->txb_resp, e->m);
+			rnic_txbuf_add(&dev->rx.txb, e->m);
 			st->tx_retransmits++;
 			qp->comp.n_rexmit++;
 			n++;
@@ -258,7 +227,7 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 		return false;
 	}
 	qp->comp.retry--;
-	rexmit_start(dev, qp, st);
+	rexmit_start(dev, qp);
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
 	return true;
@@ -279,7 +248,7 @@ answer_past_head(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_
 	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE ||
 	    rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn - 1u)) <= 0)
 		return false;
-	if (!last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0) {
+	if (!rnic_mq_last_psn(&qp->mq, &sent) || rnic_psn_diff(psn, sent) > 0) {
 		st->drop_ghost_resp++;
 		return true;
 	}
@@ -393,25 +362,11 @@ comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_p
 	}
 	w = rnic_sq_wqe(qp, e->wqe_idx);
 	if (w->num_sge > 0)
-		memcpy((void *)(uintptr_t)w->sge[0].addr, &pkt->ext.atmack_orig, 8);
+		memcpy((void *)(uintptr_t)w->sge[0].addr, &pkt->ext.atmack_orig, RNIC_ATOMIC_LEN);
 	qp->comp.retry = qp->attr.retry_cnt;
 	mq_pop(qp);
 	STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
 	comp_wqe(qp, RNIC_WC_SUCCESS, st);
-}
-
-/* Last PSN handed to the wire, or false when nothing is outstanding. */
-static bool
-last_sent_psn(struct rnic_qp *qp, uint32_t *psn)
-{
-	uint32_t tail = LOAD_ACQ(&qp->mq.tail);
-	const struct rnic_mq_ent *e;
-
-	if (tail == qp->mq.head)
-		return false;
-	e = &qp->mq.ents[(tail - 1) & qp->mq.mask];
-	*psn = rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u);
-	return true;
 }
 
 static void
@@ -423,7 +378,7 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 	struct rnic_mq_ent *e = mq_head(qp);
 	bool passed;
 
-	if (e == NULL || !last_sent_psn(qp, &sent) || rnic_psn_diff(psn, sent) > 0 ||
+	if (e == NULL || !rnic_mq_last_psn(&qp->mq, &sent) || rnic_psn_diff(psn, sent) > 0 ||
 	    rnic_psn_diff(psn, rnic_psn_add(e->psn, RNIC_PSN_MASK)) < 0) {
 		st->drop_ghost_resp++;   /* duplicate, or for a PSN never sent */
 		return;
@@ -445,19 +400,19 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 			comp_fail(qp, RNIC_WC_RNR_RETRY_EXC_ERR, st);
 			break;
 		}
-		if (qp->attr.rnr_retry != 7)   /* 7 means retry forever */
+		if (qp->attr.rnr_retry != RNIC_RNR_RETRY_INFINITE)
 			qp->comp.rnr_retry--;
 		/* Wait the responder's RNR time on the timer lcore's wheel, then
 		 * resend from the NAK'd packet (seed 3.4.5). The count is ours:
 		 * the wheel timer is a plain delay. */
-		rnr_timer_set(dev, qp, rnic_rnr_timer_ns(syn & 0x1f));
+		rnr_timer_set(dev, qp, rnic_rnr_timer_ns(syn & RNIC_AETH_VALUE_MASK));
 		break;
 	case RNIC_AETH_NAK:
 		st->naks_rcvd++;
 		qp->comp.n_nak++;
 		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 			break;
-		switch (syn & 0x1f) {
+		switch (syn & RNIC_AETH_VALUE_MASK) {
 		case RNIC_NAK_PSN_SEQ:
 			retry_or_fail(dev, qp, st);
 			break;
@@ -482,7 +437,7 @@ void
 rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 	     const struct rnic_pkt *pkt)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_dev_stats *st = &dev->rx.st;
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	rnic_opmask_t mask = pkt->op->mask;
 
@@ -503,7 +458,7 @@ rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 void
 rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_dev_stats *st = &dev->rx.st;
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	bool passed;
 
@@ -527,65 +482,64 @@ rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
 	}
 	/* TX put a packet into an empty list: arm the loss timer. */
 	if (e != NULL && !qp->comp.loss_armed)
-		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);
+		loss_timer_set(dev, qp);
 }
 
 /*
- * The loss timer (seed 3.4.2) of one QP. Only this lcore sends its
+ * The loss timer (seed 3.4.2) of one QP. Only this role sends its
  * commands. ACKs do not restart it one by one: they bump acked_seq, and an
- * expiry that finds progress since the last arm simply re-arms.
+ * expiry that finds progress since the last arm simply re-arms. The wheel
+ * is a plain delay: every arm is a SET with a full counter, so it never
+ * reports retry exceeded; the QP's one retry count is comp.retry.
  */
 static void
-loss_timer_cmd(struct rnic_device *dev, struct rnic_qp *qp, uint8_t type, uint8_t flags)
+loss_timer_set(struct rnic_device *dev, struct rnic_qp *qp)
 {
 	struct rnic_timer_event ev = {
-		.qp = qp->index, .type = type, .timer = RNIC_TIMER_LOSS,
-		.retry = qp->attr.retry_cnt, .flags = flags,
+		.qp = qp->index, .type = RNIC_TIMER_SET, .timer = RNIC_TIMER_LOSS,
+		.retry = RNIC_TIMER_RETRY_INFINITE,
 		.value_ns = rnic_ib_timeout_ns(qp->attr.timeout),
 	};
 
-	if (qp->attr.timeout == 0 && type != RNIC_TIMER_STOP)
+	if (qp->attr.timeout == 0)
 		return;   /* IBA: 0 means an infinite local ACK timeout */
 	/* The ring holds two commands per QP and each QP has at most one in
 	 * flight per expiry, so this cannot fail; count it if it ever does. */
 	if (rte_ring_mp_enqueue_elem(dev->tmr_in, &ev, sizeof(ev)) != 0) {
-		dev->st_rx.s.tx_full++;
+		dev->rx.st.tx_full++;
 		return;
 	}
-	qp->comp.loss_armed = type != RNIC_TIMER_STOP;
-	if (type == RNIC_TIMER_SET) {
-		qp->comp.arm_seq = qp->comp.acked_seq;
-		qp->comp.arm_alive = qp->comp.alive_seq;
-	}
+	qp->comp.loss_armed = 1;
+	qp->comp.arm_seq = qp->comp.acked_seq;
+	qp->comp.arm_alive = qp->comp.alive_seq;
+}
+
+/* The QP's completer may act on a timer: RC in RTS or SQD. */
+static bool
+timer_state_ok(const struct rnic_qp *qp)
+{
+	enum rnic_qp_state s = rnic_qp_state_get(qp);
+
+	return qp->type == RNIC_QPT_RC && (s == RNIC_QPS_RTS || s == RNIC_QPS_SQD);
 }
 
 static void
-loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
-		 const struct rnic_timer_event *ev, struct rnic_dev_stats *st)
+loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
-	enum rnic_qp_state s = rnic_qp_state_get(qp);
-	bool empty = __atomic_load_n(&qp->mq.tail, __ATOMIC_SEQ_CST) == qp->mq.head;
-
 	qp->comp.loss_armed = 0;   /* an expired timer is not running */
-	if (qp->type != RNIC_QPT_RC || (s != RNIC_QPS_RTS && s != RNIC_QPS_SQD) || empty)
+	if (!timer_state_ok(qp) || rnic_mq_empty_sc(&qp->mq))   /* [MQ-ARM] */
 		return;
 	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting ||
 	    qp->comp.alive_seq != qp->comp.arm_alive) {
 		/* Progress, a peer still answering what was queued before our
 		 * resend, or waiting out an RNR NAK (not a loss): re-arm. */
-		loss_timer_cmd(dev, qp, RNIC_TIMER_SET, 0);
-		return;
-	}
-	if (ev->type == RNIC_TIMER_RETRY_EXCEEDED) {
-		st->retry_exceeded++;
-		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		loss_timer_set(dev, qp);
 		return;
 	}
 	st->timer_expired++;
 	qp->comp.n_timeout++;
 	/* An expiry spends a retry like any other sign of loss: a peer that
-	 * answers everything but the head (peer_alive re-arms the wheel with
-	 * a full count) still runs the QP out of retries. */
+	 * answers everything but the head still runs the QP out of retries. */
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
 		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
@@ -594,9 +548,8 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp,
 	qp->comp.retry--;
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
-	rexmit_start(dev, qp, st);
-	loss_timer_cmd(dev, qp, RNIC_TIMER_RESTART, RNIC_TIMER_F_KEEP_COUNT);
-	qp->comp.loss_armed = 1;
+	rexmit_start(dev, qp);
+	loss_timer_set(dev, qp);
 }
 
 static void
@@ -608,30 +561,28 @@ rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns)
 	};
 
 	if (rte_ring_mp_enqueue_elem(dev->tmr_in, &ev, sizeof(ev)) != 0) {
-		dev->st_rx.s.tx_full++;
-		rexmit_start(dev, qp, &dev->st_rx.s);   /* no timer: resend now */
+		dev->rx.st.tx_full++;
+		rexmit_start(dev, qp);   /* no timer: resend now */
 		return;
 	}
 	qp->comp.rnr_waiting = 1;
 }
 
 static void
-rnr_timer_event(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+rnr_timer_event(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	enum rnic_qp_state s = rnic_qp_state_get(qp);
-
 	if (!qp->comp.rnr_waiting)
 		return;   /* stale: the QP was reset or failed meanwhile */
 	qp->comp.rnr_waiting = 0;
-	if (qp->type == RNIC_QPT_RC && (s == RNIC_QPS_RTS || s == RNIC_QPS_SQD))
-		rexmit_start(dev, qp, st);
+	if (timer_state_ok(qp))
+		rexmit_start(dev, qp);
 }
 
-/* Expiries from the timer lcore. */
+/* Expiries from the timer role. */
 unsigned int
 rnic_comp_timer_events(struct rnic_device *dev)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_dev_stats *st = &dev->rx.st;
 	struct rnic_timer_event evs[32];
 	unsigned int n = rte_ring_sc_dequeue_burst_elem(dev->tmr_out, evs, sizeof(evs[0]),
 							RTE_DIM(evs), NULL);
@@ -641,35 +592,39 @@ rnic_comp_timer_events(struct rnic_device *dev)
 
 		if (evs[i].qp > dev->qp_mask)
 			continue;
-		qp = LOAD_ACQ(&dev->qps[evs[i].qp]);
+		qp = LOAD_ACQ(&dev->qps[evs[i].qp]);   /* [QP-TABLE] */
 		if (qp == NULL)
 			continue;
 		if (evs[i].timer == RNIC_TIMER_LOSS)
-			loss_timer_event(dev, qp, &evs[i], st);
+			loss_timer_event(dev, qp, st);
 		else if (evs[i].timer == RNIC_TIMER_RNR)
-			rnr_timer_event(dev, qp, st);
+			rnr_timer_event(dev, qp);
 	}
 	return n;
 }
 
 /* Retransmission bursts that did not fit the TX buffer at once. */
 unsigned int
-rnic_comp_timers(struct rnic_device *dev)
+rnic_comp_rexmit(struct rnic_device *dev)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_qp_list *l = &dev->rx.rexmit;
+	struct rnic_dev_stats *st = &dev->rx.st;
 	unsigned int work = 0;
 
-	for (uint32_t i = 0; i < dev->tmr_n; ) {
-		struct rnic_qp *qp = dev->tmr_list[i];
-		struct rnic_req_rx *c = &qp->comp;
+	for (uint32_t i = 0; i < l->n; ) {
+		struct rnic_qp *qp = l->q[i];
+		struct rnic_qp_comp *c = &qp->comp;
 		enum rnic_qp_state s = rnic_qp_state_get(qp);
 
-		if (s == RNIC_QPS_RESET || s == RNIC_QPS_ERR)
+		if (s == RNIC_QPS_RESET) {
+			rnic_qp_list_del(l, i, &c->on_rexmit_list);   /* [QP-DEAD] */
+			continue;
+		}
+		if (s == RNIC_QPS_ERR)
 			c->rexmit_next = c->rexmit_end;
 		work += rexmit_pump(dev, qp, st);
 		if (c->rexmit_next == c->rexmit_end) {
-			c->on_tmr_list = 0;
-			dev->tmr_list[i] = dev->tmr_list[--dev->tmr_n];
+			rnic_qp_list_del(l, i, &c->on_rexmit_list);
 			continue;
 		}
 		i++;

@@ -1,50 +1,102 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal interfaces between the engine stages. */
+/**
+ * @file
+ * softrnic's data path (the "engine" layer) as the application drives it:
+ * the poll entry points the lcores run, the ARP cache the RX role fills,
+ * the telemetry endpoints, and what is still queued in the engine.
+ * Types, threads and conventions: rnic_types.h.
+ */
 #ifndef RNIC_ENGINE_H
 #define RNIC_ENGINE_H
 
-#include "rnic_pvt.h"
-#include "rnic_timer.h"
+#include "rnic_types.h"
 
-/* Ack request policy: last packet of each message, and every Nth PSN so
- * the send window keeps moving inside long messages. */
-#define RNIC_ACKREQ_EVERY 16
-
-/* Responder (rnic_responder.c), RX lcore. */
-void rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
-		  const struct rnic_pkt *pkt);
-unsigned int rnic_resp_pump_reads(struct rnic_device *dev);
-void rnic_resp_flush_acks(struct rnic_device *dev);
-void rnic_resp_flush_rq(struct rnic_qp *qp);
-
-/* Completer / requester receive (rnic_completer.c), RX lcore. */
-void rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
-		  const struct rnic_pkt *pkt);
-void rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp);
-unsigned int rnic_comp_timers(struct rnic_device *dev);
-unsigned int rnic_comp_timer_events(struct rnic_device *dev);
-
-/* Helpers shared by TX and RX. */
-extern const uint8_t rnic_wc_opcode_of[RNIC_WR_MAX];   /* WR -> WC opcode */
-void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-		   struct rnic_dev_stats *st);
-uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
-struct rte_mbuf *rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
-				const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
-				const struct rnic_ext_fields *ext, uint32_t paylen,
-				uint8_t **payload);
-void rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l);
-
-static inline bool
-rnic_txbuf_room(const struct rnic_txbuf *b)
-{
-	return b->n < RNIC_TXBUF_SIZE;
-}
-
-static inline void
-rnic_txbuf_add(struct rnic_txbuf *b, struct rte_mbuf *m)
-{
-	b->pkts[b->n++] = m;
-}
-
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/**
+ * Poll functions: one pass over the stage's work. Each role has one caller
+ * at a time; a run-to-completion lcore calls all three in turn.
+ * @return work done (packets, doorbells or events handled).
+ */
+unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
+
+unsigned int rnic_dev_poll_rx(struct rnic_device *dev);
+
+unsigned int rnic_dev_poll_timer(struct rnic_device *dev);
+
+/** One pass of the roles in @p roles (RNIC_ROLE_*), TX, RX then timer;
+ *  the work done, as the three poll functions count it. */
+unsigned int rnic_dev_poll(struct rnic_device *dev, unsigned int roles);
+
+/**
+ * The idle step of an lcore loop that polls devices: after @p work was
+ * done reset the idle count; otherwise pause, and yield the CPU every 64
+ * idle passes so that pollers sharing a CPU still make progress.
+ */
+void rnic_poll_idle(unsigned int work, unsigned int *idle);
+
+/**
+ * Packets the engine has built but not yet handed to the port (its
+ * software TX buffers, requests and responses). Any thread may call it;
+ * 0 after rnic_qp_sq_pending() reached 0 means every packet of those
+ * WQEs went through rte_eth_tx_burst.
+ */
+unsigned int rnic_dev_tx_backlog(const struct rnic_device *dev);
+
+/**
+ * Publish a device under @p name on the telemetry endpoints /softrnic/qps,
+ * /softrnic/qp,<qpn>, /softrnic/stats[,<port>] and /softrnic/lcores (the
+ * first call registers them). @p name: 1..31 characters, no ',' or ':',
+ * not already published. @return 0 or -EINVAL (no room, bad args).
+ */
+int rnic_telemetry_add_device(struct rnic_device *dev, const char *name);
+
+/** Record that @p lcore polls @p roles (RNIC_ROLE_*) of @p dev. */
+int rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles);
+
+/**
+ * Take @p dev (and its lcores) off the telemetry endpoints. Returns once
+ * no endpoint looks at it any more (they run under the same lock), so
+ * the device may then be torn down. rnic_dev_destroy calls it first;
+ * call it yourself before destroying a published device's QPs while a
+ * telemetry client may ask about them. @return 0, or -ENOENT if it was
+ * not published.
+ */
+int rnic_telemetry_remove_device(struct rnic_device *dev);
+
+/**
+ * Look up @p ip (network order) in the device's ARP cache, which the RX
+ * role fills from every ARP request or reply addressed to the device's
+ * IPv4 address (sender IP -> sender MAC). Any thread may call it.
+ * @return 0 with @p mac filled, or -ENOENT.
+ */
+int rnic_dev_arp_lookup(const struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6]);
+
+/**
+ * Resolve @p ip to a MAC address: return the cached entry, or have the RX
+ * role broadcast an ARP request (on its TX queue) every 200 ms until a reply
+ * arrives or @p timeout_ms runs out. When no lcore polls the device
+ * (rnic_dev_set_polled false) the call polls the RX role itself; otherwise
+ * it waits for the lcores. One control thread at a time.
+ * @return 0 with @p mac filled, -ETIMEDOUT, or -EINVAL.
+ */
+int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
+			 unsigned int timeout_ms);
+
+/**
+ * Send WQEs posted but not yet fully transmitted: the TX lcore has not put
+ * the last packet of each of them into its TX buffer (see
+ * rnic_dev_tx_backlog), nor completed or flushed it as an error. Read by
+ * the thread that posts to the QP. Nothing acknowledges RC packets while
+ * the peer is absent: this is how an application knows they left.
+ * @return the count, or -EINVAL.
+ */
+int rnic_qp_sq_pending(const struct rnic_qp *qp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RNIC_ENGINE_H */

@@ -12,11 +12,17 @@
  */
 #include <rte_ethdev.h>
 
-#include "rnic_engine.h"
+#include "rnic_engine_pvt.h"
 
 /* ------------------------------------------------------------------ */
 /* RespPktGen                                                          */
 /* ------------------------------------------------------------------ */
+
+static bool
+syn_is(uint8_t syn, uint8_t type)
+{
+	return (syn & RNIC_AETH_TYPE_MASK) == type;
+}
 
 /* AETH credit count code (IBA 9.7.5.1, table 44) for @p n free RWQEs. */
 static uint8_t
@@ -37,23 +43,38 @@ credit_code(uint32_t n)
 static uint8_t
 ack_syndrome(const struct rnic_qp *qp)
 {
-	uint32_t avail = LOAD_ACQ(&qp->rq_pi) - qp->rq_ci;
+	uint32_t avail = LOAD_ACQ(&qp->app.rq_pi) - qp->rq_ci;   /* [RQ-PI] */
 
 	return RNIC_AETH_ACK | credit_code(avail);
 }
 
-/* Build a response packet (ACK, NAK, atomic ACK, READ response). */
+/*
+ * Build a response packet (ACK, NAK, atomic ACK, READ response) into the
+ * RX role's TX buffer, with @p paylen bytes at @p src (any memory the
+ * caller checked) as its payload. NULL when there is no room or mbuf.
+ */
 static struct rte_mbuf *
 resp_build(struct rnic_device *dev, struct rnic_qp *qp, uint8_t opcode, uint32_t psn,
-	   const struct rnic_ext_fields *ext, uint32_t paylen, uint8_t **payload,
+	   const struct rnic_ext_fields *ext, uint32_t paylen, const void *src,
 	   struct rnic_dev_stats *st)
 {
 	struct rnic_bth_fields b = {
 		.opcode = opcode, .psn = psn, .dqpn = qp->attr.dest_qp_num,
 		.pkey = qp->attr.pkey,
 	};
+	struct rte_mbuf *m;
+	uint8_t *p;
 
-	return rnic_pkt_alloc(dev, st, &qp->l2, &b, ext, paylen, payload);
+	if (!rnic_txbuf_room(&dev->rx.txb))
+		return NULL;
+	m = rnic_pkt_alloc(dev, st, &qp->l2, &b, ext, paylen, &p);
+	if (m == NULL)
+		return NULL;
+	if (paylen)
+		memcpy(p, src, paylen);
+	rnic_pkt_seal(m, &qp->l2);
+	rnic_txbuf_add(&dev->rx.txb, m);
+	return m;
 }
 
 static bool
@@ -62,18 +83,13 @@ send_aeth(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t psn
 {
 	struct rnic_ext_fields ext = { .aeth_syn = syn, .aeth_msn = msn };
 	struct rte_mbuf *m;
-	uint8_t *p;
 
-	if (!rnic_txbuf_room(&dev->txb_resp))
-		return false;
-	m = resp_build(dev, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK), psn, &ext, 0, &p, st);
+	m = resp_build(dev, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK), psn, &ext, 0, NULL, st);
 	if (m == NULL)
 		return false;
-	rnic_pkt_seal(m, &qp->l2);
-	rnic_txbuf_add(&dev->txb_resp, m);
-	if ((syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK)
+	if (syn_is(syn, RNIC_AETH_ACK))
 		st->acks_sent++;
-	else if ((syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_RNR_NAK)
+	else if (syn_is(syn, RNIC_AETH_RNR_NAK))
 		st->rnr_naks_sent++;
 	else
 		st->naks_sent++;
@@ -88,16 +104,11 @@ send_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_r
 		.aeth_syn = ack_syndrome(qp), .aeth_msn = r->msn, .atmack_orig = r->atomic_orig,
 	};
 	struct rte_mbuf *m;
-	uint8_t *p;
 
-	if (!rnic_txbuf_room(&dev->txb_resp))
-		return false;
 	m = resp_build(dev, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ATOMIC_ACK), r->psn,
-		       &ext, 0, &p, st);
+		       &ext, 0, NULL, st);
 	if (m == NULL)
 		return false;
-	rnic_pkt_seal(m, &qp->l2);
-	rnic_txbuf_add(&dev->txb_resp, m);
 	st->atomic_resp_sent++;
 	return true;
 }
@@ -114,37 +125,34 @@ send_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_r
 static void
 pending_set(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t psn)
 {
-	struct rnic_resp *rs = &qp->resp;
+	struct rnic_qp_resp *rs = &qp->resp;
 
-	if (rs->ack_pending && (rs->cur_op & 0x80))
+	if (rs->ack_pending && rs->fatal)
 		return;   /* a fatal NAK is queued: the QP is going to Error */
-	if (rs->ack_pending && (syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK &&
-	    (rs->ack_syn & RNIC_AETH_TYPE_MASK) != RNIC_AETH_ACK &&
+	if (rs->ack_pending && syn_is(syn, RNIC_AETH_ACK) && !syn_is(rs->ack_syn, RNIC_AETH_ACK) &&
 	    rnic_psn_diff(psn, rs->ack_psn) < 0)
 		return;   /* keep the NAK: it covers this ACK */
 	rs->ack_syn = syn;
 	rs->ack_psn = psn;
 	rs->ack_msn = rs->msn;
-	if ((syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_NAK && (syn & 0x1f) != RNIC_NAK_PSN_SEQ)
-		rs->cur_op |= 0x80;
-	if (!rs->ack_pending) {
-		rs->ack_pending = 1;
-		dev->ack_list[dev->ack_n++] = qp;
-	}
+	if (syn_is(syn, RNIC_AETH_NAK) && (syn & RNIC_AETH_VALUE_MASK) != RNIC_NAK_PSN_SEQ)
+		rs->fatal = 1;
+	rs->ack_pending = 1;
+	rnic_qp_list_add(&dev->rx.acks, qp, &rs->on_ack_list);
 }
 
 static void
 pending_emit(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
-	struct rnic_resp *rs = &qp->resp;
+	struct rnic_qp_resp *rs = &qp->resp;
 	uint8_t syn = rs->ack_syn;
 
-	if ((syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK)
+	if (syn_is(syn, RNIC_AETH_ACK))
 		syn = ack_syndrome(qp);   /* credits as of now */
 	if (send_aeth(dev, qp, syn, rs->ack_psn, rs->ack_msn, st)) {
 		rs->ack_pending = 0;
-		if (rs->cur_op & 0x80) {
-			rs->cur_op &= 0x7f;
+		if (rs->fatal) {
+			rs->fatal = 0;
 			rnic_qp_to_error(qp);
 		}
 	}
@@ -158,51 +166,36 @@ pending_emit(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats 
 static void
 pending_drop_ack(struct rnic_qp *qp)
 {
-	struct rnic_resp *rs = &qp->resp;
+	struct rnic_qp_resp *rs = &qp->resp;
 
-	if (rs->ack_pending && (rs->ack_syn & RNIC_AETH_TYPE_MASK) == RNIC_AETH_ACK)
+	if (rs->ack_pending && syn_is(rs->ack_syn, RNIC_AETH_ACK))
 		rs->ack_pending = 0;
 }
 
 void
 rnic_resp_flush_acks(struct rnic_device *dev)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_qp_list *l = &dev->rx.acks;
+	struct rnic_dev_stats *st = &dev->rx.st;
 
-	for (uint32_t i = 0; i < dev->ack_n; ) {
-		struct rnic_qp *qp = dev->ack_list[i];
-		uint8_t s = rnic_qp_state_get(qp);
+	for (uint32_t i = 0; i < l->n; ) {
+		struct rnic_qp *qp = l->q[i];
+		struct rnic_qp_resp *rs = &qp->resp;
 
-		if (s == RNIC_QPS_RESET) {
-			qp->resp.ack_pending = 0;
-		} else if (qp->resp.rd_active) {
+		if (rnic_qp_state_get(qp) == RNIC_QPS_RESET) {
+			rs->ack_pending = 0;   /* [QP-DEAD] */
+		} else if (rs->rd_active) {
 			i++;      /* the READ pump sends it after the responses */
 			continue;
-		} else if (qp->resp.ack_pending) {
+		} else if (rs->ack_pending) {
 			pending_emit(dev, qp, st);
-			if (qp->resp.ack_pending) {
+			if (rs->ack_pending) {
 				i++;  /* no room now: next poll */
 				continue;
 			}
 		}
-		dev->ack_list[i] = dev->ack_list[--dev->ack_n];
+		rnic_qp_list_del(l, i, &rs->on_ack_list);
 	}
-}
-
-/*
- * Fatal responder errors: on RC a NAK, then the QP goes to Error (class
- * A/C). UC has no acknowledgements at all (IBA 9.7.4): the message is
- * dropped and the QP waits for the next First/Only.
- */
-static void
-resp_fatal(struct rnic_device *dev, struct rnic_qp *qp, uint8_t nak, uint32_t psn)
-{
-	qp->resp.in_msg = 0;
-	if (qp->type != RNIC_QPT_RC) {
-		dev->st_rx.s.drop_uc_gap++;
-		return;
-	}
-	pending_set(dev, qp, RNIC_AETH_NAK | nak, psn);
 }
 
 /* ------------------------------------------------------------------ */
@@ -212,10 +205,16 @@ resp_fatal(struct rnic_device *dev, struct rnic_qp *qp, uint8_t nak, uint32_t ps
 static void
 rd_activate(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	if (!qp->resp.rd_active) {
-		qp->resp.rd_active = 1;
-		dev->rd_active[dev->rd_active_n++] = qp;
-	}
+	rnic_qp_list_add(&dev->rx.rd_active, qp, &qp->resp.rd_active);
+}
+
+static uint8_t
+read_resp_opcode(bool first, bool last)
+{
+	uint8_t op = first && last ? RNIC_OP_READ_RESP_ONLY : first ? RNIC_OP_READ_RESP_FIRST :
+		     last ? RNIC_OP_READ_RESP_LAST : RNIC_OP_READ_RESP_MIDDLE;
+
+	return RNIC_OPC(RNIC_TRANSPORT_RC, op);
 }
 
 /* Returns packets built; leaves @p r active when it ran out of room. */
@@ -235,24 +234,12 @@ rd_pump_one(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r,
 	while (n < budget && r->active) {
 		uint32_t left = r->length - r->sent;
 		uint32_t paylen = RTE_MIN(left, qp->pmtu);
-		bool first = r->sent == 0, last = paylen == left;
+		bool last = paylen == left;
 		struct rnic_ext_fields ext = { .aeth_syn = ack_syndrome(qp), .aeth_msn = r->msn };
-		uint8_t op = first && last ? RNIC_OP_READ_RESP_ONLY :
-			     first ? RNIC_OP_READ_RESP_FIRST :
-			     last ? RNIC_OP_READ_RESP_LAST : RNIC_OP_READ_RESP_MIDDLE;
-		struct rte_mbuf *m;
-		uint8_t *p;
 
-		if (!rnic_txbuf_room(&dev->txb_resp))
+		if (resp_build(dev, qp, read_resp_opcode(r->sent == 0, last), r->cur_psn, &ext,
+			       paylen, (const void *)(uintptr_t)(r->va + r->sent), st) == NULL)
 			break;
-		m = resp_build(dev, qp, RNIC_OPC(RNIC_TRANSPORT_RC, op), r->cur_psn, &ext,
-			       paylen, &p, st);
-		if (m == NULL)
-			break;
-		if (paylen)
-			memcpy(p, (const void *)(uintptr_t)(r->va + r->sent), paylen);
-		rnic_pkt_seal(m, &qp->l2);
-		rnic_txbuf_add(&dev->txb_resp, m);
 		st->read_resp_sent++;
 		r->sent += paylen;
 		r->cur_psn = rnic_psn_add(r->cur_psn, 1);
@@ -263,43 +250,50 @@ rd_pump_one(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r,
 	return n;
 }
 
+/* The READ/atomic answers of one QP, oldest first. Returns true when one
+ * is still unfinished (no room): the QP stays on the list. */
+static bool
+rd_pump_qp(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work,
+	   struct rnic_dev_stats *st)
+{
+	struct rnic_qp_resp *rs = &qp->resp;
+
+	/* Resources are taken round robin, so the slot after the newest
+	 * (res_next) is the oldest. */
+	for (uint32_t k = 0; k < rs->res_n; k++) {
+		struct rnic_rd_res *r = &rs->res[(rs->res_next + k) % rs->res_n];
+
+		if (!r->active)
+			continue;
+		*work += rd_pump_one(dev, qp, r, dev->attr.burst, st);
+		if (r->active)
+			return true;
+	}
+	return false;
+}
+
 unsigned int
 rnic_resp_pump_reads(struct rnic_device *dev)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
+	struct rnic_qp_list *l = &dev->rx.rd_active;
+	struct rnic_dev_stats *st = &dev->rx.st;
 	unsigned int work = 0;
 
-	for (uint32_t i = 0; i < dev->rd_active_n; ) {
-		struct rnic_qp *qp = dev->rd_active[i];
-		struct rnic_resp *rs = &qp->resp;
-		bool busy = false;
+	for (uint32_t i = 0; i < l->n; ) {
+		struct rnic_qp *qp = l->q[i];
+		struct rnic_qp_resp *rs = &qp->resp;
 
 		if (rnic_qp_state_get(qp) == RNIC_QPS_RESET || rs->res == NULL) {
-			rs->rd_active = 0;
-			dev->rd_active[i] = dev->rd_active[--dev->rd_active_n];
+			rnic_qp_list_del(l, i, &rs->rd_active);   /* [QP-DEAD] */
 			continue;
 		}
-		/* Oldest first: resources are taken round robin, so the slot
-		 * after the newest (res_next) is the oldest. */
-		for (uint32_t k = 0; k < rs->res_n; k++) {
-			struct rnic_rd_res *r = &rs->res[(rs->res_next + k) % rs->res_n];
-
-			if (!r->active)
-				continue;
-			work += rd_pump_one(dev, qp, r, dev->attr.burst, st);
-			if (r->active) {
-				busy = true;
-				break;
-			}
-		}
-		if (!busy) {
-			rs->rd_active = 0;
-			if (rs->ack_pending)
-				pending_emit(dev, qp, st);
-			dev->rd_active[i] = dev->rd_active[--dev->rd_active_n];
+		if (rd_pump_qp(dev, qp, &work, st)) {
+			i++;
 			continue;
 		}
-		i++;
+		rnic_qp_list_del(l, i, &rs->rd_active);
+		if (rs->ack_pending)
+			pending_emit(dev, qp, st);
 	}
 	return work;
 }
@@ -312,7 +306,7 @@ rnic_resp_pump_reads(struct rnic_device *dev)
 static void
 rd_replay(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r)
 {
-	struct rnic_resp *rs = &qp->resp;
+	struct rnic_qp_resp *rs = &qp->resp;
 
 	for (uint32_t k = 0; k < rs->res_n; k++) {
 		struct rnic_rd_res *o = &rs->res[k];
@@ -328,7 +322,7 @@ rd_replay(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r)
 static struct rnic_rd_res *
 res_take(struct rnic_qp *qp)
 {
-	struct rnic_resp *rs = &qp->resp;
+	struct rnic_qp_resp *rs = &qp->resp;
 	struct rnic_rd_res *r;
 
 	if (rs->res == NULL)
@@ -347,7 +341,7 @@ res_take(struct rnic_qp *qp)
 }
 
 /* ------------------------------------------------------------------ */
-/* RQWQEManager: receive WQEs                                          */
+/* RQWQEManager: receive WQEs (seed 4.4.2)                               */
 /* ------------------------------------------------------------------ */
 
 static void
@@ -363,7 +357,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 	};
 
 	wc.imm_data = imm_or_inv;
-	STORE_REL(&qp->rq_ci, qp->rq_ci + 1);
+	STORE_REL(&qp->rq_ci, qp->rq_ci + 1);   /* [RQ-CI] */
 	qp->resp.rwqe_active = 0;
 	rnic_complete(qp, qp->rcq, &wc, st);
 }
@@ -372,8 +366,8 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 void
 rnic_resp_flush_rq(struct rnic_qp *qp)
 {
-	struct rnic_dev_stats *st = &qp->dev->st_rx.s;
-	uint32_t pi = LOAD_ACQ(&qp->rq_pi);
+	struct rnic_dev_stats *st = &qp->dev->rx.st;
+	uint32_t pi = LOAD_ACQ(&qp->app.rq_pi);   /* [RQ-PI] */
 
 	while (qp->rq_ci != pi) {
 		st->flushed++;
@@ -384,14 +378,44 @@ rnic_resp_flush_rq(struct rnic_qp *qp)
 static bool
 rwqe_available(const struct rnic_qp *qp)
 {
-	return qp->rq_ci != LOAD_ACQ(&qp->rq_pi);
+	return qp->rq_ci != LOAD_ACQ(&qp->app.rq_pi);   /* [RQ-PI] */
+}
+
+/* Take the receive WQE at rq_ci for a new message. */
+static void
+rwqe_start(struct rnic_qp *qp)
+{
+	struct rnic_qp_resp *rs = &qp->resp;
+
+	rs->rwqe_active = 1;
+	rs->rwqe_sge = rs->rwqe_sge_off = rs->rwqe_bytes = 0;
+}
+
+/* Move the receive WQE's cursor @p skip bytes on (UD's GRH area). */
+static void
+rwqe_skip(struct rnic_qp *qp, uint32_t skip)
+{
+	struct rnic_qp_resp *rs = &qp->resp;
+	const struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->rq_ci);
+
+	while (skip && rs->rwqe_sge < r->num_sge) {
+		uint32_t room = r->sge[rs->rwqe_sge].length - rs->rwqe_sge_off;
+		uint32_t k = RTE_MIN(room, skip);
+
+		rs->rwqe_sge_off += k;
+		skip -= k;
+		if (rs->rwqe_sge_off == r->sge[rs->rwqe_sge].length) {
+			rs->rwqe_sge++;
+			rs->rwqe_sge_off = 0;
+		}
+	}
 }
 
 /* Scatter @p len bytes of the packet into the current receive WQE. */
 static enum rnic_wc_status
 rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
-	struct rnic_resp *rs = &qp->resp;
+	struct rnic_qp_resp *rs = &qp->resp;
 	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->rq_ci);
 
 	while (len > 0) {
@@ -422,8 +446,65 @@ rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_
 }
 
 /* ------------------------------------------------------------------ */
-/* ExecutionEngine                                                     */
+/* ExecutionEngine (seed 4.4.1): a request packet, as named states      */
 /* ------------------------------------------------------------------ */
+
+/*
+ * rnic_resp_rx runs one packet through these states, as rxe's responder
+ * does: each state is one function that does one check or one action and
+ * returns the next state; RESP_DONE ends the packet. RESP_TRACE names
+ * every state a packet passes through (RTE_LOG_DP at DEBUG: compiled in
+ * with -Dc_args=-DRTE_LOG_DP_LEVEL=RTE_LOG_DEBUG).
+ */
+#define RESP_STATES(_) \
+	_(CHECK_STATE)    /* QP state and service type */ \
+	_(CHECK_PSN)      /* expected, duplicate or out of sequence */ \
+	_(DUPLICATE)      /* re-ACK, re-execute a READ, replay an atomic */ \
+	_(NAK_SEQ)        /* PSN sequence error: one NAK per gap */ \
+	_(UC_GAP)         /* UC: a lost packet drops the message */ \
+	_(CHECK_OP_SEQ)   /* Middle/Last follow a First of their kind */ \
+	_(CHECK_LENGTH)   /* payload against the PMTU */ \
+	_(RECV_WQE)       /* SEND First: take a receive WQE */ \
+	_(NO_RECV)        /* no receive WQE: RNR NAK (RC), drop (UC) */ \
+	_(SEND)           /* scatter a SEND into the receive WQE */ \
+	_(SEND_LAST)      /* immediate, invalidate, complete the receive */ \
+	_(WRITE_RKEY)     /* WRITE First: R_Key, bounds, length */ \
+	_(WRITE)          /* place WRITE payload */ \
+	_(READ)           /* check and queue a READ's responses */ \
+	_(ATOMIC)         /* check, execute and queue an atomic ACK */ \
+	_(ACKNOWLEDGE)    /* ePSN moves on; ACK when asked */ \
+	_(UD)             /* UD: Q_Key, length, one receive */ \
+	_(ERR_INV_REQ)    /* NAK invalid request, QP to Error (RC) */ \
+	_(ERR_ACCESS)     /* NAK remote access error, QP to Error (RC) */ \
+	_(ERR_OP)         /* NAK remote operational error, QP to Error (RC) */ \
+	_(DONE)
+
+enum resp_state {
+#define RESP_STATE_ENUM(n) RESP_##n,
+	RESP_STATES(RESP_STATE_ENUM)
+#undef RESP_STATE_ENUM
+};
+
+static const char *const resp_state_names[] = {
+#define RESP_STATE_NAME(n) #n,
+	RESP_STATES(RESP_STATE_NAME)
+#undef RESP_STATE_NAME
+};
+
+#define RESP_TRACE(c, s) \
+	RTE_LOG_DP(DEBUG, USER1, "softrnic: resp qp %u psn %u: %s\n", (c)->qp->qpn, \
+		   (c)->pkt->bth.psn, resp_state_names[s])
+
+/* One request packet on its way through the states. */
+struct resp_ctx {
+	struct rnic_device *dev;
+	struct rnic_qp *qp;
+	const struct rte_mbuf *m;
+	const struct rnic_pkt *pkt;
+	struct rnic_dev_stats *st;
+	rnic_opmask_t mask;
+	bool rc;
+};
 
 static int
 check_remote(struct rnic_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access,
@@ -438,65 +519,110 @@ check_remote(struct rnic_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int a
 	return rnic_mr_check(qp->dev, qp->pd, rkey, true, va, len, access, mr);
 }
 
-static void
-ud_recv(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbuf *m,
-	const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
+/* Fatal responder errors (IBA 9.9.3.1, classes A and C): on RC a NAK,
+ * then the QP goes to Error. UC has no acknowledgements at all (IBA
+ * 9.7.4): the message is dropped and the QP waits for the next First. */
+static enum resp_state
+resp_fatal(struct resp_ctx *c, uint8_t nak)
 {
-	enum rnic_wc_status s;
-	uint8_t flags = 0;
+	c->qp->resp.in_msg = 0;
+	if (!c->rc) {
+		c->st->drop_uc_gap++;
+		return RESP_DONE;
+	}
+	pending_set(c->dev, c->qp, RNIC_AETH_NAK | nak, c->pkt->bth.psn);
+	return RESP_DONE;
+}
 
-	RTE_SET_USED(dev);
-	if (pkt->ext.deth_qkey != qp->attr.qkey) {
-		st->drop_qkey++;
-		return;
-	}
-	/* IBA: a UD message is a single packet of at most the PMTU, for UD
-	 * the port's active MTU (seed 000 WQEParser checks UD lengths against
-	 * the PMTU, as our sender does, rnic_tx.c): a longer one is dropped
-	 * and counted before it takes a receive. */
-	if (pkt->payload_len > qp->pmtu) {
-		st->drop_ud_mtu++;
-		return;
-	}
-	if (!rwqe_available(qp)) {
-		st->drop_no_recv++;   /* UD has no RNR: the datagram is dropped */
-		return;
-	}
-	qp->resp.rwqe_active = 1;
-	qp->resp.rwqe_sge = qp->resp.rwqe_sge_off = qp->resp.rwqe_bytes = 0;
-	/* IBA 11.4.1.1: the first 40 bytes of a UD receive hold the GRH;
-	 * RoCEv2 has none, so like rxe we leave them untouched and skip them. */
-	s = RNIC_WC_SUCCESS;
-	if (rnic_rq_wqe(qp, qp->rq_ci)->total_len < 40 + pkt->payload_len) {
-		s = RNIC_WC_LOC_LEN_ERR;
-	} else {
-		qp->resp.rwqe_bytes = 0;
-		s = rwqe_scatter(qp, m, pkt->payload_off, 0);
-		/* skip the GRH area */
-		{
-			struct rnic_resp *rs = &qp->resp;
-			struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->rq_ci);
-			uint32_t skip = 40;
+static enum resp_state
+resp_err_inv_req(struct resp_ctx *c)
+{
+	return resp_fatal(c, RNIC_NAK_INVALID_REQ);
+}
 
-			while (skip && rs->rwqe_sge < r->num_sge) {
-				uint32_t room = r->sge[rs->rwqe_sge].length - rs->rwqe_sge_off;
-				uint32_t k = RTE_MIN(room, skip);
+static enum resp_state
+resp_err_access(struct resp_ctx *c)
+{
+	return resp_fatal(c, RNIC_NAK_REMOTE_ACCESS);
+}
 
-				rs->rwqe_sge_off += k;
-				skip -= k;
-				if (rs->rwqe_sge_off == r->sge[rs->rwqe_sge].length) {
-					rs->rwqe_sge++;
-					rs->rwqe_sge_off = 0;
-				}
-			}
-		}
-		s = rwqe_scatter(qp, m, pkt->payload_off, pkt->payload_len);
+static enum resp_state
+resp_err_op(struct resp_ctx *c)
+{
+	return resp_fatal(c, RNIC_NAK_REMOTE_OP);
+}
+
+/* IBA 10.3.1: a QP in Reset, Init or Error takes no request; RTR and
+ * later execute. A queued fatal NAK means Error is on its way. */
+static enum resp_state
+resp_check_state(struct resp_ctx *c)
+{
+	enum rnic_qp_state s = rnic_qp_state_get(c->qp);
+
+	if (s == RNIC_QPS_RESET || s == RNIC_QPS_INIT || s == RNIC_QPS_ERR) {
+		c->st->drop_qp_state++;
+		return RESP_DONE;
 	}
-	if (pkt->op->mask & RNIC_M_IMMDT)
-		flags |= RNIC_WC_WITH_IMM;
-	recv_complete(qp, s, RNIC_WC_RECV, flags,
-		      s == RNIC_WC_SUCCESS ? 40 + pkt->payload_len : 0,
-		      (uint32_t)pkt->ext.imm, pkt->ext.deth_sqp, st);
+	if (c->qp->type == RNIC_QPT_UD)
+		return RESP_UD;
+	if (c->qp->resp.fatal) {
+		c->st->drop_qp_state++;
+		return RESP_DONE;
+	}
+	return RESP_CHECK_PSN;
+}
+
+/*
+ * The PSN (seed 4.4.1.1.3; seed 001 s3; IBA 9.7.5.1.2): the expected PSN
+ * executes; RC: an earlier one (within the window) is a duplicate, a
+ * later one a sequence error; UC resynchronises on the next First/Only.
+ */
+static enum resp_state
+resp_check_psn(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	uint32_t psn = c->pkt->bth.psn;
+
+	if (psn != rs->epsn) {
+		if (c->rc)
+			return rnic_psn_classify(psn, rs->epsn) == RNIC_PSN_DUPLICATE ?
+			       RESP_DUPLICATE : RESP_NAK_SEQ;
+		if (!(c->mask & RNIC_M_FIRST))
+			return RESP_UC_GAP;
+		rs->rwqe_active = 0;   /* the interrupted message's RWQE is reused */
+		rs->in_msg = 0;
+		rs->epsn = psn;
+	}
+	rs->nak_sent = 0;
+	/* The gap a queued sequence NAK reported is filled: the NAK is moot
+	 * and, sent after this packet's answer, would contradict it. */
+	if (rs->ack_pending && rs->ack_syn == (RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ) &&
+	    rs->ack_psn == psn)
+		rs->ack_pending = 0;
+	return RESP_CHECK_OP_SEQ;
+}
+
+static enum resp_state
+resp_uc_gap(struct resp_ctx *c)
+{
+	c->qp->resp.in_msg = 0;
+	c->st->drop_uc_gap++;
+	return RESP_DONE;
+}
+
+/* Out of sequence (IBA 9.7.5.1.2, class B): one NAK for the expected PSN,
+ * then silence until it arrives (seed 001 s3.4). */
+static enum resp_state
+resp_nak_seq(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+
+	c->st->drop_psn_invalid++;
+	if (!rs->nak_sent) {
+		rs->nak_sent = 1;
+		pending_set(c->dev, c->qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
+	}
+	return RESP_DONE;
 }
 
 /*
@@ -530,362 +656,431 @@ dup_read_within(const struct rnic_qp *qp, const struct rnic_rd_res *r,
 	       va - r->orig_va <= r->orig_len - len;
 }
 
-/* Duplicate request (seed 001 section 3). */
-static void
-resp_duplicate(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt,
-	       struct rnic_dev_stats *st)
+/* The duplicate READ at record @p r: re-executed from memory with the
+ * duplicate's PSN and RETH, or dropped. */
+static enum resp_state
+dup_read(struct resp_ctx *c, struct rnic_rd_res *r)
 {
-	struct rnic_resp *rs = &qp->resp;
-	rnic_opmask_t mask = pkt->op->mask;
+	const struct rnic_pkt *pkt = c->pkt;
+	struct rnic_mr *mr;
 
-	st->dup_requests++;
-	if (mask & (RNIC_M_SEND | RNIC_M_WRITE)) {
+	/* Not within the original, or the memory is no longer readable (MR
+	 * gone, rkey invalidated): dropped, not NAKed, as seed 001 s3.3.2.2
+	 * allows and Linux rxe does: a NAK would carry an old PSN and send
+	 * the QP to Error over what may be a stale copy from the fabric. */
+	if (!dup_read_within(c->qp, r, pkt) ||
+	    check_remote(c->qp, pkt->ext.reth_rkey, pkt->ext.reth_va, pkt->ext.reth_len,
+			 RNIC_ACCESS_REMOTE_READ, &mr) != RNIC_MEMCHK_OK) {
+		c->st->drop_dup_rd_atomic++;
+		return RESP_DONE;
+	}
+	r->va = pkt->ext.reth_va;
+	r->length = pkt->ext.reth_len;
+	r->sent = 0;
+	r->cur_psn = pkt->bth.psn;
+	rd_replay(c->dev, c->qp, r);
+	return RESP_DONE;
+}
+
+/* A duplicate request (seed 001 s3; IBA 9.7.5.1.3). */
+static enum resp_state
+resp_duplicate(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	uint32_t psn = c->pkt->bth.psn;
+
+	c->st->dup_requests++;
+	if (c->mask & (RNIC_M_SEND | RNIC_M_WRITE)) {
 		/* Re-ACK with the PSN of the last request completed. */
-		pending_set(dev, qp, RNIC_AETH_ACK, rnic_psn_add(rs->epsn, RNIC_PSN_MASK));
-		return;
+		pending_set(c->dev, c->qp, RNIC_AETH_ACK, rnic_psn_add(rs->epsn, RNIC_PSN_MASK));
+		return RESP_DONE;
 	}
 	for (uint32_t k = 0; rs->res != NULL && k < rs->res_n; k++) {
 		struct rnic_rd_res *r = &rs->res[k];
 
-		if (r->type == 0)
-			continue;
-		if ((mask & RNIC_M_ATOMIC) && r->type == RNIC_MQ_ATOMIC &&
-		    r->psn == pkt->bth.psn) {
-			/* Replay the saved result; never execute twice. */
-			rd_replay(dev, qp, r);
-			return;
+		if ((c->mask & RNIC_M_ATOMIC) && r->type == RNIC_MQ_ATOMIC && r->psn == psn) {
+			rd_replay(c->dev, c->qp, r);   /* the saved result, never twice */
+			return RESP_DONE;
 		}
-		if ((mask & RNIC_M_READ) && r->type == RNIC_MQ_READ &&
-		    rnic_psn_diff(pkt->bth.psn, r->psn) >= 0 &&
-		    rnic_psn_diff(pkt->bth.psn, r->last_psn) <= 0) {
-			struct rnic_mr *mr;
-			uint32_t len = pkt->ext.reth_len;
-
-			/* Not within the original, or the memory is no longer
-			 * readable (MR gone, rkey invalidated): dropped, not
-			 * NAKed, as seed 001 s3.3.2.2 allows and Linux rxe
-			 * does (rxe_resp.c duplicate_request): a NAK would
-			 * carry an old PSN and send the QP to Error over what
-			 * may be a stale copy from the fabric. */
-			if (!dup_read_within(qp, r, pkt) ||
-			    check_remote(qp, pkt->ext.reth_rkey, pkt->ext.reth_va, len,
-					 RNIC_ACCESS_REMOTE_READ, &mr) != RNIC_MEMCHK_OK) {
-				st->drop_dup_rd_atomic++;
-				return;
-			}
-			/* Re-execute from memory with the duplicate's PSN and RETH. */
-			r->va = pkt->ext.reth_va;
-			r->length = len;
-			r->sent = 0;
-			r->cur_psn = pkt->bth.psn;
-			rd_replay(dev, qp, r);
-			return;
-		}
+		if ((c->mask & RNIC_M_READ) && r->type == RNIC_MQ_READ &&
+		    rnic_psn_diff(psn, r->psn) >= 0 && rnic_psn_diff(psn, r->last_psn) <= 0)
+			return dup_read(c, r);
 	}
 	/* No record (its resource was reused, or an atomic's PSN matches none):
 	 * nothing safe to replay, dropped silently (seed 001 s3.3.2.1, IBA
 	 * class D); the requester will time out. */
-	st->drop_dup_rd_atomic++;
+	c->st->drop_dup_rd_atomic++;
+	return RESP_DONE;
 }
 
-static bool
-seq_ok(struct rnic_resp *rs, rnic_opmask_t mask, uint8_t opcode)
+/* IBA 9.7.4 (opcode sequence): Middle/Last continue a First of the same
+ * kind (SEND or WRITE); outside a message only First/Only may start one
+ * (READ and atomics are Only). RC: invalid request; UC: dropped. */
+static enum resp_state
+resp_check_op_seq(struct resp_ctx *c)
 {
-	if (rs->in_msg) {
-		/* Middle/Last must continue the same kind (SEND or WRITE). */
-		if (!(mask & (RNIC_M_MIDDLE | RNIC_M_LAST)) || (mask & RNIC_M_FIRST))
-			return false;
-		return ((mask & RNIC_M_SEND) && (rnic_opcode_mask(rs->cur_op & 0x7f) & RNIC_M_SEND)) ||
-		       ((mask & RNIC_M_WRITE) && (rnic_opcode_mask(rs->cur_op & 0x7f) & RNIC_M_WRITE));
-	}
-	RTE_SET_USED(opcode);
-	return (mask & RNIC_M_FIRST) != 0;   /* First or Only (READ/atomic are Only) */
+	const struct rnic_qp_resp *rs = &c->qp->resp;
+	rnic_opmask_t m = c->mask, cur = rnic_opcode_mask(rs->cur_op);
+	bool ok;
+
+	if (rs->in_msg)
+		ok = (m & (RNIC_M_MIDDLE | RNIC_M_LAST)) && !(m & RNIC_M_FIRST) &&
+		     (((m & RNIC_M_SEND) && (cur & RNIC_M_SEND)) ||
+		      ((m & RNIC_M_WRITE) && (cur & RNIC_M_WRITE)));
+	else
+		ok = (m & RNIC_M_FIRST) != 0;
+	return ok ? RESP_CHECK_LENGTH : RESP_ERR_INV_REQ;
 }
+
+/* IBA 9.7.3 (packet length): First and Middle carry exactly a PMTU, no
+ * packet more. */
+static enum resp_state
+resp_check_length(struct resp_ctx *c)
+{
+	uint32_t len = c->pkt->payload_len, pmtu = c->qp->pmtu;
+	rnic_opmask_t m = c->mask;
+
+	if (len > pmtu ||
+	    ((m & (RNIC_M_FIRST | RNIC_M_MIDDLE)) && !(m & RNIC_M_LAST) && len != pmtu))
+		return RESP_ERR_INV_REQ;
+	if (m & RNIC_M_SEND)
+		return (m & RNIC_M_FIRST) ? RESP_RECV_WQE : RESP_SEND;
+	if (m & RNIC_M_WRITE)
+		return (m & RNIC_M_FIRST) ? RESP_WRITE_RKEY : RESP_WRITE;
+	if (m & RNIC_M_READ)
+		return RESP_READ;
+	if (m & RNIC_M_ATOMIC)
+		return RESP_ATOMIC;
+	return RESP_ACKNOWLEDGE;
+}
+
+/* SEND First (seed 4.4.2): the message takes the next receive WQE. */
+static enum resp_state
+resp_recv_wqe(struct resp_ctx *c)
+{
+	if (!rwqe_available(c->qp))
+		return RESP_NO_RECV;
+	rwqe_start(c->qp);
+	return RESP_SEND;
+}
+
+/* No receive WQE (IBA 9.7.5.2.8): RC sends an RNR NAK with the QP's
+ * minimum RNR timer; UC has no RNR: the message is lost. */
+static enum resp_state
+resp_no_recv(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+
+	if (c->rc) {
+		pending_set(c->dev, c->qp, RNIC_AETH_RNR_NAK |
+			    (c->qp->attr.min_rnr_timer & RNIC_AETH_VALUE_MASK), c->pkt->bth.psn);
+		return RESP_DONE;
+	}
+	c->st->drop_no_recv++;
+	rs->in_msg = 0;
+	if (c->mask & RNIC_M_SEND) {   /* skip the rest of the SEND */
+		rs->epsn = rnic_psn_add(c->pkt->bth.psn, 1);
+		rs->in_msg = !(c->mask & RNIC_M_LAST);
+		rs->cur_op = c->pkt->bth.opcode;
+	}
+	return RESP_DONE;
+}
+
+static enum resp_state
+resp_send(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	enum rnic_wc_status ws;
+
+	if (!rs->rwqe_active) {   /* UC: a message whose First found no receive */
+		rs->epsn = rnic_psn_add(c->pkt->bth.psn, 1);
+		rs->in_msg = !(c->mask & RNIC_M_LAST);
+		return RESP_DONE;
+	}
+	ws = rwqe_scatter(c->qp, c->m, c->pkt->payload_off, c->pkt->payload_len);
+	if (ws == RNIC_WC_SUCCESS)
+		return (c->mask & RNIC_M_LAST) ? RESP_SEND_LAST : RESP_ACKNOWLEDGE;
+	/* Too long for the receive, or a bad receive SGE: the receive
+	 * completes in error; RC NAKs (class C), UC drops the message. */
+	recv_complete(c->qp, ws, RNIC_WC_RECV, 0, 0, 0, 0, c->st);
+	if (c->rc)
+		return ws == RNIC_WC_LOC_LEN_ERR ? RESP_ERR_INV_REQ : RESP_ERR_OP;
+	rs->in_msg = !(c->mask & RNIC_M_LAST);
+	rs->epsn = rnic_psn_add(c->pkt->bth.psn, 1);
+	rs->rwqe_active = 0;
+	return RESP_DONE;
+}
+
+/* SEND Last/Only: immediate data or the R_Key to invalidate (IBA 10.6.6:
+ * it must name an MR of the QP's PD), then the receive completes. */
+static enum resp_state
+resp_send_last(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	uint32_t extra = 0;
+	uint8_t flags = 0;
+
+	if (c->mask & RNIC_M_IMMDT) {
+		flags |= RNIC_WC_WITH_IMM;
+		extra = (uint32_t)c->pkt->ext.imm;
+	}
+	if (c->mask & RNIC_M_IETH) {
+		uint32_t key = c->pkt->ext.ieth_rkey;
+		struct rnic_mr *mr = rnic_mr_by_rkey(c->dev, c->qp->pd, key);
+
+		if (mr == NULL) {
+			recv_complete(c->qp, RNIC_WC_REM_INV_REQ_ERR, RNIC_WC_RECV, 0, 0, 0, 0,
+				      c->st);
+			return RESP_ERR_INV_REQ;
+		}
+		STORE_REL(&mr->rkey_valid, 0);   /* [MR-RKEY] */
+		flags |= RNIC_WC_WITH_INV;
+		extra = key;
+	}
+	recv_complete(c->qp, RNIC_WC_SUCCESS, RNIC_WC_RECV, flags, rs->rwqe_bytes, extra, 0,
+		      c->st);
+	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
+	return RESP_ACKNOWLEDGE;
+}
+
+/* WRITE First (WriteAddrTable, seed 4.4.3): R_Key, access and bounds of
+ * the whole message (IBA 9.7.5.1.4, class C), and its length against the
+ * packet: an Only carries it all, a First more than a PMTU. */
+static enum resp_state
+resp_write_rkey(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	const struct rnic_pkt *pkt = c->pkt;
+	struct rnic_mr *mr;
+
+	if (check_remote(c->qp, pkt->ext.reth_rkey, pkt->ext.reth_va, pkt->ext.reth_len,
+			 RNIC_ACCESS_REMOTE_WRITE, &mr) != RNIC_MEMCHK_OK)
+		return RESP_ERR_ACCESS;
+	if (((c->mask & RNIC_M_LAST) && pkt->payload_len != pkt->ext.reth_len) ||
+	    (!(c->mask & RNIC_M_LAST) && pkt->ext.reth_len <= c->qp->pmtu))
+		return RESP_ERR_INV_REQ;
+	rs->wr_va = pkt->ext.reth_va;
+	rs->wr_left = pkt->ext.reth_len;
+	rs->wr_total = pkt->ext.reth_len;
+	return RESP_WRITE;
+}
+
+/* Place a WRITE packet at the address the First set up. WRITE with
+ * immediate consumes a receive: checked before anything is written. */
+static enum resp_state
+resp_write(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	const struct rnic_pkt *pkt = c->pkt;
+	bool imm = c->mask & RNIC_M_IMMDT;
+
+	if (pkt->payload_len > rs->wr_left ||
+	    ((c->mask & RNIC_M_LAST) && pkt->payload_len != rs->wr_left))
+		return RESP_ERR_INV_REQ;
+	if (imm && !rwqe_available(c->qp))
+		return RESP_NO_RECV;
+	rnic_mbuf_copy_out(c->m, pkt->payload_off, pkt->payload_len,
+			   (void *)(uintptr_t)rs->wr_va);
+	rs->wr_va += pkt->payload_len;
+	rs->wr_left -= pkt->payload_len;
+	if (!(c->mask & RNIC_M_LAST))
+		return RESP_ACKNOWLEDGE;
+	if (imm) {
+		rs->rwqe_active = 1;
+		recv_complete(c->qp, RNIC_WC_SUCCESS, RNIC_WC_RECV_RDMA_WITH_IMM,
+			      RNIC_WC_WITH_IMM, rs->wr_total, (uint32_t)pkt->ext.imm, 0, c->st);
+	}
+	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
+	return RESP_ACKNOWLEDGE;
+}
+
+/*
+ * The checks a READ and an atomic share, in Linux rxe's order: a
+ * responder resource first (max_dest_rd_atomic 0, or all in use, is an
+ * invalid request: IBA 9.9.3.1 class C), then the R_Key, access and
+ * bounds (remote access error). Returns the resource, or NULL with *next
+ * set to the error state.
+ */
+static struct rnic_rd_res *
+rd_atomic_take(struct resp_ctx *c, uint32_t rkey, uint64_t va, uint64_t len, int access,
+	       enum resp_state *next)
+{
+	struct rnic_rd_res *r;
+	struct rnic_mr *mr;
+
+	*next = RESP_ERR_INV_REQ;
+	if (c->qp->resp.res == NULL)
+		return NULL;
+	if (len > RNIC_MAX_MSG_LEN)
+		return NULL;
+	if (access == RNIC_ACCESS_REMOTE_ATOMIC && (va & (RNIC_ATOMIC_LEN - 1)))
+		return NULL;   /* unaligned atomic */
+	if (check_remote(c->qp, rkey, va, len, access, &mr) != RNIC_MEMCHK_OK) {
+		*next = RESP_ERR_ACCESS;
+		return NULL;
+	}
+	r = res_take(c->qp);
+	if (r != NULL)
+		pending_drop_ack(c->qp);   /* the READ response/atomic ACK covers it */
+	return r;
+}
+
+/* A READ: its responses are queued for the READ pump, in PSN order. */
+static enum resp_state
+resp_read(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	const struct rnic_pkt *pkt = c->pkt;
+	uint32_t len = pkt->ext.reth_len, npsn;
+	enum resp_state next;
+	struct rnic_rd_res *r;
+
+	r = rd_atomic_take(c, pkt->ext.reth_rkey, pkt->ext.reth_va, len,
+			   RNIC_ACCESS_REMOTE_READ, &next);
+	if (r == NULL)
+		return next;
+	npsn = RTE_MAX(1u, (len + c->qp->pmtu - 1) / c->qp->pmtu);
+	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
+	r->type = RNIC_MQ_READ;
+	r->psn = pkt->bth.psn;
+	r->last_psn = rnic_psn_add(r->psn, npsn - 1);
+	r->va = r->orig_va = pkt->ext.reth_va;
+	r->rkey = pkt->ext.reth_rkey;
+	r->length = r->orig_len = len;
+	r->cur_psn = r->psn;
+	r->msn = rs->msn;
+	r->active = 1;
+	rd_activate(c->dev, c->qp);
+	rs->epsn = rnic_psn_add(r->psn, npsn);
+	return RESP_DONE;
+}
+
+/* An atomic (IBA 9.4.5): executed once, its result saved for duplicates. */
+static enum resp_state
+resp_atomic(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+	const struct rnic_pkt *pkt = c->pkt;
+	enum resp_state next;
+	struct rnic_rd_res *r;
+	uint64_t *p;
+
+	r = rd_atomic_take(c, pkt->ext.atm_rkey, pkt->ext.atm_va, RNIC_ATOMIC_LEN,
+			   RNIC_ACCESS_REMOTE_ATOMIC, &next);
+	if (r == NULL)
+		return next;
+	p = (uint64_t *)(uintptr_t)pkt->ext.atm_va;
+	if (pkt->bth.opcode == RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_CMP_SWAP)) {
+		uint64_t expect = pkt->ext.atm_cmp;
+
+		__atomic_compare_exchange_n(p, &expect, pkt->ext.atm_swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		r->atomic_orig = expect;   /* the value found, swapped or not */
+	} else {
+		r->atomic_orig = __atomic_fetch_add(p, pkt->ext.atm_swap_add, __ATOMIC_SEQ_CST);
+	}
+	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
+	r->type = RNIC_MQ_ATOMIC;
+	r->psn = r->last_psn = pkt->bth.psn;
+	r->va = pkt->ext.atm_va;
+	r->msn = rs->msn;
+	r->active = 1;
+	rd_activate(c->dev, c->qp);
+	rs->epsn = rnic_psn_add(pkt->bth.psn, 1);
+	return RESP_DONE;
+}
+
+/* A SEND or WRITE packet executed: the ePSN moves on, and an ACK is
+ * coalesced when the requester asked for one (IBA 9.7.5.1.1). */
+static enum resp_state
+resp_acknowledge(struct resp_ctx *c)
+{
+	struct rnic_qp_resp *rs = &c->qp->resp;
+
+	rs->in_msg = !(c->mask & RNIC_M_LAST);
+	rs->cur_op = c->pkt->bth.opcode;
+	rs->epsn = rnic_psn_add(c->pkt->bth.psn, 1);
+	if (c->rc && c->pkt->bth.ackreq)
+		pending_set(c->dev, c->qp, RNIC_AETH_ACK, c->pkt->bth.psn);
+	return RESP_DONE;
+}
+
+/*
+ * UD (IBA 9.8.3): the Q_Key must match; a message is one packet of at
+ * most the PMTU, for UD the port's active MTU (the WQEParser holds our
+ * sender to it): a longer one is dropped and counted before it takes a
+ * receive. No receive: dropped (UD has no RNR). The receive's first 40
+ * bytes are the GRH area (IBA 11.4.1.1): RoCEv2 carries no GRH, so, as
+ * rxe does, they are left untouched and skipped.
+ */
+static enum resp_state
+resp_ud(struct resp_ctx *c)
+{
+	struct rnic_qp *qp = c->qp;
+	const struct rnic_pkt *pkt = c->pkt;
+	enum rnic_wc_status s = RNIC_WC_LOC_LEN_ERR;
+
+	if (pkt->ext.deth_qkey != qp->attr.qkey) {
+		c->st->drop_qkey++;
+		return RESP_DONE;
+	}
+	if (pkt->payload_len > qp->pmtu) {
+		c->st->drop_ud_mtu++;
+		return RESP_DONE;
+	}
+	if (!rwqe_available(qp)) {
+		c->st->drop_no_recv++;
+		return RESP_DONE;
+	}
+	rwqe_start(qp);
+	if (rnic_rq_wqe(qp, qp->rq_ci)->total_len >= RNIC_UD_GRH_LEN + pkt->payload_len) {
+		rwqe_skip(qp, RNIC_UD_GRH_LEN);
+		s = rwqe_scatter(qp, c->m, pkt->payload_off, pkt->payload_len);
+	}
+	recv_complete(qp, s, RNIC_WC_RECV, (c->mask & RNIC_M_IMMDT) ? RNIC_WC_WITH_IMM : 0,
+		      s == RNIC_WC_SUCCESS ? RNIC_UD_GRH_LEN + pkt->payload_len : 0,
+		      (uint32_t)pkt->ext.imm, pkt->ext.deth_sqp, c->st);
+	return RESP_DONE;
+}
+
+typedef enum resp_state resp_state_fn(struct resp_ctx *c);
+
+static resp_state_fn *const resp_state_fns[] = {
+	[RESP_CHECK_STATE] = resp_check_state,
+	[RESP_CHECK_PSN] = resp_check_psn,
+	[RESP_DUPLICATE] = resp_duplicate,
+	[RESP_NAK_SEQ] = resp_nak_seq,
+	[RESP_UC_GAP] = resp_uc_gap,
+	[RESP_CHECK_OP_SEQ] = resp_check_op_seq,
+	[RESP_CHECK_LENGTH] = resp_check_length,
+	[RESP_RECV_WQE] = resp_recv_wqe,
+	[RESP_NO_RECV] = resp_no_recv,
+	[RESP_SEND] = resp_send,
+	[RESP_SEND_LAST] = resp_send_last,
+	[RESP_WRITE_RKEY] = resp_write_rkey,
+	[RESP_WRITE] = resp_write,
+	[RESP_READ] = resp_read,
+	[RESP_ATOMIC] = resp_atomic,
+	[RESP_ACKNOWLEDGE] = resp_acknowledge,
+	[RESP_UD] = resp_ud,
+	[RESP_ERR_INV_REQ] = resp_err_inv_req,
+	[RESP_ERR_ACCESS] = resp_err_access,
+	[RESP_ERR_OP] = resp_err_op,
+};
+_Static_assert(RTE_DIM(resp_state_fns) == RESP_DONE, "a function for every state");
 
 void
 rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 	     const struct rnic_pkt *pkt)
 {
-	struct rnic_dev_stats *st = &dev->st_rx.s;
-	struct rnic_resp *rs = &qp->resp;
-	enum rnic_qp_state s = rnic_qp_state_get(qp);
-	rnic_opmask_t mask = pkt->op->mask;
-	uint32_t psn = pkt->bth.psn;
-	const bool rc = qp->type == RNIC_QPT_RC;
+	struct resp_ctx c = {
+		.dev = dev, .qp = qp, .m = m, .pkt = pkt, .st = &dev->rx.st,
+		.mask = pkt->op->mask, .rc = qp->type == RNIC_QPT_RC,
+	};
+	enum resp_state s = RESP_CHECK_STATE;
 
-	if (s == RNIC_QPS_RESET || s == RNIC_QPS_INIT || s == RNIC_QPS_ERR) {
-		st->drop_qp_state++;
-		return;
+	while (s != RESP_DONE) {
+		RESP_TRACE(&c, s);
+		s = resp_state_fns[s](&c);
 	}
-	if (qp->type == RNIC_QPT_UD) {
-		ud_recv(dev, qp, m, pkt, st);
-		return;
-	}
-	if (rs->cur_op & 0x80) {
-		st->drop_qp_state++;   /* fatal NAK queued: QP going to Error */
-		return;
-	}
-	/* PSN check */
-	if (psn != rs->epsn) {
-		if (!rc) {
-			/* UC: a gap drops the message; resync on First/Only. */
-			if (!(mask & RNIC_M_FIRST)) {
-				rs->in_msg = 0;
-				st->drop_uc_gap++;
-				return;
-			}
-			if (rs->in_msg && rs->rwqe_active)
-				rs->rwqe_active = 0;   /* the RWQE is reused */
-			rs->in_msg = 0;
-			rs->epsn = psn;
-		} else if (rnic_psn_classify(psn, rs->epsn) == RNIC_PSN_DUPLICATE) {
-			resp_duplicate(dev, qp, pkt, st);
-			return;
-		} else {
-			st->drop_psn_invalid++;
-			if (!rs->nak_sent) {
-				rs->nak_sent = 1;
-				pending_set(dev, qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
-			}
-			return;
-		}
-	}
-	rs->nak_sent = 0;
-	/* The gap a queued sequence NAK reported is filled: the NAK is moot
-	 * and, sent after this packet's answer, would contradict it. */
-	if (rs->ack_pending && rs->ack_syn == (RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ) &&
-	    rs->ack_psn == psn)
-		rs->ack_pending = 0;
-	if (!seq_ok(rs, mask, pkt->bth.opcode)) {
-		if (rc) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-		} else {
-			rs->in_msg = 0;
-			st->drop_uc_gap++;
-		}
-		return;
-	}
-	/* Packet length rules (IBA 9.7.3): First/Middle carry a full PMTU. */
-	if (((mask & (RNIC_M_FIRST | RNIC_M_MIDDLE)) && !(mask & RNIC_M_LAST) &&
-	     pkt->payload_len != qp->pmtu) || pkt->payload_len > qp->pmtu) {
-		resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);   /* UC: dropped, counted */
-		return;
-	}
-
-	if (mask & RNIC_M_SEND) {
-		enum rnic_wc_status ws;
-
-		if (mask & RNIC_M_FIRST) {
-			if (!rwqe_available(qp)) {
-				if (rc) {
-					pending_set(dev, qp, RNIC_AETH_RNR_NAK |
-						    (qp->attr.min_rnr_timer & 0x1f), psn);
-				} else {
-					st->drop_no_recv++;
-					rs->in_msg = 0;
-					rs->epsn = rnic_psn_add(psn, 1);
-					rs->rwqe_err = 1;   /* drop the rest of the message */
-					rs->in_msg = !(mask & RNIC_M_LAST);
-					rs->cur_op = pkt->bth.opcode;
-				}
-				return;
-			}
-			rs->rwqe_active = 1;
-			rs->rwqe_err = 0;
-			rs->rwqe_sge = rs->rwqe_sge_off = rs->rwqe_bytes = 0;
-		}
-		if (!rs->rwqe_active) {   /* UC message without a receive */
-			rs->epsn = rnic_psn_add(psn, 1);
-			rs->in_msg = !(mask & RNIC_M_LAST);
-			return;
-		}
-		ws = rwqe_scatter(qp, m, pkt->payload_off, pkt->payload_len);
-		if (ws != RNIC_WC_SUCCESS) {
-			recv_complete(qp, ws, RNIC_WC_RECV, 0, 0, 0, 0, st);
-			if (rc) {
-				resp_fatal(dev, qp, ws == RNIC_WC_LOC_LEN_ERR ?
-					   RNIC_NAK_INVALID_REQ : RNIC_NAK_REMOTE_OP, psn);
-			} else {
-				rs->in_msg = !(mask & RNIC_M_LAST);
-				rs->epsn = rnic_psn_add(psn, 1);
-				rs->rwqe_active = 0;
-			}
-			return;
-		}
-		if (mask & RNIC_M_LAST) {
-			uint8_t flags = 0;
-			uint32_t extra = 0;
-
-			if (mask & RNIC_M_IMMDT) {
-				flags |= RNIC_WC_WITH_IMM;
-				extra = (uint32_t)pkt->ext.imm;
-			}
-			if (mask & RNIC_M_IETH) {
-				uint32_t key = pkt->ext.ieth_rkey;
-				struct rnic_mr *mr = NULL;
-
-				if (rnic_mr_check(dev, qp->pd, key, true,
-						  0, 0, 0, &mr) == RNIC_MEMCHK_KEY_ERR ||
-				    (key >> 8) >= dev->max_mrs ||
-				    (mr = LOAD_ACQ(&dev->mrs[key >> 8])) == NULL ||
-				    mr->rkey != key || mr->pd != qp->pd) {
-					recv_complete(qp, RNIC_WC_REM_INV_REQ_ERR, RNIC_WC_RECV,
-						      0, 0, 0, 0, st);
-					resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-					return;
-				}
-				STORE_REL(&mr->rkey_valid, 0);
-				flags |= RNIC_WC_WITH_INV;
-				extra = key;
-			}
-			recv_complete(qp, RNIC_WC_SUCCESS, RNIC_WC_RECV, flags, rs->rwqe_bytes,
-				      extra, 0, st);
-			rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
-		}
-	} else if (mask & RNIC_M_WRITE) {
-		bool imm = mask & RNIC_M_IMMDT;
-
-		if (mask & RNIC_M_FIRST) {
-			struct rnic_mr *mr;
-			int c;
-
-			c = check_remote(qp, pkt->ext.reth_rkey, pkt->ext.reth_va,
-					 pkt->ext.reth_len, RNIC_ACCESS_REMOTE_WRITE, &mr);
-			if (c != RNIC_MEMCHK_OK) {
-				resp_fatal(dev, qp, RNIC_NAK_REMOTE_ACCESS, psn);
-				return;
-			}
-			if (((mask & RNIC_M_LAST) && pkt->payload_len != pkt->ext.reth_len) ||
-			    (!(mask & RNIC_M_LAST) && pkt->ext.reth_len <= qp->pmtu)) {
-				resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-				return;
-			}
-			rs->wr_va = pkt->ext.reth_va;
-			rs->wr_left = pkt->ext.reth_len;
-			rs->wr_total = pkt->ext.reth_len;
-		}
-		if (pkt->payload_len > rs->wr_left ||
-		    ((mask & RNIC_M_LAST) && pkt->payload_len != rs->wr_left)) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		/* WRITE with immediate consumes a receive: check before writing. */
-		if (imm && !rwqe_available(qp)) {
-			if (rc) {
-				pending_set(dev, qp, RNIC_AETH_RNR_NAK |
-					    (qp->attr.min_rnr_timer & 0x1f), psn);
-			} else {
-				st->drop_no_recv++;   /* UC: no RNR, the message is lost */
-				rs->in_msg = 0;
-			}
-			return;
-		}
-		rnic_mbuf_copy_out(m, pkt->payload_off, pkt->payload_len,
-				   (void *)(uintptr_t)rs->wr_va);
-		rs->wr_va += pkt->payload_len;
-		rs->wr_left -= pkt->payload_len;
-		if (mask & RNIC_M_LAST) {
-			if (imm) {
-				rs->rwqe_active = 1;
-				recv_complete(qp, RNIC_WC_SUCCESS, RNIC_WC_RECV_RDMA_WITH_IMM,
-					      RNIC_WC_WITH_IMM, rs->wr_total,
-					      (uint32_t)pkt->ext.imm, 0, st);
-			}
-			rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
-		}
-	} else if (mask & RNIC_M_READ) {
-		struct rnic_rd_res *r;
-		struct rnic_mr *mr;
-		uint32_t len = pkt->ext.reth_len, npsn;
-
-		/* max_dest_rd_atomic 0: no responder resources, so every READ
-		 * and atomic is one too many: an invalid request (IBA responder
-		 * error class C: NAK, QP to Error), checked before length and
-		 * keys as Linux rxe does (check_resource, then check_length). */
-		if (rs->res == NULL) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		if (len > RNIC_MAX_MSG_LEN) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		if (check_remote(qp, pkt->ext.reth_rkey, pkt->ext.reth_va, len,
-				 RNIC_ACCESS_REMOTE_READ, &mr) != RNIC_MEMCHK_OK) {
-			resp_fatal(dev, qp, RNIC_NAK_REMOTE_ACCESS, psn);
-			return;
-		}
-		r = res_take(qp);
-		if (r == NULL) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		npsn = RTE_MAX(1u, (len + qp->pmtu - 1) / qp->pmtu);
-		pending_drop_ack(qp);   /* the READ response covers it */
-		rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
-		r->type = RNIC_MQ_READ;
-		r->opcode = pkt->bth.opcode;
-		r->psn = psn;
-		r->last_psn = rnic_psn_add(psn, npsn - 1);
-		r->va = r->orig_va = pkt->ext.reth_va;
-		r->rkey = pkt->ext.reth_rkey;
-		r->length = r->orig_len = len;
-		r->cur_psn = psn;
-		r->msn = rs->msn;
-		r->active = 1;
-		rd_activate(dev, qp);
-		rs->epsn = rnic_psn_add(psn, npsn);
-		return;
-	} else if (mask & RNIC_M_ATOMIC) {
-		struct rnic_rd_res *r;
-		struct rnic_mr *mr;
-		uint64_t *p;
-
-		if (rs->res == NULL) {   /* max_dest_rd_atomic 0: as for READ */
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		if (pkt->ext.atm_va & 7) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		if (check_remote(qp, pkt->ext.atm_rkey, pkt->ext.atm_va, 8,
-				 RNIC_ACCESS_REMOTE_ATOMIC, &mr) != RNIC_MEMCHK_OK) {
-			resp_fatal(dev, qp, RNIC_NAK_REMOTE_ACCESS, psn);
-			return;
-		}
-		r = res_take(qp);
-		if (r == NULL) {
-			resp_fatal(dev, qp, RNIC_NAK_INVALID_REQ, psn);
-			return;
-		}
-		p = (uint64_t *)(uintptr_t)pkt->ext.atm_va;
-		if (pkt->bth.opcode == RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_CMP_SWAP)) {
-			uint64_t expect = pkt->ext.atm_cmp;
-
-			__atomic_compare_exchange_n(p, &expect, pkt->ext.atm_swap_add, false,
-						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-			r->atomic_orig = expect;   /* the value found, swapped or not */
-		} else {
-			r->atomic_orig = __atomic_fetch_add(p, pkt->ext.atm_swap_add,
-							    __ATOMIC_SEQ_CST);
-		}
-		pending_drop_ack(qp);   /* the atomic ACK covers it */
-		rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
-		r->type = RNIC_MQ_ATOMIC;
-		r->opcode = pkt->bth.opcode;
-		r->psn = r->last_psn = psn;
-		r->va = pkt->ext.atm_va;
-		r->msn = rs->msn;
-		r->active = 1;
-		rd_activate(dev, qp);
-		rs->epsn = rnic_psn_add(psn, 1);
-		return;
-	}
-	/* SEND / WRITE packet executed */
-	rs->in_msg = !(mask & RNIC_M_LAST);
-	rs->cur_op = pkt->bth.opcode;
-	rs->epsn = rnic_psn_add(psn, 1);
-	if (rc && pkt->bth.ackreq)
-		pending_set(dev, qp, RNIC_AETH_ACK, psn);
 }

@@ -21,7 +21,7 @@
  * Values are read while the lcores run (relaxed loads): a snapshot, not a
  * transaction. Every callback holds tel_lock while it looks at a device,
  * and a device leaves the tables under it (rnic_telemetry_remove_device,
- * called by rnic_dev_destroy before anything is freed), so no answer ever
+ * which rnic_dev_destroy runs as a destroy hook before anything is freed), so no answer ever
  * reads a destroyed device.
  */
 #include <errno.h>
@@ -33,7 +33,7 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
-#include "rnic_engine.h"
+#include "rnic_engine_pvt.h"
 
 #define MAX_TEL_DEVS 64
 #define MAX_TEL_LCORES 128
@@ -265,8 +265,8 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rq_psn", LOAD_RLX(&qp->resp.epsn));
 	rte_tel_data_add_dict_u64(d, "msn", LOAD_RLX(&qp->resp.msn));
 	rte_tel_data_add_dict_u64(d, "sq_outstanding",
-				  LOAD_RLX(&qp->sq_pi) - LOAD_RLX(&qp->sq_done));
-	rte_tel_data_add_dict_u64(d, "rq_posted", LOAD_RLX(&qp->rq_pi) - LOAD_RLX(&qp->rq_ci));
+				  LOAD_RLX(&qp->app.sq_pi) - LOAD_RLX(&qp->sq_done));
+	rte_tel_data_add_dict_u64(d, "rq_posted", LOAD_RLX(&qp->app.rq_pi) - LOAD_RLX(&qp->rq_ci));
 	rte_tel_data_add_dict_u64(d, "unacked_packets",
 				  LOAD_RLX(&qp->mq.tail) - LOAD_RLX(&qp->mq.head));
 	rte_tel_data_add_dict_u64(d, "retransmits", LOAD_RLX(&qp->comp.n_rexmit));
@@ -351,11 +351,13 @@ tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (a == NULL)
 			return -ENOMEM;
 		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
-		for (int r = 0; r < 3; r++) {
+		for (unsigned int r = 0; r < RTE_DIM(role_names); r++) {
+			const uint64_t *iter[] = { &dev->tx.iter, &dev->rx.iter, &dev->tmr.iter };
+
 			if (!(tel_lcores[i].roles & (1u << r)))
 				continue;
 			snprintf(val, sizeof(val), "%s:%s iterations=%" PRIu64,
-				 tel_devs[k].name, role_names[r], LOAD_RLX(&dev->iter[r]));
+				 tel_devs[k].name, role_names[r], LOAD_RLX(iter[r]));
 			rte_tel_data_add_array_string(a, val);
 		}
 		snprintf(key, sizeof(key), "lcore%u_%u", tel_lcores[i].lcore, i);
@@ -379,6 +381,13 @@ TEL_LOCKED(tel_qps)
 TEL_LOCKED(tel_qp)
 TEL_LOCKED(tel_stats)
 TEL_LOCKED(tel_cmd_lcores)
+
+/* A device being destroyed leaves telemetry first. */
+static void
+tel_dev_destroyed(struct rnic_device *dev)
+{
+	rnic_telemetry_remove_device(dev);
+}
 
 int
 rnic_telemetry_add_device(struct rnic_device *dev, const char *name)
@@ -408,6 +417,9 @@ rnic_telemetry_add_device(struct rnic_device *dev, const char *name)
 					   "Engine lcores, their port roles and loop iterations");
 		registered = true;
 	}
+	rc = rnic_dev_add_destroy_hook(dev, tel_dev_destroyed);
+	if (rc != 0)
+		goto out;
 	memcpy(tel_devs[n_tel_devs].name, name, len + 1);
 	tel_devs[n_tel_devs].dev = dev;
 	n_tel_devs++;

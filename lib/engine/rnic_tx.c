@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The transmit pipeline of seed chapter 2 and 3.4.1-3.4.4, on the TX lcore:
+ * The transmit pipeline of seed chapter 2 and 3.4.1-3.4.4, the TX role:
  *   DoorbellProcessing -> WQEScheduler (+ WQEIndicatorTable) -> WQEParser
  *   -> DataPack -> RequesterTransControl -> ReqPktGen -> rte_eth_tx_burst.
  * Each stage is one function below, called per burst.
@@ -9,140 +9,58 @@
 
 #include <rte_ethdev.h>
 
-#include "rnic_engine.h"
+#include "rnic_engine_pvt.h"
 
 /* ------------------------------------------------------------------ */
-/* Helpers shared with the RX side                                     */
-/* ------------------------------------------------------------------ */
-
-const uint8_t rnic_wc_opcode_of[RNIC_WR_MAX] = {
-	[RNIC_WR_RDMA_WRITE] = RNIC_WC_RDMA_WRITE,
-	[RNIC_WR_RDMA_WRITE_WITH_IMM] = RNIC_WC_RDMA_WRITE,
-	[RNIC_WR_SEND] = RNIC_WC_SEND,
-	[RNIC_WR_SEND_WITH_IMM] = RNIC_WC_SEND,
-	[RNIC_WR_SEND_WITH_INV] = RNIC_WC_SEND,
-	[RNIC_WR_RDMA_READ] = RNIC_WC_RDMA_READ,
-	[RNIC_WR_ATOMIC_CMP_AND_SWP] = RNIC_WC_COMP_SWAP,
-	[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
-};
-
-void
-rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-	      struct rnic_dev_stats *st)
-{
-	st->completions++;
-	if (rnic_cq_push(cq, wc) != 0) {
-		struct rnic_async_event ev = { RNIC_EVENT_CQ_ERR, qp->qpn };
-
-		/* Every completion lost counts; the QP's first one raises the
-		 * event and moves it to Error (its flush then overflows too). */
-		st->cq_overflow++;
-		if (__atomic_exchange_n(&qp->cq_err_sent, 1, __ATOMIC_ACQ_REL))
-			return;
-		if (rte_ring_mp_enqueue_elem(qp->dev->ev_ring, &ev, sizeof(ev)) != 0)
-			st->event_drops++;
-		rnic_qp_to_error(qp);
-	}
-}
-
-/* Copy @p len bytes at @p off of an mbuf chain into @p dst. */
-uint32_t
-rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst)
-{
-	uint8_t *d = dst;
-	uint32_t done = 0;
-
-	while (m != NULL && off >= m->data_len) {
-		off -= m->data_len;
-		m = m->next;
-	}
-	while (m != NULL && done < len) {
-		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
-
-		memcpy(d + done, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
-		done += n;
-		off = 0;
-		m = m->next;
-	}
-	return done;
-}
-
-/*
- * ReqPktGen / RespPktGen common part: an mbuf with all headers written and
- * room for the payload, pad and ICRC. Returns NULL when the pool is empty.
- */
-struct rte_mbuf *
-rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
-	       const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
-	       const struct rnic_ext_fields *ext, uint32_t paylen, uint8_t **payload)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
-	uint32_t hlen, total, pad = rnic_pad_len(paylen);
-	uint8_t *p;
-
-	if (m == NULL) {
-		st->tx_nombuf++;
-		return NULL;
-	}
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-	hlen = rnic_pkt_build_hdrs(p, rte_pktmbuf_tailroom(m), l, b, ext, paylen);
-	total = hlen + paylen + pad + RNIC_ICRC_LEN;
-	if (hlen == 0 || total > rte_pktmbuf_tailroom(m)) {
-		rte_pktmbuf_free(m);
-		st->tx_nombuf++;
-		return NULL;
-	}
-	memset(p + hlen + paylen, 0, pad);
-	m->data_len = (uint16_t)total;
-	m->pkt_len = total;
-	*payload = p + hlen;
-	return m;
-}
-
-void
-rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l)
-{
-	rnic_pkt_finish_icrc_mbuf(m, l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN : RNIC_ETH_HLEN);
-}
-
-/* ------------------------------------------------------------------ */
-/* DoorbellProcessing + WQEScheduler                                   */
+/* DoorbellProcessing + WQEScheduler (seed 2.4.1, 2.4.2, 2.4.4)         */
 /* ------------------------------------------------------------------ */
 
 static void
 sched_add(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	if (!qp->req.scheduled) {
-		qp->req.scheduled = 1;
-		dev->tx_active[dev->tx_active_n++] = qp;
-	}
+	rnic_qp_list_add(&dev->tx.active, qp, &qp->req.scheduled);
 }
 
+/*
+ * Take every doorbell off the ring: each names a QP that has new WQEs;
+ * how many comes from its doorbell record (sq_pi) when the scheduler gets
+ * to it. The ring holds at most one doorbell per QP ([DB], rnic_post.c),
+ * so draining it is bounded by the number of QPs.
+ */
 static unsigned int
 doorbell_process(struct rnic_device *dev, struct rnic_dev_stats *st)
 {
+	unsigned int total = 0, n;
+	uint32_t lost;
 	void *dbs[64];
-	unsigned int n = rte_ring_sc_dequeue_burst(dev->db_ring, dbs, RTE_DIM(dbs), NULL);
 
-	for (unsigned int i = 0; i < n; i++) {
-		uint64_t db = (uint64_t)(uintptr_t)dbs[i];
-		struct rnic_qp *qp = rnic_qp_lookup(dev, RNIC_DB_QPN(db));
-		uint32_t stride16, expect;
+	do {
+		n = rte_ring_sc_dequeue_burst(dev->db_ring, dbs, RTE_DIM(dbs), NULL);
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t db = (uint64_t)(uintptr_t)dbs[i];
+			struct rnic_qp *qp = rnic_qp_lookup(dev, rnic_db_qpn(db));
 
-		st->doorbells++;
-		if (qp == NULL)
-			continue;   /* QP destroyed after posting */
-		stride16 = qp->sq_stride / 16;
-		expect = (qp->req.sq_db & qp->sq_mask) * stride16;
-		if (RNIC_DB_OFF16(db) != expect || RNIC_DB_SIZE16(db) % stride16) {
-			/* Out of step (QP reset meanwhile): trust the producer index. */
-			qp->req.sq_db = LOAD_ACQ(&qp->sq_pi);
-		} else {
-			qp->req.sq_db += RNIC_DB_SIZE16(db) / stride16;
+			st->doorbells++;
+			if (qp == NULL)
+				continue;   /* QP destroyed after posting */
+			STORE_SC(&qp->db_seen, qp->db_seen + 1);   /* [DB] */
+			sched_add(dev, qp);
 		}
-		sched_add(dev, qp);
+		total += n;
+	} while (n == RTE_DIM(dbs));
+	/* [DB-LOST] a doorbell found the ring full: look at every QP. */
+	lost = LOAD_ACQ(&dev->db_lost);
+	if (unlikely(lost != dev->tx.db_lost_seen)) {
+		dev->tx.db_lost_seen = lost;
+		for (uint32_t i = 0; i <= dev->qp_mask; i++) {
+			struct rnic_qp *qp = LOAD_ACQ(&dev->qps[i]);   /* [QP-TABLE] */
+
+			if (qp != NULL)
+				sched_add(dev, qp);
+		}
+		total++;
 	}
-	return n;
+	return total;
 }
 
 /* ------------------------------------------------------------------ */
@@ -170,10 +88,15 @@ opcode_allowed(enum rnic_qp_type t, uint8_t op)
 }
 
 static bool
+is_atomic(uint8_t op)
+{
+	return op == RNIC_WR_ATOMIC_CMP_AND_SWP || op == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool
 is_rd_atomic(uint8_t op)
 {
-	return op == RNIC_WR_RDMA_READ || op == RNIC_WR_ATOMIC_CMP_AND_SWP ||
-	       op == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+	return op == RNIC_WR_RDMA_READ || is_atomic(op);
 }
 
 static enum rnic_wc_status
@@ -187,8 +110,7 @@ wqe_parse(struct rnic_qp *qp, struct rnic_wqe *w)
 		return RNIC_WC_LOC_LEN_ERR;
 	if (qp->type == RNIC_QPT_UD && w->total_len > qp->pmtu)
 		return RNIC_WC_LOC_LEN_ERR;
-	if ((w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
-	     w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD) && w->total_len != 8)
+	if (is_atomic(w->opcode) && w->total_len != RNIC_ATOMIC_LEN)
 		return RNIC_WC_LOC_LEN_ERR;
 	if (w->flags & RNIC_SEND_INLINE) {
 		if (is_rd_atomic(w->opcode))
@@ -240,126 +162,203 @@ data_pack(const struct rnic_wqe *w, uint32_t off, uint32_t len, uint8_t *dst)
 /* RequesterTransControl (seed 3.4.1) + ReqPktGen (seed 3.4.4)           */
 /* ------------------------------------------------------------------ */
 
+/* The opcode of a SEND/WRITE packet: [only, first, middle, last]. */
+static uint8_t
+seg_opcode(const uint8_t ops[4], bool first, bool last)
+{
+	return first && last ? ops[0] : first ? ops[1] : last ? ops[3] : ops[2];
+}
+
 static uint8_t
 req_opcode(const struct rnic_qp *qp, const struct rnic_wqe *w, bool first, bool last)
 {
-	uint8_t t = qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
-		    qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC : RNIC_TRANSPORT_UD;
+	static const uint8_t seg[RNIC_WR_MAX][4] = {
+		[RNIC_WR_SEND] = { RNIC_OP_SEND_ONLY, RNIC_OP_SEND_FIRST,
+				   RNIC_OP_SEND_MIDDLE, RNIC_OP_SEND_LAST },
+		[RNIC_WR_SEND_WITH_IMM] = { RNIC_OP_SEND_ONLY_IMM, RNIC_OP_SEND_FIRST,
+					    RNIC_OP_SEND_MIDDLE, RNIC_OP_SEND_LAST_IMM },
+		[RNIC_WR_SEND_WITH_INV] = { RNIC_OP_SEND_ONLY_INV, RNIC_OP_SEND_FIRST,
+					    RNIC_OP_SEND_MIDDLE, RNIC_OP_SEND_LAST_INV },
+		[RNIC_WR_RDMA_WRITE] = { RNIC_OP_WRITE_ONLY, RNIC_OP_WRITE_FIRST,
+					 RNIC_OP_WRITE_MIDDLE, RNIC_OP_WRITE_LAST },
+		[RNIC_WR_RDMA_WRITE_WITH_IMM] = { RNIC_OP_WRITE_ONLY_IMM, RNIC_OP_WRITE_FIRST,
+						  RNIC_OP_WRITE_MIDDLE, RNIC_OP_WRITE_LAST_IMM },
+	};
 	uint8_t o;
 
 	switch (w->opcode) {
-	case RNIC_WR_SEND:
-		o = first && last ? RNIC_OP_SEND_ONLY : first ? RNIC_OP_SEND_FIRST :
-		    last ? RNIC_OP_SEND_LAST : RNIC_OP_SEND_MIDDLE;
-		break;
-	case RNIC_WR_SEND_WITH_IMM:
-		o = first && last ? RNIC_OP_SEND_ONLY_IMM : first ? RNIC_OP_SEND_FIRST :
-		    last ? RNIC_OP_SEND_LAST_IMM : RNIC_OP_SEND_MIDDLE;
-		break;
-	case RNIC_WR_SEND_WITH_INV:
-		o = first && last ? RNIC_OP_SEND_ONLY_INV : first ? RNIC_OP_SEND_FIRST :
-		    last ? RNIC_OP_SEND_LAST_INV : RNIC_OP_SEND_MIDDLE;
-		break;
-	case RNIC_WR_RDMA_WRITE:
-		o = first && last ? RNIC_OP_WRITE_ONLY : first ? RNIC_OP_WRITE_FIRST :
-		    last ? RNIC_OP_WRITE_LAST : RNIC_OP_WRITE_MIDDLE;
-		break;
-	case RNIC_WR_RDMA_WRITE_WITH_IMM:
-		o = first && last ? RNIC_OP_WRITE_ONLY_IMM : first ? RNIC_OP_WRITE_FIRST :
-		    last ? RNIC_OP_WRITE_LAST_IMM : RNIC_OP_WRITE_MIDDLE;
-		break;
 	case RNIC_WR_RDMA_READ:
 		o = RNIC_OP_READ_REQ;
 		break;
 	case RNIC_WR_ATOMIC_CMP_AND_SWP:
 		o = RNIC_OP_CMP_SWAP;
 		break;
-	default:
+	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
 		o = RNIC_OP_FETCH_ADD;
 		break;
+	default:
+		o = seg_opcode(seg[w->opcode], first, last);
+		break;
 	}
-	return (uint8_t)(t | o);
-}
-
-/* Ask the RX lcore to look at a QP; retried from the scheduler if full. */
-static void
-tx_kick(struct rnic_qp *qp)
-{
-	qp->req.kick_pending =
-		rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0;
-}
-
-static uint32_t
-mq_free(const struct rnic_qp *qp)
-{
-	return qp->mq.mask + 1 - (qp->mq.tail - LOAD_ACQ(&qp->mq.head));
+	return RNIC_OPC(rnic_qp_transport(qp), o);
 }
 
 /*
- * mbufs the device's MultiQueues hold (rnic_pvt.h mq_limit), at most: the
- * releases are read again only near the limit, so the RX lcore's counter
+ * mbufs the device's MultiQueues hold (rnic_dev.h mq_limit), at most: the
+ * releases are read again only near the limit, so the RX role's counter
  * is not pulled into this core for every packet.
  */
 static uint64_t
 mq_pool_held(struct rnic_device *dev)
 {
-	uint64_t held = dev->mq_held_tx - dev->mq_freed_seen;
+	struct rnic_dev_tx *tx = &dev->tx;
+	uint64_t held = tx->mq_held - tx->mq_freed_seen;
 
 	if (held + 1 >= dev->mq_limit) {
-		dev->mq_freed_seen = LOAD_ACQ(&dev->mq_freed_rx) + LOAD_ACQ(&dev->mq_freed_ctl);
-		held = dev->mq_held_tx - dev->mq_freed_seen;
+		tx->mq_freed_seen = LOAD_ACQ(&dev->rx.mq_freed) +       /* [MQ-FREED] */
+				    LOAD_ACQ(&dev->mq_freed_ctl);
+		held = tx->mq_held - tx->mq_freed_seen;
 	}
 	return held;
 }
 
+/* Append to the MultiQueue; the first entry of an empty list asks RX to
+ * arm the loss timer ([MQ-ARM]). */
 static void
-mq_push(struct rnic_qp *qp, struct rte_mbuf *m, uint32_t psn, uint32_t wqe_idx,
-	uint16_t npsn, uint8_t type, uint8_t flags)
+mq_push(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 {
-	struct rnic_mq_ent *e = &qp->mq.ents[qp->mq.tail & qp->mq.mask];
-
-	e->m = m;
-	e->psn = psn;
-	e->wqe_idx = wqe_idx;
-	e->npsn = npsn;
-	e->type = type;
-	e->flags = flags;
-	if (m != NULL)
-		qp->dev->mq_held_tx++;   /* TX's own counter */
-	/*
-	 * Seq-cst store then load, paired with the completer's release of the
-	 * head: if RX emptied the list before seeing this entry, we see its
-	 * head and ask it to arm the loss timer (seed 3.4.2.4.1: arm when the
-	 * list goes from empty to non-empty). One of the two always sees the
-	 * other, so a non-empty list never sits without a timer.
-	 */
-	__atomic_store_n(&qp->mq.tail, qp->mq.tail + 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&qp->mq.head, __ATOMIC_SEQ_CST) == qp->mq.tail - 1)
-		tx_kick(qp);
+	if (e->m != NULL)
+		dev->tx.mq_held++;
+	if (rnic_mq_push(&qp->mq, e))
+		rnic_qp_kick(qp);
 }
 
-/* UC/UD: complete on transmit, in order. */
+/* The headers of the next packet of WQE @p w. */
+struct pkt_plan {
+	struct rnic_bth_fields b;
+	struct rnic_ext_fields ext;
+	uint32_t paylen;
+	uint16_t npsn;
+	uint8_t mqtype;
+	bool last;
+};
+
 static void
-complete_local(struct rnic_qp *qp, struct rnic_wqe *w, enum rnic_wc_status s,
-	       struct rnic_dev_stats *st)
+plan_rd_atomic(struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p)
 {
-	if (s != RNIC_WC_SUCCESS || (w->flags & RNIC_SEND_SIGNALED)) {
-		struct rnic_wc wc = {
-			.wr_id = w->wr_id, .status = (uint8_t)s,
-			.opcode = w->opcode < RNIC_WR_MAX ? rnic_wc_opcode_of[w->opcode] : RNIC_WC_SEND,
-			.qp_num = qp->qpn,
-			.byte_len = s == RNIC_WC_SUCCESS ? w->total_len : 0,
-		};
-		if (s == RNIC_WC_WR_FLUSH_ERR)
-			st->flushed++;
-		/* The slot is free before the completion is seen: a post_send
-		 * right after polling this completion finds room (the WQE
-		 * has been read into wc, nothing reads it after this). */
-		STORE_REL(&qp->sq_done, qp->sq_done + 1);
-		rnic_complete(qp, qp->scq, &wc, st);
+	p->last = true;
+	if (w->opcode == RNIC_WR_RDMA_READ) {
+		p->npsn = (uint16_t)RTE_MAX(1u, (w->total_len + qp->pmtu - 1) / qp->pmtu);
+		p->ext.reth_va = w->remote_addr;
+		p->ext.reth_rkey = w->rkey;
+		p->ext.reth_len = w->total_len;
+		p->mqtype = RNIC_MQ_READ;
 		return;
 	}
-	STORE_REL(&qp->sq_done, qp->sq_done + 1);
+	p->ext.atm_va = w->remote_addr;
+	p->ext.atm_rkey = w->rkey;
+	p->ext.atm_swap_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? w->swap : w->compare_add;
+	p->ext.atm_cmp = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? w->compare_add : 0;
+	p->mqtype = RNIC_MQ_ATOMIC;
+}
+
+static void
+plan_send_write(struct rnic_qp *qp, const struct rnic_wqe *w, bool first, struct pkt_plan *p)
+{
+	uint32_t off = qp->req.cur_off;
+
+	p->paylen = RTE_MIN(w->total_len - off, qp->pmtu);
+	p->last = off + p->paylen == w->total_len;
+	p->mqtype = RNIC_MQ_SEND_WRITE;
+	if (first && (w->opcode == RNIC_WR_RDMA_WRITE ||
+		      w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)) {
+		p->ext.reth_va = w->remote_addr;
+		p->ext.reth_rkey = w->rkey;
+		p->ext.reth_len = w->total_len;
+	}
+	if (p->last) {
+		p->ext.imm = w->imm;
+		p->ext.ieth_rkey = w->inv_rkey;
+	}
+}
+
+/* UD: the destination of the WQE's address handle. */
+static void
+plan_ud(const struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p,
+	struct rnic_l2l3 *l_ud)
+{
+	*l_ud = qp->l2;
+	memcpy(l_ud->dst_mac, w->ah.dmac, 6);
+	l_ud->dst_ip = w->ah.dip;
+	l_ud->tos = w->ah.tos;
+	l_ud->ttl = w->ah.ttl ? w->ah.ttl : RNIC_IPV4_TTL_DEFAULT;
+	l_ud->vlan = w->ah.vlan;
+	l_ud->vlan_tci = w->ah.vlan_tci;
+	p->b.dqpn = w->ud_qpn;
+	p->ext.deth_qkey = (w->ud_qkey & RNIC_QKEY_USE_QP) ? qp->attr.qkey : w->ud_qkey;
+	p->ext.deth_sqp = qp->qpn;
+}
+
+/*
+ * RC: room in the MultiQueue and in the part of the pool requests may
+ * hold. *pool_last is set for the last packet before that limit.
+ */
+static bool
+rc_window_open(struct rnic_device *dev, struct rnic_qp *qp, bool *pool_last,
+	       struct rnic_dev_stats *st)
+{
+	uint64_t held;
+
+	if (rnic_mq_room(&qp->mq) == 0)
+		return false;
+	held = mq_pool_held(dev);
+	if (held >= dev->mq_limit) {
+		st->tx_nombuf++;   /* the rest of the pool is kept for responses */
+		return false;
+	}
+	/* The last packet before the limit asks for an ACK: otherwise the
+	 * packets held could all be ones the responder need not acknowledge,
+	 * and nothing would free them but the loss timer. */
+	*pool_last = held + 1 >= dev->mq_limit;
+	return true;
+}
+
+/* The packet is built: account for it and move the WQE's cursor on. */
+static void
+req_packet_sent(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
+		struct rte_mbuf *m, const struct pkt_plan *p, bool first,
+		struct rnic_dev_stats *st)
+{
+	if (first) {
+		w->first_psn = qp->req.psn;
+		w->npsn = 0;
+	}
+	w->npsn += p->npsn;
+	if (qp->type == RNIC_QPT_RC) {
+		struct rnic_mq_ent e = {
+			.m = m, .psn = qp->req.psn, .wqe_idx = qp->req.sq_fetch,
+			.npsn = p->npsn, .type = p->mqtype,
+			.flags = p->last ? RNIC_MQF_LAST : 0,
+		};
+
+		rte_mbuf_refcnt_update(m, 1);   /* the MultiQueue's reference */
+		mq_push(dev, qp, &e);
+	}
+	rnic_txbuf_add(&dev->tx.txb, m);
+	st->tx_bytes += m->pkt_len;
+	qp->req.psn = rnic_psn_add(qp->req.psn, p->npsn);
+	qp->req.cur_off += p->paylen;
+	qp->req.cur_pkt++;
+	if (!p->last)
+		return;
+	qp->req.cur_active = 0;
+	qp->req.cur_off = 0;
+	qp->req.cur_pkt = 0;
+	if (p->mqtype != RNIC_MQ_SEND_WRITE)
+		STORE_RLX(&qp->req.rd_issued, qp->req.rd_issued + 1);
+	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
+	if (qp->type != RNIC_QPT_RC)
+		rnic_complete_send(qp, RNIC_WC_SUCCESS, st);   /* UC/UD: on transmit */
 }
 
 /*
@@ -371,152 +370,129 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 		struct rnic_dev_stats *st)
 {
 	const bool rc = qp->type == RNIC_QPT_RC;
-	struct rnic_bth_fields b = {0};
-	struct rnic_ext_fields ext = {0};
-	struct rnic_l2l3 l_ud;
+	bool first = qp->req.cur_off == 0 && qp->req.cur_pkt == 0, pool_last = false;
+	struct pkt_plan p = { .npsn = 1 };
 	const struct rnic_l2l3 *l = &qp->l2;
-	uint32_t len = w->total_len, off = qp->req.cur_off, paylen = 0;
-	bool first = off == 0 && qp->req.cur_pkt == 0, last;
-	uint16_t npsn = 1;
-	uint8_t mqtype = RNIC_MQ_SEND_WRITE;
-	bool pool_last = false;
+	struct rnic_l2l3 l_ud;
 	struct rte_mbuf *m;
 	uint8_t *payload;
 
-	if (!rnic_txbuf_room(&dev->txb_req) || (rc && mq_free(qp) == 0))
+	if (!rnic_txbuf_room(&dev->tx.txb) || (rc && !rc_window_open(dev, qp, &pool_last, st)))
 		return 0;
-	if (rc) {
-		uint64_t held = mq_pool_held(dev);
-
-		if (held >= dev->mq_limit) {
-			st->tx_nombuf++;   /* the rest of the pool is kept for responses */
-			return 0;
-		}
-		/* The last packet before that limit asks for an ACK: otherwise
-		 * the packets held could all be ones the responder need not
-		 * acknowledge, and nothing would free them but the loss timer. */
-		pool_last = held + 1 >= dev->mq_limit;
-	}
-	if (is_rd_atomic(w->opcode)) {
-		last = true;
-		if (w->opcode == RNIC_WR_RDMA_READ) {
-			npsn = (uint16_t)RTE_MAX(1u, (len + qp->pmtu - 1) / qp->pmtu);
-			ext.reth_va = w->remote_addr;
-			ext.reth_rkey = w->rkey;
-			ext.reth_len = len;
-			mqtype = RNIC_MQ_READ;
-		} else {
-			ext.atm_va = w->remote_addr;
-			ext.atm_rkey = w->rkey;
-			ext.atm_swap_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ?
-					   w->swap : w->compare_add;
-			ext.atm_cmp = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? w->compare_add : 0;
-			mqtype = RNIC_MQ_ATOMIC;
-		}
-	} else {
-		paylen = RTE_MIN(len - off, qp->pmtu);
-		last = off + paylen == len;
-		if (first && (w->opcode == RNIC_WR_RDMA_WRITE ||
-			      w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)) {
-			ext.reth_va = w->remote_addr;
-			ext.reth_rkey = w->rkey;
-			ext.reth_len = len;
-		}
-		if (last) {
-			ext.imm = w->imm;
-			ext.ieth_rkey = w->inv_rkey;
-		}
-	}
-	b.opcode = req_opcode(qp, w, first, last);
-	b.psn = qp->req.psn;
-	b.pkey = qp->attr.pkey;
-	b.se = last && (w->flags & RNIC_SEND_SOLICITED);
+	if (is_rd_atomic(w->opcode))
+		plan_rd_atomic(qp, w, &p);
+	else
+		plan_send_write(qp, w, first, &p);
+	p.b.opcode = req_opcode(qp, w, first, p.last);
+	p.b.psn = qp->req.psn;
+	p.b.pkey = qp->attr.pkey;
+	p.b.se = p.last && (w->flags & RNIC_SEND_SOLICITED);
 	if (qp->type == RNIC_QPT_UD) {
-		memcpy(&l_ud, l, sizeof(l_ud));
-		memcpy(l_ud.dst_mac, w->ah.dmac, 6);
-		l_ud.dst_ip = w->ah.dip;
-		l_ud.tos = w->ah.tos;
-		l_ud.ttl = w->ah.ttl ? w->ah.ttl : 64;
-		l_ud.vlan = w->ah.vlan;
-		l_ud.vlan_tci = w->ah.vlan_tci;
+		plan_ud(qp, w, &p, &l_ud);
 		l = &l_ud;
-		b.dqpn = w->ud_qpn;
-		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
-		ext.deth_qkey = (w->ud_qkey & 0x80000000u) ? qp->attr.qkey : w->ud_qkey;
-		ext.deth_sqp = qp->qpn;
 	} else {
-		b.dqpn = qp->attr.dest_qp_num;
-		b.ackreq = rc && (last || pool_last || (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
+		p.b.dqpn = qp->attr.dest_qp_num;
+		p.b.ackreq = rc && (p.last || pool_last ||
+				    (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
 	}
-	m = rnic_pkt_alloc(dev, st, l, &b, &ext, paylen, &payload);
+	m = rnic_pkt_alloc(dev, st, l, &p.b, &p.ext, p.paylen, &payload);
 	if (m == NULL)
 		return 0;
-	if (paylen)
-		data_pack(w, off, paylen, payload);
+	if (p.paylen)
+		data_pack(w, qp->req.cur_off, p.paylen, payload);
 	rnic_pkt_seal(m, l);
-	if (first) {
-		w->first_psn = qp->req.psn;
-		w->npsn = 0;
-	}
-	w->npsn += npsn;
-	if (rc) {
-		rte_mbuf_refcnt_update(m, 1);   /* the MultiQueue's reference */
-		mq_push(qp, m, qp->req.psn, qp->req.sq_fetch, npsn, mqtype,
-			last ? RNIC_MQF_LAST : 0);
-	}
-	rnic_txbuf_add(&dev->txb_req, m);
-	st->tx_bytes += m->pkt_len;
-	qp->req.psn = rnic_psn_add(qp->req.psn, npsn);
-	qp->req.cur_off = off + paylen;
-	qp->req.cur_pkt++;
-	if (last) {
-		qp->req.cur_active = 0;
-		qp->req.cur_off = 0;
-		qp->req.cur_pkt = 0;
-		if (mqtype != RNIC_MQ_SEND_WRITE)
-			STORE_REL(&qp->req.rd_issued, qp->req.rd_issued + 1);
-		STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);
-		if (!rc)
-			complete_local(qp, w, RNIC_WC_SUCCESS, st);
-	}
+	req_packet_sent(dev, qp, w, m, &p, first, st);
 	return 1;
 }
 
-/* A bad WQE on RC waits in the MultiQueue for everything before it. */
+/* A bad WQE on RC waits in the MultiQueue for everything before it
+ * (seed 3.4.1.1.3.1). */
 static int
-req_queue_bad(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+req_queue_bad(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	if (mq_free(qp) == 0)
+	struct rnic_mq_ent e = {
+		.psn = qp->req.psn, .wqe_idx = qp->req.sq_fetch, .type = RNIC_MQ_BAD,
+		.flags = RNIC_MQF_LAST,
+	};
+
+	if (rnic_mq_room(&qp->mq) == 0)
 		return 0;
-	mq_push(qp, NULL, qp->req.psn, qp->req.sq_fetch, 0, RNIC_MQ_BAD, RNIC_MQF_LAST);
-	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);
+	mq_push(dev, qp, &e);
+	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	qp->req.stopped = 1;
-	tx_kick(qp);   /* it may be at the head already */
-	RTE_SET_USED(dev);
-	RTE_SET_USED(st);
+	rnic_qp_kick(qp);   /* it may be at the head already */
 	return 1;
 }
 
 /* Error/SQE: hand every announced WQE to the flush (seed 2.4.3.1.2). */
 static void
-req_flush(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+req_flush(struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
-	uint32_t end = LOAD_ACQ(&qp->sq_pi);
+	uint32_t end = LOAD_SC(&qp->app.sq_pi);   /* [SQ-PI] */
 
-	RTE_SET_USED(dev);
 	qp->req.cur_active = 0;
 	qp->req.cur_off = qp->req.cur_pkt = 0;
 	if (qp->type == RNIC_QPT_RC) {
 		if (qp->req.sq_fetch != end) {
-			STORE_REL(&qp->req.sq_fetch, end);
+			STORE_REL(&qp->req.sq_fetch, end);   /* [SQ-FETCH] */
 			rnic_qp_kick(qp);
 		}
 		return;
 	}
 	while (qp->req.sq_fetch != end) {
-		complete_local(qp, rnic_sq_wqe(qp, qp->req.sq_fetch), RNIC_WC_WR_FLUSH_ERR, st);
-		STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);
+		rnic_complete_send(qp, RNIC_WC_WR_FLUSH_ERR, st);
+		STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	}
+}
+
+/*
+ * WQEParser on the WQE at sq_fetch, and the gates before it may start.
+ * Returns true when it can be segmented now.
+ */
+static bool
+req_start_wqe(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	struct rnic_wqe *w = rnic_sq_wqe(qp, qp->req.sq_fetch);
+	enum rnic_wc_status s = wqe_parse(qp, w);
+
+	w->status = (uint8_t)s;
+	if (s != RNIC_WC_SUCCESS) {
+		if (qp->type == RNIC_QPT_RC) {
+			req_queue_bad(dev, qp);
+		} else {
+			/* UC/UD: error completion, then the SQ error state
+			 * (unless another thread moved the QP on first). */
+			rnic_complete_send(qp, s, st);
+			STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
+			rnic_qp_state_cas(qp, RNIC_QPS_RTS, RNIC_QPS_SQE);
+		}
+		return false;
+	}
+	if (qp->type == RNIC_QPT_RC) {
+		uint32_t outstanding = qp->req.rd_issued -
+				       LOAD_ACQ(&qp->comp.rd_done);   /* [RD-DONE] */
+
+		/* Fence: wait for earlier READ/atomics (seed 3.4.1.1.3.2.3). */
+		if ((w->flags & RNIC_SEND_FENCE) && outstanding)
+			return false;
+		if (is_rd_atomic(w->opcode) &&
+		    outstanding >= (uint32_t)RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1))
+			return false;
+	}
+	qp->req.cur_active = 1;
+	qp->req.cur_off = 0;
+	qp->req.cur_pkt = 0;
+	return true;
+}
+
+/* True when the doorbell record names WQEs TX has not seen ([DB]). */
+static bool
+req_more_wqes(struct rnic_qp *qp)
+{
+	if (qp->req.sq_fetch != qp->req.sq_db)
+		return true;
+	qp->req.sq_db = LOAD_SC(&qp->app.sq_pi);   /* [SQ-PI] [DB] */
+	return qp->req.sq_fetch != qp->req.sq_db;
 }
 
 /*
@@ -524,68 +500,32 @@ req_flush(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st
  * nothing more to do until a new doorbell.
  */
 static unsigned int
-req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, unsigned int budget,
-	       bool *idle, struct rnic_dev_stats *st)
+req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, enum rnic_qp_state s,
+	       unsigned int budget, bool *idle, struct rnic_dev_stats *st)
 {
-	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	unsigned int done = 0;
 
 	*idle = false;
 	if (s == RNIC_QPS_ERR || s == RNIC_QPS_SQE) {
-		req_flush(dev, qp, st);
+		req_flush(qp, st);
 		qp->req.sq_db = qp->req.sq_fetch;
-		*idle = true;
-		return 0;
-	}
-	if (s == RNIC_QPS_RESET) {
 		*idle = true;
 		return 0;
 	}
 	if (qp->req.stopped)
 		return 0;   /* the bad WQE's completion moves the QP to Error */
 	while (done < budget) {
-		struct rnic_wqe *w;
-
 		if (!qp->req.cur_active) {
-			enum rnic_wc_status st_w;
-
 			if (s != RNIC_QPS_RTS)
 				break;   /* SQD: finish the current WQE only */
-			if (qp->req.sq_fetch == qp->req.sq_db) {
+			if (!req_more_wqes(qp)) {
 				*idle = true;
 				break;
 			}
-			w = rnic_sq_wqe(qp, qp->req.sq_fetch);
-			st_w = wqe_parse(qp, w);
-			w->status = (uint8_t)st_w;
-			if (st_w != RNIC_WC_SUCCESS) {
-				if (qp->type == RNIC_QPT_RC) {
-					req_queue_bad(dev, qp, st);
-				} else {
-					/* UC/UD: error completion, SQ error state. */
-					complete_local(qp, w, st_w, st);
-					STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);
-					STORE_REL(&qp->state, RNIC_QPS_SQE);
-				}
+			if (!req_start_wqe(dev, qp, st))
 				break;
-			}
-			if (qp->type == RNIC_QPT_RC) {
-				uint32_t outstanding = qp->req.rd_issued -
-						       LOAD_ACQ(&qp->comp.rd_done);
-
-				/* Fence: wait for earlier READ/atomics (seed 3.4.1.1.3.2.3). */
-				if ((w->flags & RNIC_SEND_FENCE) && outstanding)
-					break;
-				if (is_rd_atomic(w->opcode) &&
-				    outstanding >= (uint32_t)RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1))
-					break;
-			}
-			qp->req.cur_active = 1;
-			qp->req.cur_off = 0;
-			qp->req.cur_pkt = 0;
 		}
-		w = rnic_sq_wqe(qp, qp->req.sq_fetch);
-		if (!req_send_packet(dev, qp, w, st))
+		if (!req_send_packet(dev, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st))
 			break;
 		done++;
 	}
@@ -595,28 +535,31 @@ req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, unsigned int budget,
 unsigned int
 rnic_dev_poll_tx(struct rnic_device *dev)
 {
-	struct rnic_dev_stats *st = &dev->st_tx.s;
+	struct rnic_dev_tx *tx = &dev->tx;
+	struct rnic_dev_stats *st = &tx->st;
 	unsigned int work = 0, budget = dev->attr.burst;
 
-	rnic_txbuf_flush(&dev->txb_req, st);
+	rnic_txbuf_flush(&tx->txb, st);
 	work += doorbell_process(dev, st);
-	for (uint32_t i = 0; i < dev->tx_active_n; ) {
-		struct rnic_qp *qp = dev->tx_active[i];
+	for (uint32_t i = 0; i < tx->active.n; ) {
+		struct rnic_qp *qp = tx->active.q[i];
+		enum rnic_qp_state s = rnic_qp_state_get(qp);
 		bool idle;
 
-		if (qp->req.kick_pending)
-			tx_kick(qp);
-		work += req_qp_process(dev, qp, budget, &idle, st);
-		if (idle && qp->req.sq_fetch == qp->req.sq_db && !qp->req.kick_pending) {
-			qp->req.scheduled = 0;
-			dev->tx_active[i] = dev->tx_active[--dev->tx_active_n];
+		if (s == RNIC_QPS_RESET) {
+			rnic_qp_list_del(&tx->active, i, &qp->req.scheduled);   /* [QP-DEAD] */
+			continue;
+		}
+		work += req_qp_process(dev, qp, s, budget, &idle, st);
+		if (idle) {
+			rnic_qp_list_del(&tx->active, i, &qp->req.scheduled);
 			continue;
 		}
 		i++;
-		if (!rnic_txbuf_room(&dev->txb_req))
-			rnic_txbuf_flush(&dev->txb_req, st);
+		if (!rnic_txbuf_room(&tx->txb))
+			rnic_txbuf_flush(&tx->txb, st);
 	}
-	rnic_txbuf_flush(&dev->txb_req, st);
-	__atomic_fetch_add(&dev->iter[0], 1, __ATOMIC_RELEASE);
+	rnic_txbuf_flush(&tx->txb, st);
+	rnic_dev_iter_done(&tx->iter);
 	return work;
 }

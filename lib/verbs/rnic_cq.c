@@ -11,28 +11,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "rnic_pvt.h"
-
-static const char *const wc_status_names[] = {
-	"success", "local length error", "local QP operation error",
-	"local EE context operation error", "local protection error",
-	"WR flushed", "memory window bind error", "bad response error",
-	"local access error", "remote invalid request error",
-	"remote access error", "remote operation error",
-	"transport retry counter exceeded", "RNR retry counter exceeded",
-	"local RDD violation error", "remote invalid RD request",
-	"operation aborted", "invalid EE context number",
-	"invalid EE context state", "fatal error", "response timeout error",
-	"general error",
-};
-
-const char *
-rnic_wc_status_str(enum rnic_wc_status s)
-{
-	if ((unsigned int)s >= RTE_DIM(wc_status_names))
-		return "unknown";
-	return wc_status_names[s];
-}
+#include "rnic_verbs_pvt.h"
 
 struct rnic_cq *
 rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
@@ -96,15 +75,4 @@ bool
 rnic_cq_overflowed(const struct rnic_cq *cq)
 {
 	return LOAD_ACQ(&cq->overflow) != 0;
-}
-
-/* Returns 0, or -ENOSPC on overflow (the caller moves its QP to Error). */
-int
-rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
-{
-	if (rte_ring_mp_enqueue_elem(cq->ring, (void *)(uintptr_t)wc, sizeof(*wc)) != 0) {
-		STORE_REL(&cq->overflow, 1);
-		return -ENOSPC;
-	}
-	return 0;
 }

@@ -10,7 +10,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "rnic_pvt.h"
+#include "rnic_verbs_pvt.h"
 
 struct rnic_pd *
 rnic_alloc_pd(struct rnic_device *dev)
@@ -110,42 +110,6 @@ rnic_dereg_mr(struct rnic_mr *mr)
 
 uint32_t rnic_mr_lkey(const struct rnic_mr *mr) { return mr->lkey; }
 uint32_t rnic_mr_rkey(const struct rnic_mr *mr) { return mr->rkey; }
-
-/*
- * The VirtToPhys check. Returns a seed 7.1.3 code. @p access is the right
- * needed (0 for a local read).
- */
-int
-rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
-	      uint64_t va, uint64_t len, int access, struct rnic_mr **out)
-{
-	uint32_t idx = key >> 8;
-	struct rnic_mr *mr;
-	uint64_t base;
-
-	*out = NULL;
-	if (idx >= dev->max_mrs)
-		return RNIC_MEMCHK_KEY_ERR;
-	mr = LOAD_ACQ(&dev->mrs[idx]);
-	if (mr == NULL || !LOAD_ACQ(&mr->valid))
-		return RNIC_MEMCHK_KEY_ERR;
-	if (remote) {
-		if (mr->rkey != key || !LOAD_ACQ(&mr->rkey_valid))
-			return RNIC_MEMCHK_KEY_ERR;
-	} else if (mr->lkey != key) {
-		return RNIC_MEMCHK_KEY_ERR;
-	}
-	if (mr->pd != pd)
-		return RNIC_MEMCHK_PD_ERR;
-	if ((mr->access & access) != access)
-		return RNIC_MEMCHK_FLAGS_ERR;
-	base = (uint64_t)(uintptr_t)mr->addr;
-	/* Written so that no sum can overflow 64 bits. */
-	if (va < base || len > mr->length || va - base > mr->length - len)
-		return RNIC_MEMCHK_LENGTH_ERR;
-	*out = mr;
-	return RNIC_MEMCHK_OK;
-}
 
 struct rnic_ah *
 rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)

@@ -2,16 +2,18 @@
 /*
  * post_send / post_recv: the doorbell path (rdma-core's order): validate
  * the WR, write the WQE into the queue memory, check for full, publish the
- * producer index with a release store, then ring the doorbell (seed 7.1.1)
- * on the TX lcore's ring. Only structural faults are refused here; what
- * needs the engine's tables (keys, bounds, opcode vs transport) is found
- * by the WQEParser and completes in order with an error status.
+ * producer index (the doorbell record), then ring the doorbell (seed
+ * 7.1.1) on the TX role's ring if the TX role might otherwise not look.
+ * Only structural faults are refused here; what needs the engine's tables
+ * (keys, bounds, opcode vs transport) is found by the WQEParser and
+ * completes in order with an error status. Nothing here waits for, or
+ * runs, the engine.
  */
 #include <errno.h>
 
-#include <rte_pause.h>
+#include <rte_ring.h>
 
-#include "rnic_pvt.h"
+#include "rnic_verbs_pvt.h"
 
 static int
 send_state_ok(const struct rnic_qp *qp)
@@ -27,31 +29,35 @@ send_state_ok(const struct rnic_qp *qp)
 	}
 }
 
+/*
+ * [DB] Publish the doorbell record (sq_pi = @p end), then ring a doorbell
+ * unless one for this QP is still queued: the TX role reads sq_pi after it
+ * takes a doorbell off the ring (db_seen), so a queued one covers these
+ * WQEs too. Both sides store then load, sequentially consistent (app:
+ * sq_pi then db_seen; TX: db_seen then sq_pi), so either this thread sees
+ * the doorbell taken and rings again, or TX sees the new sq_pi. At most
+ * one doorbell per QP is ever queued, and the ring has a slot per QP.
+ */
 static void
-ring_doorbells(struct rnic_qp *qp, uint32_t start, uint32_t end)
+ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 {
-	const uint32_t stride16 = qp->sq_stride / 16;
-	const uint32_t per_db = RTE_MAX(255u / stride16, 1u);
+	const uint32_t stride16 = qp->sq_stride / RNIC_WQE_UNIT;
+	const struct rnic_wqe *w = rnic_sq_wqe(qp, start);
+	uint32_t n = RTE_MIN(end - start, RNIC_DB_SIZE_MAX / stride16);
+	uint64_t db;
 
-	while (start != end) {
-		uint32_t n = RTE_MIN(end - start, per_db);
-		const struct rnic_wqe *w = rnic_sq_wqe(qp, start);
-		uint64_t db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
-					   (start & qp->sq_mask) * stride16,
-					   (uint8_t)(n * stride16), qp->qpn);
-
-		/* Ring full: never drop a doorbell. Lcores drain it, so wait;
-		 * with none (rnic_dev_set_polled false) this thread is the TX
-		 * poller, so run the TX stage to make room instead of spinning
-		 * forever. */
-		while (rte_ring_mp_enqueue(qp->dev->db_ring, (void *)(uintptr_t)db) != 0) {
-			if (!LOAD_ACQ(&qp->dev->polled))
-				rnic_dev_poll_tx(qp->dev);
-			else
-				rte_pause();
-		}
-		start += n;
+	STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
+	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->db_seen)) > 0)   /* [DB] */
+		return;   /* the queued doorbell covers them */
+	db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
+			  (start & qp->sq_mask) * stride16, (uint8_t)(n * stride16), qp->qpn);
+	if (rte_ring_mp_enqueue(qp->dev->db_ring, (void *)(uintptr_t)db) != 0) {
+		/* Only after a failed quiesce left stale doorbells: TX then
+		 * looks at every QP ([DB-LOST]). */
+		__atomic_fetch_add(&qp->dev->db_lost, 1, __ATOMIC_RELEASE);
+		return;
 	}
+	qp->app.db_rung++;
 }
 
 int
@@ -66,7 +72,7 @@ rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr 
 		return -EINVAL;
 	if (!send_state_ok(qp))
 		return -EINVAL;
-	pi = start = qp->sq_pi;
+	pi = start = qp->app.sq_pi;
 	for (; wr != NULL; wr = wr->next) {
 		struct rnic_wqe *w;
 		uint64_t total = 0;
@@ -78,7 +84,7 @@ rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr 
 			rc = -EINVAL;
 			break;
 		}
-		if (pi - LOAD_ACQ(&qp->sq_done) >= qp->cap.max_send_wr) {
+		if (pi - LOAD_ACQ(&qp->sq_done) >= qp->cap.max_send_wr) {   /* [SQ-DONE] */
 			rc = -ENOMEM;
 			break;
 		}
@@ -136,10 +142,8 @@ rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr 
 		}
 		pi++;
 	}
-	if (pi != start) {
-		STORE_REL(&qp->sq_pi, pi);
-		ring_doorbells(qp, start, pi);
-	}
+	if (pi != start)
+		ring_doorbell(qp, start, pi);
 	if (bad_wr != NULL)
 		*bad_wr = rc == 0 ? NULL : wr;   /* the first WR not posted */
 	return rc;
@@ -157,7 +161,7 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 		return -EINVAL;
 	if (rnic_qp_state_get(qp) == RNIC_QPS_RESET || qp->cap.max_recv_wr == 0)
 		return -EINVAL;
-	pi = start = qp->rq_pi;
+	pi = start = qp->app.rq_pi;
 	for (; wr != NULL; wr = wr->next) {
 		struct rnic_rwqe *r;
 		uint64_t total = 0;
@@ -167,7 +171,7 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 			rc = -EINVAL;
 			break;
 		}
-		if (pi - LOAD_ACQ(&qp->rq_ci) >= qp->cap.max_recv_wr) {
+		if (pi - LOAD_ACQ(&qp->rq_ci) >= qp->cap.max_recv_wr) {   /* [RQ-CI] */
 			rc = -ENOMEM;
 			break;
 		}
@@ -181,7 +185,7 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 		pi++;
 	}
 	if (pi != start) {
-		STORE_REL(&qp->rq_pi, pi);
+		STORE_REL(&qp->app.rq_pi, pi);   /* [RQ-PI] */
 		if (rnic_qp_state_get(qp) == RNIC_QPS_ERR)   /* flush them */
 			rnic_qp_kick(qp);
 	}

@@ -11,27 +11,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "rnic_pvt.h"
+#include "rnic_verbs_pvt.h"
 
-static const char *const qp_state_names[] = {
-	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-};
-
-const char *
-rnic_qp_state_str(enum rnic_qp_state s)
-{
-	return (unsigned int)s < RTE_DIM(qp_state_names) ? qp_state_names[s] : "?";
-}
-
-struct rnic_qp *
-rnic_qp_lookup(struct rnic_device *dev, uint32_t qpn)
-{
-	struct rnic_qp *qp = LOAD_ACQ(&dev->qps[qpn & dev->qp_mask]);
-
-	return (qp != NULL && qp->qpn == qpn) ? qp : NULL;
-}
-
-#define SQ_MAX_STRIDE (255 * 16)   /* the doorbell's size field */
+static void qp_build_l2(struct rnic_qp *qp);
 
 struct rnic_qp *
 rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
@@ -69,7 +51,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 
 		do {
 			qpn = dev->next_qpn++ & RNIC_PSN_MASK;
-			if (qpn < 2)
+			if (qpn < RNIC_FIRST_QPN)
 				continue;
 			if (dev->qps[qpn & dev->qp_mask] == NULL)
 				break;
@@ -101,21 +83,22 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 
 	stride = RTE_ALIGN_CEIL(RNIC_WQE_HDR_SIZE +
 		RTE_MAX(qp->cap.max_send_sge * sizeof(struct rnic_sge),
-			(size_t)qp->cap.max_inline_data), 16);
-	RTE_VERIFY(stride <= SQ_MAX_STRIDE);
+			(size_t)qp->cap.max_inline_data), RNIC_WQE_UNIT);
+	RTE_VERIFY(stride <= RNIC_SQ_MAX_STRIDE);
 	slots = rte_align32pow2(qp->cap.max_send_wr);
 	qp->sq_stride = stride;
 	qp->sq_mask = slots - 1;
 	qp->sq = rte_zmalloc("rnic_sq", (size_t)slots * stride, RTE_CACHE_LINE_SIZE);
 
 	qp->rq_stride = RTE_ALIGN_CEIL(sizeof(struct rnic_rwqe) +
-				       qp->cap.max_recv_sge * sizeof(struct rnic_sge), 16);
+				       qp->cap.max_recv_sge * sizeof(struct rnic_sge),
+				       RNIC_WQE_UNIT);
 	slots = rte_align32pow2(RTE_MAX(qp->cap.max_recv_wr, 1u));
 	qp->rq_mask = slots - 1;
 	qp->rq = rte_zmalloc("rnic_rq", (size_t)slots * qp->rq_stride, RTE_CACHE_LINE_SIZE);
 
 	/* Window of unacknowledged packets; UC/UD keep nothing. */
-	mq = qp->type == RNIC_QPT_RC ? 512 : 2;
+	mq = qp->type == RNIC_QPT_RC ? RNIC_MQ_RC_SLOTS : 2;
 	qp->mq.mask = mq - 1;
 	qp->mq.ents = rte_zmalloc("rnic_mq", sizeof(struct rnic_mq_ent) * mq, 0);
 	if (qp->sq == NULL || qp->rq == NULL || qp->mq.ents == NULL) {
@@ -135,12 +118,12 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 		qp->attr.path_mtu = (enum rnic_mtu)(rte_log2_u32(dev->attr.mtu) - 7);
 	}
 	/* Source addressing now: UD never sets AV, and sends from the start. */
-	rnic_qp_build_l2(qp);
+	qp_build_l2(qp);
 	qp->scq->refs++;
 	qp->rcq->refs++;
 	pd->refs++;
 	dev->n_qps++;
-	STORE_REL(&dev->qps[qp->index], qp);
+	STORE_REL(&dev->qps[qp->index], qp);   /* [QP-TABLE] */
 	return qp;
 }
 
@@ -148,17 +131,25 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 static void
 mq_release_all(struct rnic_qp *qp)
 {
-	uint64_t freed = 0;
+	uint64_t freed = rnic_mq_release_all(&qp->mq);
 
-	for (uint32_t i = qp->mq.head; i != qp->mq.tail; i++) {
-		struct rnic_mq_ent *e = &qp->mq.ents[i & qp->mq.mask];
+	STORE_REL(&qp->dev->mq_freed_ctl, qp->dev->mq_freed_ctl + freed);   /* [MQ-FREED] */
+}
 
-		freed += e->m != NULL;
-		rte_pktmbuf_free(e->m);
-		e->m = NULL;
+/*
+ * Control thread: after the state store that makes the roles drop @p qp,
+ * make sure none uses it any more. True when that is so; false when a
+ * polled role did not answer (rnic_dev_quiesce), and then the QP's memory
+ * must stay.
+ */
+static bool
+qp_quiesce(struct rnic_qp *qp)
+{
+	if (!LOAD_ACQ(&qp->dev->polled)) {   /* [POLLED]: this thread is the poller */
+		rnic_dev_forget_qp(qp->dev, qp);
+		return true;
 	}
-	qp->mq.head = qp->mq.tail = 0;
-	STORE_REL(&qp->dev->mq_freed_ctl, qp->dev->mq_freed_ctl + freed);
+	return rnic_dev_quiesce(qp->dev);   /* [QP-DEAD] */
 }
 
 static void
@@ -169,6 +160,20 @@ free_res(struct rnic_qp *qp)
 	qp->resp.res_n = 0;
 }
 
+void
+rnic_qp_free(struct rnic_qp *qp)
+{
+	mq_release_all(qp);
+	free_res(qp);
+	qp->scq->refs--;
+	qp->rcq->refs--;
+	qp->pd->refs--;
+	rte_free(qp->sq);
+	rte_free(qp->rq);
+	rte_free(qp->mq.ents);
+	rte_free(qp);
+}
+
 int
 rnic_destroy_qp(struct rnic_qp *qp)
 {
@@ -177,30 +182,16 @@ rnic_destroy_qp(struct rnic_qp *qp)
 	if (qp == NULL)
 		return -EINVAL;
 	dev = qp->dev;
-	STORE_REL(&qp->state, RNIC_QPS_RESET);
-	STORE_REL(&dev->qps[qp->index], NULL);
-	rnic_dev_quiesce(dev);
-	/* The engine's active lists may still name it: scrub them. Only
-	 * safe while quiesced (or not polled). */
-	for (uint32_t i = 0; i < dev->tx_active_n; i++)
-		if (dev->tx_active[i] == qp)
-			dev->tx_active[i] = dev->tx_active[--dev->tx_active_n], i--;
-	for (uint32_t i = 0; i < dev->rd_active_n; i++)
-		if (dev->rd_active[i] == qp)
-			dev->rd_active[i] = dev->rd_active[--dev->rd_active_n], i--;
-	for (uint32_t i = 0; i < dev->ack_n; i++)
-		if (dev->ack_list[i] == qp)
-			dev->ack_list[i] = dev->ack_list[--dev->ack_n], i--;
-	mq_release_all(qp);
-	free_res(qp);
-	qp->scq->refs--;
-	qp->rcq->refs--;
-	qp->pd->refs--;
+	rnic_qp_state_reset(qp);                  /* [QP-STATE] [QP-DEAD] */
+	STORE_REL(&dev->qps[qp->index], NULL);    /* [QP-TABLE] */
 	dev->n_qps--;
-	rte_free(qp->sq);
-	rte_free(qp->rq);
-	rte_free(qp->mq.ents);
-	rte_free(qp);
+	if (!qp_quiesce(qp)) {
+		/* A role may still hold it: freed with the device. */
+		qp->grave_next = dev->graveyard;
+		dev->graveyard = qp;
+		return 0;
+	}
+	rnic_qp_free(qp);
 	return 0;
 }
 
@@ -294,8 +285,8 @@ type_idx(enum rnic_qp_type t)
 	return t == RNIC_QPT_RC ? T_RC : t == RNIC_QPT_UC ? T_UC : T_UD;
 }
 
-void
-rnic_qp_build_l2(struct rnic_qp *qp)
+static void
+qp_build_l2(struct rnic_qp *qp)
 {
 	struct rnic_l2l3 *l = &qp->l2;
 	const struct rnic_ah_attr *ah = &qp->attr.ah_attr;
@@ -306,7 +297,7 @@ rnic_qp_build_l2(struct rnic_qp *qp)
 	l->src_ip = qp->dev->ipv4;
 	l->dst_ip = ah->dip;
 	l->tos = ah->tos;
-	l->ttl = ah->ttl ? ah->ttl : 64;
+	l->ttl = ah->ttl ? ah->ttl : RNIC_IPV4_TTL_DEFAULT;
 	l->vlan = ah->vlan;
 	l->vlan_tci = ah->vlan_tci;
 	l->udp_sport = rnic_udp_sport(qp->qpn);
@@ -327,9 +318,9 @@ check_values(const struct rnic_qp *qp, const struct rnic_qp_attr *a, int mask)
 		return -EINVAL;
 	if ((mask & M(TIMEOUT)) && a->timeout > 31)
 		return -EINVAL;
-	if ((mask & M(RETRY_CNT)) && a->retry_cnt > 7)
+	if ((mask & M(RETRY_CNT)) && a->retry_cnt > RNIC_RETRY_MAX)
 		return -EINVAL;
-	if ((mask & M(RNR_RETRY)) && a->rnr_retry > 7)
+	if ((mask & M(RNR_RETRY)) && a->rnr_retry > RNIC_RETRY_MAX)
 		return -EINVAL;
 	if ((mask & M(MIN_RNR_TIMER)) && a->min_rnr_timer > 31)
 		return -EINVAL;
@@ -353,12 +344,20 @@ check_values(const struct rnic_qp *qp, const struct rnic_qp_attr *a, int mask)
 	return 0;
 }
 
+/*
+ * Control thread, the roles quiesced: the QP's data-path state starts
+ * afresh. The work-list flags are kept: a role whose list still names the
+ * QP (a failed quiesce) drops it on its next pass ([QP-DEAD]) and clears
+ * the flag itself. The doorbell counts ([DB]) run on across resets.
+ */
 static void
 reset_qp_state(struct rnic_qp *qp)
 {
 	struct rnic_timer_event stop = {
 		.qp = qp->index, .type = RNIC_TIMER_STOP, .timer = RNIC_TIMER_LOSS,
 	};
+	uint8_t sched = qp->req.scheduled, rd = qp->resp.rd_active;
+	uint8_t acks = qp->resp.on_ack_list, rexmit = qp->comp.on_rexmit_list;
 
 	/* A stale expiry must not reach the QP's next life. */
 	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
@@ -369,9 +368,12 @@ reset_qp_state(struct rnic_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	free_res(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
-	qp->sq_pi = qp->sq_done = 0;
-	qp->rq_pi = qp->rq_ci = 0;
-	qp->err_flushed_rq = qp->err_flushed_sq = 0;
+	qp->req.scheduled = sched;
+	qp->resp.rd_active = rd;
+	qp->resp.on_ack_list = acks;
+	qp->comp.on_rexmit_list = rexmit;
+	qp->app.sq_pi = qp->sq_done = 0;
+	qp->app.rq_pi = qp->rq_ci = 0;
 	qp->cq_err_sent = 0;
 }
 
@@ -401,8 +403,8 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 				return -EINVAL;
 			rnic_qp_to_error(qp);
 		} else {
-			STORE_REL(&qp->state, RNIC_QPS_RESET);
-			rnic_dev_quiesce(qp->dev);
+			rnic_qp_state_reset(qp);   /* [QP-STATE] [QP-DEAD] */
+			qp_quiesce(qp);
 			reset_qp_state(qp);
 		}
 		return 0;
@@ -471,12 +473,15 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 		}
 	}
 	if (mask & (M(AV) | M(DEST_QPN)))
-		rnic_qp_build_l2(qp);
+		qp_build_l2(qp);
 	if (next == RNIC_QPS_RTS && cur == RNIC_QPS_RTR) {
 		qp->comp.retry = qp->attr.retry_cnt;
 		qp->comp.rnr_retry = qp->attr.rnr_retry;
 	}
-	STORE_REL(&qp->state, (uint8_t)next);
+	/* A role may have moved the QP on meanwhile (to Error, or SQE): then
+	 * this transition no longer applies. */
+	if (!rnic_qp_state_cas(qp, cur, next))
+		return -EINVAL;
 	return 0;
 }
 
@@ -506,28 +511,4 @@ rnic_query_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask,
 	return 0;
 }
 
-/* Any thread: move to Error; the lcores flush the queues (IBA 10.3.1). */
-void
-rnic_qp_to_error(struct rnic_qp *qp)
-{
-	uint8_t s = LOAD_ACQ(&qp->state);
 
-	if (s == RNIC_QPS_ERR || s == RNIC_QPS_RESET)
-		return;
-	STORE_REL(&qp->state, RNIC_QPS_ERR);
-	/* Wake the completer so it flushes even with no traffic. */
-	rnic_qp_kick(qp);
-}
-
-/*
- * Any thread: ask the RX role to look at @p qp (flush it, complete a bad
- * WQE, arm its loss timer). A kick is never lost: when the ring is full,
- * the RX role is told to look at every QP instead (rnic_dev_poll_rx),
- * after the caller's earlier stores (the state, sq_fetch) are visible.
- */
-void
-rnic_qp_kick(struct rnic_qp *qp)
-{
-	if (rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0)
-		__atomic_store_n(&qp->dev->kick_lost, 1, __ATOMIC_RELEASE);
-}

@@ -1,73 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * softrnic host interface: a verbs-like API (names follow libibverbs with the
- * rnic_ prefix). A device is one DPDK port with a local MAC and IPv4 address;
- * PD, MR, CQ, QP and AH objects hang off it.
- *
- * Threads: control calls (create/modify/destroy) come from one application
- * thread at a time. post_send, post_recv and poll_cq on one QP/CQ come from
- * one application thread. The engine runs on lcores that call
- * rnic_dev_poll_tx / rnic_dev_poll_rx / rnic_dev_poll_timer (or all three:
- * run-to-completion).
- *
- * Conventions: constructors return NULL and set rte_errno; other calls
- * return 0 or a negative errno; burst calls return a count.
+ * softrnic's control path (the "verbs" layer): devices, PDs, MRs, CQs,
+ * QPs and their state machine, AHs, and the application's side of the
+ * data path: post_send / post_recv (WQEs and doorbells) and poll_cq. It
+ * never runs an engine stage: the lcores do, through rnic_engine.h.
+ * Types, threads and conventions: rnic_types.h.
  */
 #ifndef RNIC_VERBS_H
 #define RNIC_VERBS_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-#include <rte_byteorder.h>
+#include "rnic_types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct rnic_device;
-struct rnic_pd;
-struct rnic_mr;
-struct rnic_cq;
-struct rnic_qp;
-
-/* ------------------------------------------------------------------ */
-/* Device                                                              */
-/* ------------------------------------------------------------------ */
-
-/** Device creation parameters. Zero fields take the documented default. */
-/** Largest rnic_dev_attr.burst. The RX role takes a burst in only while
- *  its response buffer has room for two answers per request (a READ's first
- *  response and an ACK), and that buffer holds 512 frames. */
-#define RNIC_MAX_BURST 256
-
-struct rnic_dev_attr {
-	uint16_t port_id;        /**< DPDK port, already probed */
-	uint8_t mac[6];          /**< all zero: the port's own MAC */
-	rte_be32_t ipv4;         /**< local IPv4 address (GID ::ffff:a.b.c.d) */
-	uint32_t max_qps;        /**< default 1024, at most 1 << 20; create_qp
-				  *   beyond it fails with ENOSPC */
-	uint32_t max_mrs;        /**< default 1024 */
-	uint32_t max_cqs;        /**< default 256 (create_cq beyond: ENOSPC) */
-	uint32_t mbufs;          /**< packet/retransmission mbufs, default 16384,
-				  *   at least 2; unacknowledged requests may
-				  *   hold 7/8 of them, the rest is kept for
-				  *   responses and ACKs */
-	uint32_t mbuf_size;      /**< data room, default 4096 + headroom + headers */
-	uint32_t ring_size;      /**< doorbell and event rings, default 4096 */
-	uint16_t burst;          /**< RX/TX burst, default 32, at most
-				      RNIC_MAX_BURST */
-	uint16_t mtu;            /**< active RoCE MTU (256..4096), bounds UD
-				  *   messages; default 4096 */
-	uint16_t rxq_desc;       /**< default 1024 */
-	uint16_t txq_desc;       /**< default 1024 */
-	bool no_port_setup;      /**< the caller configured and started the port */
-	uint8_t queues;          /**< TX (and RX) queue pairs: 0 = two when the
-				  *   port has them, 1 = one shared queue (TX and
-				  *   RX roles then on one lcore; for a peer such
-				  *   as testpmd with one queue on net_memif) */
-};
 
 /**
  * Create a device on a DPDK port: configures the port with one RX queue and
@@ -81,32 +28,6 @@ struct rnic_device *rnic_dev_create(const struct rnic_dev_attr *attr);
 /** Stop the port and free everything: QPs, MRs, AHs, CQs and PDs still
  * allocated are freed with it (their handles are then invalid). */
 void rnic_dev_destroy(struct rnic_device *dev);
-
-/**
- * Poll functions: one pass over the stage's work. Each role has one caller
- * at a time; a run-to-completion lcore calls all three in turn.
- * @return work done (packets, doorbells or events handled).
- */
-unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
-unsigned int rnic_dev_poll_rx(struct rnic_device *dev);
-unsigned int rnic_dev_poll_timer(struct rnic_device *dev);
-
-/** Roles, for rnic_dev_set_roles and the lcore mapping. */
-#define RNIC_ROLE_TX    0x1
-#define RNIC_ROLE_RX    0x2
-#define RNIC_ROLE_TIMER 0x4
-#define RNIC_ROLE_ALL   0x7
-
-/** One pass of the roles in @p roles (RNIC_ROLE_*), TX, RX then timer;
- *  the work done, as the three poll functions count it. */
-unsigned int rnic_dev_poll(struct rnic_device *dev, unsigned int roles);
-
-/**
- * The idle step of an lcore loop that polls devices: after @p work was
- * done reset the idle count; otherwise pause, and yield the CPU every 64
- * idle passes so that pollers sharing a CPU still make progress.
- */
-void rnic_poll_idle(unsigned int work, unsigned int *idle);
 
 /**
  * Tell the device that lcores now poll it (so control calls that must
@@ -135,98 +56,12 @@ int rnic_port_ring_pair(const char *name_a, const char *name_b, unsigned int rin
  */
 bool rnic_dev_shared_txq(const struct rnic_device *dev);
 
-/**
- * Packets the engine has built but not yet handed to the port (its
- * software TX buffers, requests and responses). Any thread may call it;
- * 0 after rnic_qp_sq_pending() reached 0 means every packet of those
- * WQEs went through rte_eth_tx_burst.
- */
-unsigned int rnic_dev_tx_backlog(const struct rnic_device *dev);
-
-/**
- * Publish a device under @p name on the telemetry endpoints /softrnic/qps,
- * /softrnic/qp,<qpn>, /softrnic/stats[,<port>] and /softrnic/lcores (the
- * first call registers them). @p name: 1..31 characters, no ',' or ':',
- * not already published. @return 0 or -EINVAL (no room, bad args).
- */
-int rnic_telemetry_add_device(struct rnic_device *dev, const char *name);
-
-/** Record that @p lcore polls @p roles (RNIC_ROLE_*) of @p dev. */
-int rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles);
-
-/**
- * Take @p dev (and its lcores) off the telemetry endpoints. Returns once
- * no endpoint looks at it any more (they run under the same lock), so
- * the device may then be torn down. rnic_dev_destroy calls it first;
- * call it yourself before destroying a published device's QPs while a
- * telemetry client may ask about them. @return 0, or -ENOENT if it was
- * not published.
- */
-int rnic_telemetry_remove_device(struct rnic_device *dev);
-
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 
-/**
- * Look up @p ip (network order) in the device's ARP cache, which the RX
- * role fills from every ARP request or reply addressed to the device's
- * IPv4 address (sender IP -> sender MAC). Any thread may call it.
- * @return 0 with @p mac filled, or -ENOENT.
- */
-int rnic_dev_arp_lookup(const struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6]);
-
-/**
- * Resolve @p ip to a MAC address: return the cached entry, or have the RX
- * role broadcast an ARP request (on its TX queue) every 200 ms until a reply
- * arrives or @p timeout_ms runs out. When no lcore polls the device
- * (rnic_dev_set_polled false) the call polls the RX role itself; otherwise
- * it waits for the lcores. One control thread at a time.
- * @return 0 with @p mac filled, -ETIMEDOUT, or -EINVAL.
- */
-int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
-			 unsigned int timeout_ms);
-
-/** Per-device counters; names come from RNIC_DEV_COUNTERS. */
-#define RNIC_DEV_COUNTERS(_) \
-	_(tx_pkts) _(tx_bytes) _(rx_pkts) _(rx_bytes) _(tx_retransmits) \
-	_(read_resumes) _(tx_full) _(tx_nombuf) _(doorbells) _(acks_sent) \
-	_(naks_sent) _(rnr_naks_sent) _(acks_rcvd) _(naks_rcvd) _(rnr_naks_rcvd) \
-	_(read_resp_sent) _(atomic_resp_sent) _(dup_requests) \
-	_(drop_not_roce) _(drop_malformed) _(drop_icrc) _(drop_no_qp) \
-	_(drop_qp_state) _(drop_pkey) _(drop_qkey) _(drop_opcode) \
-	_(drop_psn_invalid) _(drop_ghost_resp) _(drop_bad_resp) \
-	_(drop_uc_gap) _(drop_wrong_dst) _(arp_replies) _(cq_overflow) \
-	_(timer_expired) _(retry_exceeded) _(rnr_retry_exceeded) \
-	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
-	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
-	_(drop_ud_mtu)
-
-struct rnic_dev_stats {
-#define RNIC_STAT_FIELD(n) uint64_t n;
-	RNIC_DEV_COUNTERS(RNIC_STAT_FIELD)
-#undef RNIC_STAT_FIELD
-	uint64_t drop_reason[24];  /**< by enum rnic_pkt_err (parse drops) */
-};
-
-extern const char *const rnic_dev_stat_names[];
-extern const unsigned int rnic_dev_stat_count;
-
-/** Sum the per-lcore counters into @p st. */
-void rnic_dev_stats_get(const struct rnic_device *dev, struct rnic_dev_stats *st);
-
-/* ------------------------------------------------------------------ */
-/* PD, MR                                                              */
-/* ------------------------------------------------------------------ */
-
 struct rnic_pd *rnic_alloc_pd(struct rnic_device *dev);
-int rnic_dealloc_pd(struct rnic_pd *pd);
 
-enum rnic_access_flags {
-	RNIC_ACCESS_LOCAL_WRITE = 1 << 0,
-	RNIC_ACCESS_REMOTE_WRITE = 1 << 1,
-	RNIC_ACCESS_REMOTE_READ = 1 << 2,
-	RNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
-};
+int rnic_dealloc_pd(struct rnic_pd *pd);
 
 /**
  * Register memory the engine may read and write. @p addr is the VA the
@@ -236,74 +71,12 @@ enum rnic_access_flags {
  *         ENOSPC (MR table full).
  */
 struct rnic_mr *rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access);
+
 int rnic_dereg_mr(struct rnic_mr *mr);
+
 uint32_t rnic_mr_lkey(const struct rnic_mr *mr);
+
 uint32_t rnic_mr_rkey(const struct rnic_mr *mr);
-
-/* ------------------------------------------------------------------ */
-/* CQ                                                                  */
-/* ------------------------------------------------------------------ */
-
-/** Mirrors ibv_wc_status. */
-enum rnic_wc_status {
-	RNIC_WC_SUCCESS,
-	RNIC_WC_LOC_LEN_ERR,
-	RNIC_WC_LOC_QP_OP_ERR,
-	RNIC_WC_LOC_EEC_OP_ERR,
-	RNIC_WC_LOC_PROT_ERR,
-	RNIC_WC_WR_FLUSH_ERR,
-	RNIC_WC_MW_BIND_ERR,
-	RNIC_WC_BAD_RESP_ERR,
-	RNIC_WC_LOC_ACCESS_ERR,
-	RNIC_WC_REM_INV_REQ_ERR,
-	RNIC_WC_REM_ACCESS_ERR,
-	RNIC_WC_REM_OP_ERR,
-	RNIC_WC_RETRY_EXC_ERR,
-	RNIC_WC_RNR_RETRY_EXC_ERR,
-	RNIC_WC_LOC_RDD_VIOL_ERR,
-	RNIC_WC_REM_INV_RD_REQ_ERR,
-	RNIC_WC_REM_ABORT_ERR,
-	RNIC_WC_INV_EECN_ERR,
-	RNIC_WC_INV_EEC_STATE_ERR,
-	RNIC_WC_FATAL_ERR,
-	RNIC_WC_RESP_TIMEOUT_ERR,
-	RNIC_WC_GENERAL_ERR,
-};
-
-const char *rnic_wc_status_str(enum rnic_wc_status s);
-
-/** Mirrors ibv_wc_opcode. */
-enum rnic_wc_opcode {
-	RNIC_WC_SEND,
-	RNIC_WC_RDMA_WRITE,
-	RNIC_WC_RDMA_READ,
-	RNIC_WC_COMP_SWAP,
-	RNIC_WC_FETCH_ADD,
-	RNIC_WC_RECV = 128,
-	RNIC_WC_RECV_RDMA_WITH_IMM,
-};
-
-enum rnic_wc_flags {
-	RNIC_WC_WITH_IMM = 1 << 1,
-	RNIC_WC_WITH_INV = 1 << 3,
-};
-
-/** A work completion (32 bytes). */
-struct rnic_wc {
-	uint64_t wr_id;
-	uint8_t status;          /**< enum rnic_wc_status */
-	uint8_t opcode;          /**< enum rnic_wc_opcode */
-	uint8_t wc_flags;        /**< enum rnic_wc_flags */
-	uint8_t sl;
-	uint32_t qp_num;
-	uint32_t byte_len;
-	union {
-		rte_be32_t imm_data;       /**< wire order, as libibverbs */
-		uint32_t invalidated_rkey;
-	};
-	uint32_t src_qp;         /**< UD */
-	uint32_t vendor_err;
-};
 
 /**
  * @param cqe depth; completions beyond it overflow: the QP that overflowed
@@ -314,63 +87,13 @@ struct rnic_wc {
  *         exist) or ENOMEM.
  */
 struct rnic_cq *rnic_create_cq(struct rnic_device *dev, uint32_t cqe);
+
 int rnic_destroy_cq(struct rnic_cq *cq);
+
 /** @return number of completions written to @p wc (0..n). */
 int rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc);
+
 bool rnic_cq_overflowed(const struct rnic_cq *cq);
-
-/* ------------------------------------------------------------------ */
-/* QP                                                                  */
-/* ------------------------------------------------------------------ */
-
-enum rnic_qp_type {
-	RNIC_QPT_RC = 2,
-	RNIC_QPT_UC = 3,
-	RNIC_QPT_UD = 4,
-};
-
-/** Mirrors ibv_qp_state. */
-enum rnic_qp_state {
-	RNIC_QPS_RESET,
-	RNIC_QPS_INIT,
-	RNIC_QPS_RTR,
-	RNIC_QPS_RTS,
-	RNIC_QPS_SQD,
-	RNIC_QPS_SQE,
-	RNIC_QPS_ERR,
-};
-
-const char *rnic_qp_state_str(enum rnic_qp_state s);
-
-enum rnic_mtu {
-	RNIC_MTU_256 = 1,
-	RNIC_MTU_512 = 2,
-	RNIC_MTU_1024 = 3,
-	RNIC_MTU_2048 = 4,
-	RNIC_MTU_4096 = 5,
-};
-
-static inline uint32_t rnic_mtu_bytes(enum rnic_mtu m)
-{
-	return (m >= RNIC_MTU_256 && m <= RNIC_MTU_4096) ? 128u << m : 0;
-}
-
-struct rnic_qp_cap {
-	uint32_t max_send_wr;
-	uint32_t max_recv_wr;
-	uint32_t max_send_sge;
-	uint32_t max_recv_sge;
-	uint32_t max_inline_data;
-};
-
-struct rnic_qp_init_attr {
-	struct rnic_cq *send_cq;
-	struct rnic_cq *recv_cq;
-	struct rnic_qp_cap cap;
-	enum rnic_qp_type qp_type;
-	bool sq_sig_all;
-	uint32_t qp_num;         /**< 0: allocate; else request this QPN */
-};
 
 /**
  * @return the QP in Reset, or NULL with rte_errno EINVAL (bad type, caps
@@ -379,77 +102,10 @@ struct rnic_qp_init_attr {
  *         exist, or no free QPN).
  */
 struct rnic_qp *rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *attr);
+
 int rnic_destroy_qp(struct rnic_qp *qp);
+
 uint32_t rnic_qp_num(const struct rnic_qp *qp);
-
-/**
- * Send WQEs posted but not yet fully transmitted: the TX lcore has not put
- * the last packet of each of them into its TX buffer (see
- * rnic_dev_tx_backlog), nor completed or flushed it as an error. Read by
- * the thread that posts to the QP. Nothing acknowledges RC packets while
- * the peer is absent: this is how an application knows they left.
- * @return the count, or -EINVAL.
- */
-int rnic_qp_sq_pending(const struct rnic_qp *qp);
-
-/** Remote address of a connected QP or of a UD address handle. */
-struct rnic_ah_attr {
-	uint8_t dmac[6];
-	rte_be32_t dip;
-	uint8_t tos;             /**< DSCP/ECN of the IPv4 header */
-	uint8_t ttl;             /**< 0: 64 */
-	uint16_t vlan_tci;
-	bool vlan;
-};
-
-/** Mirrors ibv_qp_attr_mask. */
-enum rnic_qp_attr_mask {
-	RNIC_QP_STATE = 1 << 0,
-	RNIC_QP_CUR_STATE = 1 << 1,
-	RNIC_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
-	RNIC_QP_ACCESS_FLAGS = 1 << 3,
-	RNIC_QP_PKEY_INDEX = 1 << 4,
-	RNIC_QP_PORT = 1 << 5,
-	RNIC_QP_QKEY = 1 << 6,
-	RNIC_QP_AV = 1 << 7,
-	RNIC_QP_PATH_MTU = 1 << 8,
-	RNIC_QP_TIMEOUT = 1 << 9,
-	RNIC_QP_RETRY_CNT = 1 << 10,
-	RNIC_QP_RNR_RETRY = 1 << 11,
-	RNIC_QP_RQ_PSN = 1 << 12,
-	RNIC_QP_MAX_QP_RD_ATOMIC = 1 << 13,
-	RNIC_QP_ALT_PATH = 1 << 14,
-	RNIC_QP_MIN_RNR_TIMER = 1 << 15,
-	RNIC_QP_SQ_PSN = 1 << 16,
-	RNIC_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
-	RNIC_QP_PATH_MIG_STATE = 1 << 18,
-	RNIC_QP_CAP = 1 << 19,
-	RNIC_QP_DEST_QPN = 1 << 20,
-};
-
-struct rnic_qp_attr {
-	enum rnic_qp_state qp_state;
-	enum rnic_qp_state cur_qp_state;
-	enum rnic_mtu path_mtu;
-	uint32_t qkey;
-	uint32_t rq_psn;
-	uint32_t sq_psn;
-	uint32_t dest_qp_num;
-	int qp_access_flags;
-	struct rnic_qp_cap cap;
-	struct rnic_ah_attr ah_attr;
-	uint16_t pkey_index;     /**< only index 0 (P_Key 0xFFFF) or a set pkey */
-	uint16_t pkey;           /**< softrnic extension: the P_Key itself */
-	uint8_t en_sqd_async_notify;
-	uint8_t sq_draining;
-	uint8_t max_rd_atomic;
-	uint8_t max_dest_rd_atomic;
-	uint8_t min_rnr_timer;
-	uint8_t port_num;
-	uint8_t timeout;
-	uint8_t retry_cnt;
-	uint8_t rnr_retry;
-};
 
 /**
  * Move a QP through the state machine of IBA 10.3 (seed 002). Each
@@ -458,85 +114,13 @@ struct rnic_qp_attr {
  * attribute not allowed in it fails with -EINVAL and changes nothing.
  */
 int rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *attr, int attr_mask);
+
 int rnic_query_qp(struct rnic_qp *qp, struct rnic_qp_attr *attr, int attr_mask,
 		  struct rnic_qp_init_attr *init_attr);
 
-/* ------------------------------------------------------------------ */
-/* Work requests                                                       */
-/* ------------------------------------------------------------------ */
-
-struct rnic_sge {
-	uint64_t addr;
-	uint32_t length;
-	uint32_t lkey;
-};
-
-/** Mirrors ibv_wr_opcode. */
-enum rnic_wr_opcode {
-	RNIC_WR_RDMA_WRITE,
-	RNIC_WR_RDMA_WRITE_WITH_IMM,
-	RNIC_WR_SEND,
-	RNIC_WR_SEND_WITH_IMM,
-	RNIC_WR_RDMA_READ,
-	RNIC_WR_ATOMIC_CMP_AND_SWP,
-	RNIC_WR_ATOMIC_FETCH_AND_ADD,
-	RNIC_WR_LOCAL_INV,       /**< not supported: completes LOC_QP_OP_ERR */
-	RNIC_WR_BIND_MW,         /**< not supported */
-	RNIC_WR_SEND_WITH_INV,
-	RNIC_WR_MAX,
-};
-
-enum rnic_send_flags {
-	RNIC_SEND_FENCE = 1 << 0,
-	RNIC_SEND_SIGNALED = 1 << 1,
-	RNIC_SEND_SOLICITED = 1 << 2,
-	RNIC_SEND_INLINE = 1 << 3,
-};
-
-/** UD address handle. */
-struct rnic_ah {
-	struct rnic_ah_attr attr;
-};
-
 struct rnic_ah *rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr);
+
 int rnic_destroy_ah(struct rnic_ah *ah);
-
-struct rnic_send_wr {
-	uint64_t wr_id;
-	struct rnic_send_wr *next;
-	struct rnic_sge *sg_list;
-	int num_sge;
-	enum rnic_wr_opcode opcode;
-	unsigned int send_flags;
-	union {
-		rte_be32_t imm_data;
-		uint32_t invalidate_rkey;
-	};
-	union {
-		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
-		} rdma;
-		struct {
-			uint64_t remote_addr;
-			uint64_t compare_add;
-			uint64_t swap;
-			uint32_t rkey;
-		} atomic;
-		struct {
-			struct rnic_ah *ah;
-			uint32_t remote_qpn;
-			uint32_t remote_qkey;
-		} ud;
-	} wr;
-};
-
-struct rnic_recv_wr {
-	uint64_t wr_id;
-	struct rnic_recv_wr *next;
-	struct rnic_sge *sg_list;
-	int num_sge;
-};
 
 /**
  * Validate each WR, write it into the send queue and ring the doorbell.
@@ -547,21 +131,8 @@ struct rnic_recv_wr {
  *         lengths) complete in order with an error status.
  */
 int rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr **bad_wr);
+
 int rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr **bad_wr);
-
-/** Asynchronous events (CQ overflow, QP fatal), polled by the application. */
-enum rnic_event_type {
-	RNIC_EVENT_QP_FATAL,
-	RNIC_EVENT_CQ_ERR,
-	RNIC_EVENT_SQ_DRAINED,
-	RNIC_EVENT_QP_REQ_ERR,
-	RNIC_EVENT_QP_ACCESS_ERR,
-};
-
-struct rnic_async_event {
-	enum rnic_event_type type;
-	uint32_t qp_num;
-};
 
 /** @return 1 and fills @p ev, or 0 when none is pending. */
 int rnic_get_async_event(struct rnic_device *dev, struct rnic_async_event *ev);

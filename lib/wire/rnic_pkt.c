@@ -332,7 +332,7 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + udp_len));
 	ip->packet_id = 0;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = l->ttl ? l->ttl : 64;
+	ip->time_to_live = l->ttl ? l->ttl : RNIC_IPV4_TTL_DEFAULT;
 	ip->next_proto_id = IPPROTO_UDP;
 	ip->hdr_checksum = 0;
 	ip->src_addr = l->src_ip;

@@ -40,6 +40,15 @@ struct rte_mbuf;
 #define RNIC_ICRC_LEN        4
 #define RNIC_DEFAULT_PKEY    0xFFFF
 #define RNIC_MAX_MSG_LEN     (1u << 31)  /**< IBA: 2^31 bytes per message */
+#define RNIC_IPV4_TTL_DEFAULT 64         /**< IPv4 TTL when none is set */
+/** IBA 11.4.1.1: a UD receive buffer starts with 40 bytes for the GRH
+ *  (RoCEv2 carries none on the wire: they are left untouched). */
+#define RNIC_UD_GRH_LEN      40
+/** IBA 10.2.5: a work request's Q_Key with the top bit set means the
+ *  QP's own Q_Key. */
+#define RNIC_QKEY_USE_QP     0x80000000u
+/** Atomic operands are 8 bytes at an 8-byte-aligned address (IBA 9.4.5). */
+#define RNIC_ATOMIC_LEN      8
 /** Longest header stack: Eth + VLAN + IPv4 + UDP + BTH + AtomicETH. */
 #define RNIC_MAX_HDR_LEN     (RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV4_HLEN + \
 			      RNIC_UDP_HLEN + RNIC_BTH_LEN + RNIC_ATMETH_LEN)
@@ -292,6 +301,8 @@ static inline uint32_t __deth_sqp(const struct rnic_deth *d) { return rnic_get24
 #define RNIC_NAK_REMOTE_OP    3
 #define RNIC_NAK_INVALID_RD   4
 #define RNIC_AETH_CREDIT_INVALID 0x1f  /**< end-to-end credits not used */
+/** The low five bits of a syndrome: credit count, RNR timer or NAK code. */
+#define RNIC_AETH_VALUE_MASK  0x1f
 
 /* ------------------------------------------------------------------ */
 /* PSN arithmetic on the 24-bit space (seed 001)                       */

@@ -53,6 +53,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "test_common.h"
 

@@ -28,6 +28,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0, 0x0a };

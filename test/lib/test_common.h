@@ -14,6 +14,7 @@
 
 #include <rte_byteorder.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 
 /*

@@ -78,6 +78,7 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "test_common.h"
 

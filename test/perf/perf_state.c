@@ -27,7 +27,8 @@
 #include <rte_eal.h>
 #include <rte_malloc.h>
 
-#include "rnic_pvt.h"
+#include "rnic_core.h"
+#include "rnic_verbs.h"
 
 static size_t
 heap_used(void)

@@ -88,7 +88,7 @@ CREDITS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
            384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
            16384, 24576, 32768]
 
-# enum rnic_wc_status / rnic_wc_opcode / rnic_wc_flags (rnic_verbs.h).
+# enum rnic_wc_status / rnic_wc_opcode / rnic_wc_flags (lib/core/rnic_types.h).
 WC_SUCCESS, WC_LOC_LEN_ERR, WC_WR_FLUSH_ERR = 0, 1, 5
 WC_REM_INV_REQ_ERR, WC_REM_ACCESS_ERR = 9, 10
 WC_RECV, WC_RECV_RDMA_WITH_IMM = 128, 129

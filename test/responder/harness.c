@@ -56,6 +56,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
 

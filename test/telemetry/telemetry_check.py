@@ -20,7 +20,7 @@ def macro_names(header, macro):
 # Every engine counter and every drop reason, from the headers that define
 # them: each must be visible in /softrnic/stats (issue 8: every drop or
 # error counted by reason and visible in telemetry).
-counter_names = macro_names("lib/verbs/rnic_verbs.h", "RNIC_DEV_COUNTERS")
+counter_names = macro_names("lib/core/rnic_types.h", "RNIC_DEV_COUNTERS")
 reason_names = ["drop_reason_" + n for n in
                 macro_names("lib/wire/rnic_wire.h", "RNIC_PKT_ERRORS") if n != "OK"]
 passed = failed = 0

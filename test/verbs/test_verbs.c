@@ -50,6 +50,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
 #include "test_common.h"

@@ -7,7 +7,7 @@
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
 
-#include "rnic_pvt.h"
+#include "rnic_verbs_pvt.h"
 
 int
 rnic_port_ring_pair(const char *name_a, const char *name_b, unsigned int ring_size,

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What both sides of the core share at run time: the QP and MR lookups
+ * (CxtMgt, VirtToPhys, seed 7.1.3), the QP's move to Error, kicks, CQ
+ * pushes, and the quiescence the control thread waits for.
+ */
+#include <errno.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "rnic_core.h"
+
+RTE_LOG_REGISTER(rnic_core_logtype, softrnic.core, INFO);
+
+const char *const rnic_dev_stat_names[] = {
+#define RNIC_STAT_NAME(n) #n,
+	RNIC_DEV_COUNTERS(RNIC_STAT_NAME)
+#undef RNIC_STAT_NAME
+};
+const unsigned int rnic_dev_stat_count = RTE_DIM(rnic_dev_stat_names);
+
+static const char *const qp_state_names[] = {
+	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+};
+
+const char *
+rnic_qp_state_str(enum rnic_qp_state s)
+{
+	return (unsigned int)s < RTE_DIM(qp_state_names) ? qp_state_names[s] : "?";
+}
+
+static const char *const wc_status_names[] = {
+	"success", "local length error", "local QP operation error",
+	"local EE context operation error", "local protection error",
+	"WR flushed", "memory window bind error", "bad response error",
+	"local access error", "remote invalid request error",
+	"remote access error", "remote operation error",
+	"transport retry counter exceeded", "RNR retry counter exceeded",
+	"local RDD violation error", "remote invalid RD request",
+	"operation aborted", "invalid EE context number",
+	"invalid EE context state", "fatal error", "response timeout error",
+	"general error",
+};
+
+const char *
+rnic_wc_status_str(enum rnic_wc_status s)
+{
+	if ((unsigned int)s >= RTE_DIM(wc_status_names))
+		return "unknown";
+	return wc_status_names[s];
+}
+
+void
+rnic_dev_stats_get(const struct rnic_device *dev, struct rnic_dev_stats *st)
+{
+	const struct rnic_dev_stats *parts[] = { &dev->tx.st, &dev->rx.st };
+	const size_t n = sizeof(*st) / sizeof(uint64_t);
+	uint64_t *dst = (uint64_t *)st;
+
+	memset(st, 0, sizeof(*st));
+	for (unsigned int p = 0; p < RTE_DIM(parts); p++) {
+		const uint64_t *src = (const uint64_t *)parts[p];
+
+		for (size_t i = 0; i < n; i++)
+			dst[i] += LOAD_RLX(&src[i]);
+	}
+}
+
+struct rnic_qp *
+rnic_qp_lookup(struct rnic_device *dev, uint32_t qpn)
+{
+	struct rnic_qp *qp = LOAD_ACQ(&dev->qps[qpn & dev->qp_mask]);   /* [QP-TABLE] */
+
+	return (qp != NULL && qp->qpn == qpn) ? qp : NULL;
+}
+
+void
+rnic_qp_to_error(struct rnic_qp *qp)
+{
+	uint8_t s = LOAD_ACQ(&qp->state);   /* [QP-STATE] */
+
+	do {
+		if (s == RNIC_QPS_ERR || s == RNIC_QPS_RESET)
+			return;
+	} while (!__atomic_compare_exchange_n(&qp->state, &s, (uint8_t)RNIC_QPS_ERR, false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	/* Wake the completer so it flushes even with no traffic. */
+	rnic_qp_kick(qp);
+}
+
+void
+rnic_qp_kick(struct rnic_qp *qp)
+{
+	/* [KICK] the caller's earlier stores (the state, sq_fetch) are
+	 * released by the enqueue, or by the counter's RMW. */
+	if (rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0)
+		__atomic_fetch_add(&qp->dev->kick_lost, 1, __ATOMIC_RELEASE);
+}
+
+int
+rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
+{
+	if (rte_ring_mp_enqueue_elem(cq->ring, (void *)(uintptr_t)wc, sizeof(*wc)) != 0) {
+		STORE_REL(&cq->overflow, 1);   /* [CQ-OVF] */
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* The MR in table slot rnic_key_index(@p key), still valid, or NULL. */
+static struct rnic_mr *
+mr_slot(struct rnic_device *dev, uint32_t key)
+{
+	uint32_t idx = rnic_key_index(key);
+	struct rnic_mr *mr;
+
+	if (idx >= dev->max_mrs)
+		return NULL;
+	mr = LOAD_ACQ(&dev->mrs[idx]);                 /* [MR-TABLE] */
+	if (mr == NULL || !LOAD_ACQ(&mr->valid))       /* [MR-VALID] */
+		return NULL;
+	return mr;
+}
+
+int
+rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
+	      uint64_t va, uint64_t len, int access, struct rnic_mr **out)
+{
+	struct rnic_mr *mr = mr_slot(dev, key);
+	uint64_t base;
+
+	*out = NULL;
+	if (mr == NULL)
+		return RNIC_MEMCHK_KEY_ERR;
+	if (remote) {
+		if (mr->rkey != key || !LOAD_ACQ(&mr->rkey_valid))   /* [MR-RKEY] */
+			return RNIC_MEMCHK_KEY_ERR;
+	} else if (mr->lkey != key) {
+		return RNIC_MEMCHK_KEY_ERR;
+	}
+	if (mr->pd != pd)
+		return RNIC_MEMCHK_PD_ERR;
+	if ((mr->access & access) != access)
+		return RNIC_MEMCHK_FLAGS_ERR;
+	base = (uint64_t)(uintptr_t)mr->addr;
+	/* Written so that no sum can overflow 64 bits. */
+	if (va < base || len > mr->length || va - base > mr->length - len)
+		return RNIC_MEMCHK_LENGTH_ERR;
+	*out = mr;
+	return RNIC_MEMCHK_OK;
+}
+
+struct rnic_mr *
+rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key)
+{
+	struct rnic_mr *mr = mr_slot(dev, key);
+
+	if (mr == NULL || mr->rkey != key || mr->pd != pd || !LOAD_ACQ(&mr->rkey_valid))
+		return NULL;
+	return mr;
+}
+
+bool
+rnic_dev_quiesce(struct rnic_device *dev)
+{
+	uint64_t *iters[] = { &dev->tx.iter, &dev->rx.iter, &dev->tmr.iter };
+	uint64_t start[RTE_DIM(iters)], deadline;
+	bool ok = true;
+
+	if (!LOAD_ACQ(&dev->polled))   /* [POLLED] */
+		return true;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned int r = 0; r < RTE_DIM(iters); r++)
+		start[r] = LOAD_ACQ(iters[r]);   /* [ITER] */
+	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz();
+	for (unsigned int r = 0; r < RTE_DIM(iters); r++) {
+		while (LOAD_ACQ(iters[r]) < start[r] + 2) {
+			if (rte_get_tsc_cycles() >= deadline) {
+				ok = false;
+				break;
+			}
+			rte_pause();
+		}
+	}
+	if (!ok)
+		RNIC_LOG_T(rnic_core_logtype, WARNING,
+			   "port %u: a polled role did not answer within 1 s; what it may "
+			   "still use is kept until the device is destroyed", dev->port_id);
+	return ok;
+}
+
+int
+rnic_dev_add_destroy_hook(struct rnic_device *dev, rnic_dev_hook_t *fn)
+{
+	for (unsigned int i = 0; i < RNIC_DEV_HOOKS; i++) {
+		if (dev->destroy_hooks[i] == fn)
+			return 0;
+		if (dev->destroy_hooks[i] == NULL) {
+			dev->destroy_hooks[i] = fn;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+void
+rnic_dev_run_destroy_hooks(struct rnic_device *dev)
+{
+	for (unsigned int i = 0; i < RNIC_DEV_HOOKS; i++) {
+		rnic_dev_hook_t *fn = dev->destroy_hooks[i];
+
+		dev->destroy_hooks[i] = NULL;
+		if (fn != NULL)
+			fn(dev);
+	}
+}
+
+/* Remove every entry naming @p qp from @p l, clearing its flag @p on. */
+static void
+list_forget(struct rnic_qp_list *l, const struct rnic_qp *qp, uint8_t *on)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->q[i] == qp)
+			rnic_qp_list_del(l, i--, on);
+}
+
+void
+rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp)
+{
+	list_forget(&dev->tx.active, qp, &qp->req.scheduled);
+	list_forget(&dev->rx.rd_active, qp, &qp->resp.rd_active);
+	list_forget(&dev->rx.acks, qp, &qp->resp.on_ack_list);
+	list_forget(&dev->rx.rexmit, qp, &qp->comp.on_rexmit_list);
+}

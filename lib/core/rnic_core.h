@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The core layer: the objects of a device and their single-writer state,
+ * shared by the control path (lib/verbs) and the data path (lib/engine),
+ * which never call each other. Split by concern:
+ *   rnic_sync.h    memory-order helpers and the tag convention
+ *   rnic_obj.h     PD, MR, AH, CQ, keys and the memory check
+ *   rnic_sq.h      send/receive queue entries and the doorbell
+ *   rnic_mq.h      the MultiQueue (unacknowledged packets)
+ *   rnic_qplist.h  the QP work list of an engine role
+ *   rnic_qp.h      the QP, its state by writer
+ *   rnic_dev.h     the device, its state by role
+ */
+#ifndef RNIC_CORE_H
+#define RNIC_CORE_H
+
+#include <rte_log.h>
+
+#include "rnic_dev.h"
+#include "rnic_mq.h"
+#include "rnic_obj.h"
+#include "rnic_qp.h"
+#include "rnic_qplist.h"
+#include "rnic_sq.h"
+#include "rnic_sync.h"
+#include "rnic_types.h"
+
+/* Log through @p type with the "softrnic: " prefix. */
+#define RNIC_LOG_T(type, level, fmt, ...) \
+	rte_log(RTE_LOG_##level, (type), "softrnic: " fmt "\n", ##__VA_ARGS__)
+
+extern int rnic_core_logtype;
+
+#endif /* RNIC_CORE_H */

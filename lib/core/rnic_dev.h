@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device: one DPDK port, its packet pool, its rings and object tables
+ * (control thread), and one struct per engine role, each written only by
+ * the thread that polls that role:
+ *   struct rnic_dev_tx     TX role: the transmit pipeline (seed ch. 2, 3.4.1-4)
+ *   struct rnic_dev_rx     RX role: header parser, responder, completer
+ *   struct rnic_dev_timer  timer role: TimerControl (seed 3.4.2)
+ * Each starts on its own cache line, so roles on different lcores share
+ * no line they write.
+ */
+#ifndef RNIC_DEV_H
+#define RNIC_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "rnic_obj.h"
+#include "rnic_qplist.h"
+#include "rnic_sync.h"
+#include "rnic_timer.h"
+#include "rnic_types.h"
+
+/* Software TX buffer of one role: what tx_burst did not take is retried
+ * before anything new is produced, so nothing accepted is lost. */
+#define RNIC_TXBUF_SIZE 512
+_Static_assert(2 * RNIC_MAX_BURST <= RNIC_TXBUF_SIZE,
+	       "an RX burst must fit the response buffer twice (rnic_dev_poll_rx)");
+
+/* The first QPN a device hands out (0 and 1 are IBA's special QPs). */
+#define RNIC_FIRST_QPN 0x10
+/* Async events kept until the application reads them (one slot less). */
+#define RNIC_EVENT_RING 1024
+/* The timer wheel's tick: the granularity of every timer. */
+#define RNIC_TIMER_TICK_NS 1000
+
+/* Which TX queue each role sends on (one shared queue: both 0). */
+#define RNIC_TXQ_REQ  0   /* TX role: requests */
+#define RNIC_TXQ_RESP 1   /* RX role: responses, ACKs, retransmissions */
+
+struct rnic_txbuf {
+	uint16_t port;
+	uint16_t queue;
+	uint32_t n;              /* [TXB] W: the owning role, release; R: any
+				  * thread (rnic_dev_tx_backlog), acquire */
+	struct rte_mbuf *pkts[RNIC_TXBUF_SIZE];
+};
+
+/* ARP cache (direct-mapped by IPv4 address). */
+#define RNIC_ARP_CACHE 64
+
+struct rnic_arp_ent {
+	uint32_t seq;            /* [ARP] seqlock: W: RX (odd while writing) */
+	rte_be32_t ip;
+	uint8_t mac[6];
+};
+
+/* TX role. */
+struct rnic_dev_tx {
+	struct rnic_qp_list active;  /* WQEScheduler: QPs with work, round robin */
+	uint32_t db_lost_seen;   /* [DB-LOST] the last db_lost value handled */
+	/* mbufs the MultiQueues hold (rnic_dev_mq_limit): what TX pushed,
+	 * and the releases it last read (only near the limit) */
+	uint64_t mq_held;
+	uint64_t mq_freed_seen;
+	struct rnic_txbuf txb;
+	struct rnic_dev_stats st;
+	uint64_t iter;           /* [ITER] W: TX, release; R: control, acquire */
+} __rte_cache_aligned;
+
+/* RX role. */
+struct rnic_dev_rx {
+	uint64_t mq_freed;       /* [MQ-FREED] MultiQueue mbufs released; W: RX,
+				  * release; R: TX, acquire */
+	struct rnic_qp_list rd_active;   /* QPs with READ responses to build */
+	struct rnic_qp_list acks;        /* QPs with a coalesced ACK/NAK */
+	struct rnic_qp_list rexmit;      /* QPs with a resend still to push */
+	uint32_t kick_lost_seen; /* [KICK] the last kick_lost value handled */
+	uint32_t arp_req_sent;   /* [ARP-REQ] the last arp_req_gen served */
+	struct rnic_txbuf txb;
+	struct rnic_dev_stats st;
+	uint64_t iter;           /* [ITER] */
+} __rte_cache_aligned;
+
+/* Timer role. */
+struct rnic_dev_timer {
+	struct rnic_timer_svc *svc;  /* TimerControl */
+	uint64_t tsc_ns_mult;    /* ns = tsc * mult >> 32, set on first poll */
+	uint64_t iter;           /* [ITER] */
+} __rte_cache_aligned;
+
+/* Called by rnic_dev_destroy before it frees anything (telemetry takes
+ * the device off its endpoints this way). */
+typedef void rnic_dev_hook_t(struct rnic_device *dev);
+#define RNIC_DEV_HOOKS 4
+
+struct rnic_device {
+	/* Control thread (set at creation unless noted) */
+	struct rnic_dev_attr attr;
+	uint16_t port_id;
+	uint16_t nb_rxq;              /* RX queues the RX role polls */
+	uint8_t mac[6];
+	rte_be32_t ipv4;
+	uint64_t tsc_hz;
+	struct rte_mempool *pool;
+	struct rte_ring *db_ring;     /* [DB] doorbells: application -> TX */
+	struct rte_ring *kick_ring;   /* [KICK] QPNs: any thread -> RX */
+	struct rte_ring *ev_ring;     /* async events: roles -> application */
+	struct rte_ring *tmr_in;      /* timer commands: RX -> timer */
+	struct rte_ring *tmr_out;     /* timer expiries: timer -> RX */
+	struct rnic_qp **qps;         /* [QP-TABLE] by qpn & qp_mask; W: control,
+				       * release; R: any thread, acquire */
+	uint32_t qp_mask;
+	uint32_t next_qpn;
+	struct rnic_mr **mrs;         /* [MR-TABLE] by key index, as qps */
+	uint32_t max_mrs;
+	uint32_t mr_key_seq;
+	uint32_t n_pds;
+	uint32_t n_qps;               /* QPs that exist (<= max_qps) */
+	uint32_t n_cqs;               /* CQs that exist (<= max_cqs) */
+	TAILQ_HEAD(, rnic_pd) pds;    /* what rnic_dev_destroy frees besides */
+	TAILQ_HEAD(, rnic_cq) cqs;    /* QPs and MRs */
+	TAILQ_HEAD(, rnic_ah_int) ahs;
+	struct rnic_qp *graveyard;    /* destroyed while the roles did not
+				       * answer: freed with the device */
+	rnic_dev_hook_t *destroy_hooks[RNIC_DEV_HOOKS];
+	/* Unacknowledged requests may hold at most mq_limit mbufs (7/8 of
+	 * the pool): the rest stays for responses and ACKs, so two engines
+	 * can never hold each other's ACKs hostage. */
+	uint64_t mq_limit;
+	uint64_t mq_freed_ctl;        /* [MQ-FREED] released by reset/destroy;
+				       * W: control, release; R: TX */
+	uint8_t polled;               /* [POLLED] W: control, release; R: any */
+	/* [DB-LOST] doorbells that found the doorbell ring full (it holds
+	 * one per QP, so only after a failed quiesce): any application
+	 * thread adds 1 (atomic RMW); TX then looks at every QP */
+	uint32_t db_lost;
+	/* [KICK] kicks that found the kick ring full: any thread adds 1
+	 * (atomic RMW); RX compares with rx.kick_lost_seen */
+	uint32_t kick_lost;
+	/* [ARP-REQ] a control thread stores arp_req_ip, then bumps the
+	 * generation (release); RX broadcasts one request per bump */
+	rte_be32_t arp_req_ip;
+	uint32_t arp_req_gen;
+	struct rnic_arp_ent arp[RNIC_ARP_CACHE];
+
+	struct rnic_dev_tx tx;
+	struct rnic_dev_rx rx;
+	struct rnic_dev_timer tmr;
+};
+
+/* One pass of a role is over: publish it for rnic_dev_quiesce. */
+static inline void
+rnic_dev_iter_done(uint64_t *iter)
+{
+	STORE_REL(iter, *iter + 1);   /* [ITER] */
+}
+
+/*
+ * Control thread: wait until every role has finished two passes that
+ * started after the caller's last store, so that no role still uses what
+ * the caller unpublished and every work list dropped a QP in Reset
+ * ([QP-DEAD]). Immediate when nobody polls (rnic_dev_set_polled). Returns
+ * false when a polled role did not answer within a second (an lcore that
+ * stopped polling): the caller must then not free what a role may use.
+ */
+bool rnic_dev_quiesce(struct rnic_device *dev);
+
+/*
+ * Control thread, and only while no role runs (nobody polls the device,
+ * or the caller is the one that does): take @p qp off every role's work
+ * list. With lcores polling, rnic_dev_quiesce does this instead ([QP-DEAD]).
+ */
+void rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp);
+
+/* Control thread: call @p fn from rnic_dev_destroy. 0 or -ENOSPC. */
+int rnic_dev_add_destroy_hook(struct rnic_device *dev, rnic_dev_hook_t *fn);
+
+/* Control thread: run and clear the destroy hooks. */
+void rnic_dev_run_destroy_hooks(struct rnic_device *dev);
+
+#endif /* RNIC_DEV_H */

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Objects and keys (seed CxtMgt, VirtToPhys): PD, MR, AH and CQ, the key
+ * layout and the memory check every access of the engine goes through.
+ * The control thread creates and destroys them; the data path only reads
+ * them, through the device's tables, except the two fields marked below.
+ */
+#ifndef RNIC_OBJ_H
+#define RNIC_OBJ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "rnic_types.h"
+
+struct rte_ring;
+
+/*
+ * L_Key / R_Key layout: (MR table index << 8) | an 8-bit variant bumped
+ * at every registration, so a lookup is O(1) and a re-registered slot
+ * gets a different key (IBA 10.6.2: keys are opaque to the consumer).
+ */
+#define RNIC_KEY_VARIANT_BITS 8
+#define RNIC_KEY_VARIANT_MASK ((1u << RNIC_KEY_VARIANT_BITS) - 1)
+
+static inline uint32_t
+rnic_key_index(uint32_t key)
+{
+	return key >> RNIC_KEY_VARIANT_BITS;
+}
+
+static inline uint32_t
+rnic_key_make(uint32_t index, uint32_t variant)
+{
+	return (index << RNIC_KEY_VARIANT_BITS) | (variant & RNIC_KEY_VARIANT_MASK);
+}
+
+/* Memory check results, seed 7.1.3. */
+enum rnic_memchk {
+	RNIC_MEMCHK_OK = 0,
+	RNIC_MEMCHK_LENGTH_ERR = 1,
+	RNIC_MEMCHK_KEY_ERR = 2,
+	RNIC_MEMCHK_FLAGS_ERR = 3,
+	RNIC_MEMCHK_PD_ERR = 4,
+};
+
+struct rnic_mr {
+	struct rnic_pd *pd;
+	uint8_t *addr;
+	uint64_t length;
+	uint32_t lkey;
+	uint32_t rkey;
+	int access;
+	uint32_t index;
+	/* [MR-RKEY] W: control thread before the MR is published, then only
+	 * the RX role (SEND_WITH_INV invalidates it), release; R: RX and TX
+	 * memory checks, acquire. */
+	uint8_t rkey_valid;
+	/* [MR-VALID] W: control thread (0 at dereg, before unpublishing),
+	 * release; R: memory checks, acquire. */
+	uint8_t valid;
+};
+
+struct rnic_pd {
+	struct rnic_device *dev;
+	uint32_t handle;
+	uint32_t refs;                 /* control thread */
+	TAILQ_ENTRY(rnic_pd) next;     /* dev->pds: freed with the device */
+};
+
+struct rnic_ah_int {
+	struct rnic_ah pub;
+	struct rnic_pd *pd;
+	TAILQ_ENTRY(rnic_ah_int) next; /* dev->ahs */
+};
+
+/*
+ * A CQ: an MP/SC rte_ring of 32-byte work completions. Producers: the
+ * QPs' completers (RX role for RC and receives, TX role for UC/UD sends);
+ * consumer: the application's poll_cq.
+ */
+struct rnic_cq {
+	struct rnic_device *dev;
+	struct rte_ring *ring;
+	uint32_t depth;
+	/* [CQ-OVF] W: any producer, only ever 1 (idempotent), release;
+	 * R: the application, acquire. */
+	uint8_t overflow;
+	uint32_t refs;                 /* control thread */
+	TAILQ_ENTRY(rnic_cq) next;     /* dev->cqs */
+};
+
+/*
+ * VirtToPhys (seed 7.1.3): look @p key up and check PD, access and bounds
+ * of [va, va + len). @p access is the right needed (0 for a local read).
+ * Any engine role may call it. Returns an enum rnic_memchk code; *out is
+ * the MR on RNIC_MEMCHK_OK.
+ */
+int rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
+		  uint64_t va, uint64_t len, int access, struct rnic_mr **out);
+
+/* The MR @p key names with a valid R_Key in @p pd, or NULL. */
+struct rnic_mr *rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key);
+
+/* Push one completion. Returns 0, or -ENOSPC on overflow (the caller
+ * moves its QP to Error). */
+int rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc);
+
+#endif /* RNIC_OBJ_H */

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The QP context (seed CxtMgt). Its state is split by the thread that
+ * writes it, one struct per writer:
+ *   struct rnic_qp_app   the application's posting thread
+ *   struct rnic_qp_req   the TX role (requester transmit, seed 3.4.1)
+ *   struct rnic_qp_comp  the RX role's completer (requester receive, 3.4.5)
+ *   struct rnic_qp_resp  the RX role's responder (seed 4.4)
+ * and the control thread's fields at the top of struct rnic_qp, written
+ * only while no role acts on them (before the QP is published, in a
+ * transition that enters the state the data path reads them in, or with
+ * the roles quiesced). Reset and destroy clear a role's struct only after
+ * rnic_dev_quiesce. The fields another thread reads carry their tag
+ * (rnic_sync.h; doc/design.md has the table).
+ */
+#ifndef RNIC_QP_H
+#define RNIC_QP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rnic_mq.h"
+#include "rnic_sq.h"
+#include "rnic_sync.h"
+#include "rnic_types.h"
+#include "rnic_wire.h"
+
+/* Requester transmit: the TX role only. */
+struct rnic_qp_req {
+	uint32_t sq_fetch;       /* [SQ-FETCH] next WQE to start; W: TX, release;
+				  * R: RX (flush), the application, acquire */
+	uint32_t sq_db;          /* WQEs TX knows of (its last read of sq_pi) */
+	uint32_t psn;            /* next PSN to assign */
+	uint32_t cur_off;        /* bytes of the current WQE already sent */
+	uint32_t cur_pkt;        /* packets of the current WQE already sent */
+	uint8_t cur_active;      /* the WQE at sq_fetch is being segmented */
+	uint8_t stopped;         /* bad WQE queued: send nothing more */
+	uint8_t scheduled;       /* on the TX active list */
+	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
+};
+
+/* Requester receive (the completer): the RX role only. */
+struct rnic_qp_comp {
+	uint32_t rd_done;        /* [RD-DONE] READ/atomic WQEs finished; W: RX,
+				  * release; R: TX (fence, max_rd_atomic) */
+	uint32_t rd_psn;         /* next READ response PSN expected */
+	uint8_t in_read;         /* a multi-packet READ response is flowing */
+	uint8_t rd_resumed;      /* the head READ was re-asked from rd_psn */
+	uint8_t rnr_waiting;     /* an RNR NAK's wait runs on the wheel */
+	uint8_t loss_armed;      /* a loss timer SET is in force */
+	uint32_t retry;          /* the QP's one retry count (IBA 9.7.6.1.3) */
+	uint32_t rnr_retry;      /* RNR retries left */
+	uint32_t acked_seq;      /* bumps on every release: forward progress */
+	uint32_t arm_seq;        /* acked_seq when the timer was last (re)armed */
+	uint32_t alive_seq;      /* bumps on answers past a loss (peer alive) */
+	uint32_t arm_alive;      /* alive_seq when the timer was last (re)armed */
+	uint8_t retrying;        /* go-back-N started at progress retry_seq */
+	uint8_t on_rexmit_list;  /* on the RX role's retransmission list */
+	uint32_t retry_seq;      /* acked_seq when it started */
+	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */
+	uint32_t rexmit_end;
+	/* per-QP counters for telemetry (relaxed reads) */
+	uint64_t n_rexmit;
+	uint64_t n_timeout;
+	uint64_t n_nak;
+	uint64_t n_err;
+};
+
+/* The responder's record of one READ or atomic (seed 001 s3: duplicates
+ * are answered from it). */
+struct rnic_rd_res {
+	uint8_t type;            /* 0 free, RNIC_MQ_READ or RNIC_MQ_ATOMIC */
+	uint8_t active;          /* responses still to build */
+	uint8_t replay;          /* re-armed by a duplicate request */
+	uint32_t psn;            /* first PSN */
+	uint32_t last_psn;
+	uint64_t va;             /* READ: the bytes the responses carry */
+	uint32_t rkey;
+	uint32_t length;
+	uint64_t atomic_orig;    /* saved result: duplicates replay it */
+	/* READ: the original's VA and length; a duplicate must lie within
+	 * them (and its PSNs within psn..last_psn), IBA 9.7.5.1.3 */
+	uint64_t orig_va;
+	uint32_t orig_len;
+	/* progress of response generation */
+	uint32_t sent;           /* bytes of responses already built */
+	uint32_t cur_psn;
+	uint32_t msn;
+};
+
+/* Responder: the RX role only. */
+struct rnic_qp_resp {
+	uint32_t epsn;           /* expected PSN (telemetry: relaxed) */
+	uint32_t msn;
+	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
+	uint8_t cur_op;          /* opcode of the last packet of the message */
+	uint8_t in_msg;          /* inside a multi-packet SEND/WRITE */
+	uint8_t fatal;           /* a fatal NAK is queued: going to Error */
+	/* the coalesced ACK/NAK (RespPktGen) */
+	uint8_t ack_pending;
+	uint8_t on_ack_list;     /* on the RX role's ACK list */
+	uint8_t ack_syn;
+	uint32_t ack_psn;
+	uint32_t ack_msn;
+	/* WRITE (WriteAddrTable) */
+	uint64_t wr_va;
+	uint32_t wr_left;
+	uint32_t wr_total;
+	/* SEND scatter into the current receive WQE (RQWQEManager) */
+	uint8_t rwqe_active;
+	uint32_t rwqe_sge;
+	uint32_t rwqe_sge_off;
+	uint32_t rwqe_bytes;
+	/* READ/atomic resources, max_dest_rd_atomic of them, round robin;
+	 * the array is the control thread's (modify_qp), its entries RX's */
+	struct rnic_rd_res *res;
+	uint32_t res_n;
+	uint32_t res_next;
+	uint8_t rd_active;       /* on the RX role's READ response list */
+};
+
+/* The application's posting thread. */
+struct rnic_qp_app {
+	uint32_t sq_pi;          /* [SQ-PI] [DB] the doorbell record; W: app,
+				  * seq_cst; R: TX (seq_cst), RX (flush) */
+	uint32_t rq_pi;          /* [RQ-PI] W: app, release; R: RX, acquire */
+	uint32_t db_rung;        /* [DB] doorbells rung (the app's own count) */
+};
+
+struct rnic_qp {
+	/* Control thread */
+	struct rnic_device *dev;
+	struct rnic_pd *pd;
+	uint32_t qpn;
+	uint32_t index;          /* slot in dev->qps */
+	enum rnic_qp_type type;
+	uint8_t sq_sig_all;
+	struct rnic_cq *scq;
+	struct rnic_cq *rcq;
+	struct rnic_qp_cap cap;
+	struct rnic_qp_attr attr;  /* written before the state store that
+				    * enters the states which read them */
+	uint32_t pmtu;           /* bytes */
+	struct rnic_l2l3 l2;     /* cached outer headers to the peer */
+	uint8_t *sq;
+	uint32_t sq_stride;      /* bytes, a multiple of RNIC_WQE_UNIT */
+	uint32_t sq_mask;        /* slots - 1 */
+	uint8_t *rq;
+	uint32_t rq_stride;
+	uint32_t rq_mask;
+	struct rnic_qp *grave_next; /* dev->graveyard (rnic_dev_quiesce failed) */
+
+	/* [QP-STATE] enum rnic_qp_state. Changed only by CAS
+	 * (rnic_qp_state_cas): the control thread (modify), TX (RTS -> SQE,
+	 * UC/UD), any role (-> Error); read with acquire. */
+	uint8_t state;
+	/* [CQ-ERR] a CQ overflow event was raised: exchange by the
+	 * completers; cleared by the control thread at Reset, quiesced */
+	uint8_t cq_err_sent;
+
+	/* [SQ-DONE] WQEs completed; W: the QP's completer (the RX role for
+	 * RC, the TX role for UC/UD, fixed by the type), release; R: the
+	 * application (room in the SQ), acquire. */
+	uint32_t sq_done;
+	/* [RQ-CI] receive WQEs consumed; W: RX, release; R: application. */
+	uint32_t rq_ci;
+	/* [DB] doorbells the TX role took off the ring for this QP; W: TX,
+	 * seq_cst; R: the application. Never reset: see rnic_post.c. */
+	uint32_t db_seen;
+
+	struct rnic_qp_app app;
+	struct rnic_mq mq;
+	struct rnic_qp_req req;
+	struct rnic_qp_comp comp;
+	struct rnic_qp_resp resp;
+};
+
+static inline struct rnic_wqe *
+rnic_sq_wqe(const struct rnic_qp *qp, uint32_t idx)
+{
+	return (struct rnic_wqe *)(qp->sq + (size_t)(idx & qp->sq_mask) * qp->sq_stride);
+}
+
+static inline struct rnic_rwqe *
+rnic_rq_wqe(const struct rnic_qp *qp, uint32_t idx)
+{
+	return (struct rnic_rwqe *)(qp->rq + (size_t)(idx & qp->rq_mask) * qp->rq_stride);
+}
+
+static inline enum rnic_qp_state
+rnic_qp_state_get(const struct rnic_qp *qp)
+{
+	return (enum rnic_qp_state)LOAD_ACQ(&qp->state);   /* [QP-STATE] */
+}
+
+/* [QP-STATE] Move @p qp from @p from to @p to; false (nothing changed)
+ * when another thread changed the state first. */
+static inline bool
+rnic_qp_state_cas(struct rnic_qp *qp, enum rnic_qp_state from, enum rnic_qp_state to)
+{
+	uint8_t expect = (uint8_t)from;
+
+	return __atomic_compare_exchange_n(&qp->state, &expect, (uint8_t)to, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* [QP-STATE] Control thread: Reset from any state (an RMW, so a role's
+ * CAS to Error either happened before it or fails after it). */
+static inline void
+rnic_qp_state_reset(struct rnic_qp *qp)
+{
+	__atomic_exchange_n(&qp->state, (uint8_t)RNIC_QPS_RESET, __ATOMIC_ACQ_REL);
+}
+
+static inline enum rnic_transport
+rnic_qp_transport(const struct rnic_qp *qp)
+{
+	return qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
+	       qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC : RNIC_TRANSPORT_UD;
+}
+
+/* Any thread: move to Error unless in Reset or Error already; the RX role
+ * then flushes the queues (IBA 10.3.1). */
+void rnic_qp_to_error(struct rnic_qp *qp);
+
+/*
+ * Any thread: ask the RX role to look at @p qp (flush it, complete a bad
+ * WQE, arm its loss timer). Never lost: when the kick ring is full the RX
+ * role is told to look at every QP instead ([KICK]).
+ */
+void rnic_qp_kick(struct rnic_qp *qp);
+
+/* Any thread: the QP with number @p qpn, or NULL ([QP-TABLE]). */
+struct rnic_qp *rnic_qp_lookup(struct rnic_device *dev, uint32_t qpn);
+
+#endif /* RNIC_QP_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Interfaces between the engine's stages (all of them data path). */
+#ifndef RNIC_ENGINE_PVT_H
+#define RNIC_ENGINE_PVT_H
+
+#include "rnic_core.h"
+#include "rnic_engine.h"
+#include "rnic_timer.h"
+
+/* AckReq policy (IBA 9.7.6.1.1 leaves it to the requester): the last
+ * packet of each message, and every Nth PSN so that the send window
+ * keeps moving inside long messages. */
+#define RNIC_ACKREQ_EVERY 16
+
+/* Responder (rnic_responder.c), RX role. */
+void rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+		  const struct rnic_pkt *pkt);
+unsigned int rnic_resp_pump_reads(struct rnic_device *dev);
+void rnic_resp_flush_acks(struct rnic_device *dev);
+void rnic_resp_flush_rq(struct rnic_qp *qp);
+
+/* Completer / requester receive (rnic_completer.c), RX role. */
+void rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+		  const struct rnic_pkt *pkt);
+void rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp);
+unsigned int rnic_comp_rexmit(struct rnic_device *dev);
+unsigned int rnic_comp_timer_events(struct rnic_device *dev);
+
+/* ARP (rnic_arp.c), RX role. */
+void rnic_arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
+		    bool tagged, rte_be16_t tci, struct rnic_dev_stats *st);
+void rnic_arp_request(struct rnic_device *dev, struct rnic_dev_stats *st);
+
+/* Packet I/O and completions (rnic_pktio.c), any role. */
+
+/* Complete the QP's oldest send WQE (sq_done) with @p s: the completion
+ * goes out when @p s is an error or the WQE is signaled. */
+void rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
+/* Push @p wc to @p cq; an overflow moves @p qp to Error with one event. */
+void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
+		   struct rnic_dev_stats *st);
+uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
+/* An mbuf with every header written and room for @p paylen bytes of
+ * payload (*payload), pad and ICRC; NULL when the pool is empty. */
+struct rte_mbuf *rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
+				const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
+				const struct rnic_ext_fields *ext, uint32_t paylen,
+				uint8_t **payload);
+/* Write the ICRC of a packet from rnic_pkt_alloc. */
+void rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l);
+/* Push what @p b holds to its port; returns what went out. */
+uint32_t rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st);
+
+static inline bool
+rnic_txbuf_room(const struct rnic_txbuf *b)
+{
+	return b->n < RNIC_TXBUF_SIZE;
+}
+
+static inline void
+rnic_txbuf_add(struct rnic_txbuf *b, struct rte_mbuf *m)
+{
+	b->pkts[b->n] = m;
+	STORE_REL(&b->n, b->n + 1);   /* [TXB] */
+}
+
+#endif /* RNIC_ENGINE_PVT_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What every role of the engine shares: building a packet into an mbuf
+ * (ReqPktGen / RespPktGen, seed 3.4.4 and 4.4.4), the software TX buffer
+ * in front of rte_eth_tx_burst, copying out of a received mbuf chain, and
+ * writing completions (CQ overflow: IBA 11.4.2.1).
+ */
+#include <rte_ethdev.h>
+
+#include "rnic_engine_pvt.h"
+
+static const uint8_t wc_opcode_of[RNIC_WR_MAX] = {
+	[RNIC_WR_RDMA_WRITE] = RNIC_WC_RDMA_WRITE,
+	[RNIC_WR_RDMA_WRITE_WITH_IMM] = RNIC_WC_RDMA_WRITE,
+	[RNIC_WR_SEND] = RNIC_WC_SEND,
+	[RNIC_WR_SEND_WITH_IMM] = RNIC_WC_SEND,
+	[RNIC_WR_SEND_WITH_INV] = RNIC_WC_SEND,
+	[RNIC_WR_RDMA_READ] = RNIC_WC_RDMA_READ,
+	[RNIC_WR_ATOMIC_CMP_AND_SWP] = RNIC_WC_COMP_SWAP,
+	[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
+};
+
+void
+rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
+	      struct rnic_dev_stats *st)
+{
+	struct rnic_async_event ev = { RNIC_EVENT_CQ_ERR, qp->qpn };
+
+	st->completions++;
+	if (rnic_cq_push(cq, wc) == 0)
+		return;
+	/* Every completion lost counts; the QP's first one raises the event
+	 * and moves it to Error (its flush then overflows too). */
+	st->cq_overflow++;
+	if (__atomic_exchange_n(&qp->cq_err_sent, 1, __ATOMIC_ACQ_REL))   /* [CQ-ERR] */
+		return;
+	if (rte_ring_mp_enqueue_elem(qp->dev->ev_ring, &ev, sizeof(ev)) != 0)
+		st->event_drops++;
+	rnic_qp_to_error(qp);
+}
+
+void
+rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+{
+	const struct rnic_wqe *w = rnic_sq_wqe(qp, qp->sq_done);
+	struct rnic_wc wc;
+
+	if (s == RNIC_WC_SUCCESS && !(w->flags & RNIC_SEND_SIGNALED)) {
+		STORE_REL(&qp->sq_done, qp->sq_done + 1);   /* [SQ-DONE] */
+		return;
+	}
+	wc = (struct rnic_wc){
+		.wr_id = w->wr_id, .status = (uint8_t)s,
+		.opcode = w->opcode < RNIC_WR_MAX ? wc_opcode_of[w->opcode] : RNIC_WC_SEND,
+		.qp_num = qp->qpn,
+		.byte_len = s == RNIC_WC_SUCCESS ? w->total_len : 0,
+	};
+	if (s == RNIC_WC_WR_FLUSH_ERR)
+		st->flushed++;
+	/* The slot is free before the completion is seen: a post_send right
+	 * after polling this completion finds room (the WQE has been read
+	 * into wc, nothing reads it after this). */
+	STORE_REL(&qp->sq_done, qp->sq_done + 1);   /* [SQ-DONE] */
+	rnic_complete(qp, qp->scq, &wc, st);
+}
+
+uint32_t
+rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst)
+{
+	uint8_t *d = dst;
+	uint32_t done = 0;
+
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (m != NULL && done < len) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
+
+		memcpy(d + done, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		done += n;
+		off = 0;
+		m = m->next;
+	}
+	return done;
+}
+
+struct rte_mbuf *
+rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
+	       const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
+	       const struct rnic_ext_fields *ext, uint32_t paylen, uint8_t **payload)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
+	uint32_t hlen, total, pad = rnic_pad_len(paylen);
+	uint8_t *p;
+
+	if (m == NULL) {
+		st->tx_nombuf++;
+		return NULL;
+	}
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	hlen = rnic_pkt_build_hdrs(p, rte_pktmbuf_tailroom(m), l, b, ext, paylen);
+	total = hlen + paylen + pad + RNIC_ICRC_LEN;
+	if (hlen == 0 || total > rte_pktmbuf_tailroom(m)) {
+		rte_pktmbuf_free(m);
+		st->tx_nombuf++;
+		return NULL;
+	}
+	memset(p + hlen + paylen, 0, pad);
+	m->data_len = (uint16_t)total;
+	m->pkt_len = total;
+	*payload = p + hlen;
+	return m;
+}
+
+void
+rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l)
+{
+	rnic_pkt_finish_icrc_mbuf(m, l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN : RNIC_ETH_HLEN);
+}
+
+uint32_t
+rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st)
+{
+	uint16_t sent;
+
+	if (b->n == 0)
+		return 0;
+	sent = rte_eth_tx_burst(b->port, b->queue, b->pkts, (uint16_t)b->n);
+	if (sent < b->n) {
+		memmove(b->pkts, b->pkts + sent, (b->n - sent) * sizeof(b->pkts[0]));
+		st->tx_full++;
+	}
+	STORE_REL(&b->n, b->n - sent);   /* [TXB] */
+	st->tx_pkts += sent;
+	return sent;
+}

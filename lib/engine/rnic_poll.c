@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine's entry points for the threads that run it: one pass of a
+ * set of roles, the idle step of an lcore loop, the timer role
+ * (TimerControl, seed 3.4.2, on its own lcore: commands come from the RX
+ * role's completer through tmr_in, expiries go back through tmr_out), and
+ * what is still queued in the engine.
+ */
+#include <errno.h>
+#include <sched.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "rnic_engine_pvt.h"
+
+/* An idle poller yields the CPU after this many empty passes. */
+#define IDLE_YIELD_PASSES 64
+
+unsigned int
+rnic_dev_poll(struct rnic_device *dev, unsigned int roles)
+{
+	unsigned int work = 0;
+
+	if (roles & RNIC_ROLE_TX)
+		work += rnic_dev_poll_tx(dev);
+	if (roles & RNIC_ROLE_RX)
+		work += rnic_dev_poll_rx(dev);
+	if (roles & RNIC_ROLE_TIMER)
+		work += rnic_dev_poll_timer(dev);
+	return work;
+}
+
+void
+rnic_poll_idle(unsigned int work, unsigned int *idle)
+{
+	if (work) {
+		*idle = 0;
+	} else if (++*idle > IDLE_YIELD_PASSES) {
+		sched_yield();
+		*idle = 0;
+	} else {
+		rte_pause();
+	}
+}
+
+unsigned int
+rnic_dev_poll_timer(struct rnic_device *dev)
+{
+	struct rnic_dev_timer *t = &dev->tmr;
+	unsigned int work;
+	uint64_t now_ns;
+
+	/* TSC to ns with a multiply and a shift, no 128-bit division (it
+	 * was a twentieth of an idle engine loop). */
+	if (unlikely(t->tsc_ns_mult == 0))
+		t->tsc_ns_mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) / dev->tsc_hz);
+	now_ns = (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * t->tsc_ns_mult) >> 32);
+	work = rnic_timer_svc_poll(t->svc, now_ns);
+	rnic_dev_iter_done(&t->iter);
+	return work;
+}
+
+unsigned int
+rnic_dev_tx_backlog(const struct rnic_device *dev)
+{
+	return LOAD_ACQ(&dev->tx.txb.n) + LOAD_ACQ(&dev->rx.txb.n);   /* [TXB] */
+}
+
+int
+rnic_qp_sq_pending(const struct rnic_qp *qp)
+{
+	if (qp == NULL)
+		return -EINVAL;
+	/* sq_pi: the caller's own index; sq_fetch: released by the TX role
+	 * once the WQE's last packet is in the TX buffer. */
+	return (int)(LOAD_RLX(&qp->app.sq_pi) - LOAD_ACQ(&qp->req.sq_fetch));   /* [SQ-FETCH] */
+}
