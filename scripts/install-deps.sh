@@ -6,13 +6,14 @@ set -euo pipefail
 # dpdk-dev: dpdk-testpmd, dpdk-telemetry.py, and dpdk-dumpcap / dpdk-pdump
 # (test/capture); test/capture also uses tshark, stdbuf (coreutils) and
 # mount (util-linux), which every Debian system has. python3-matplotlib:
-# the bandwidth plot of scripts/bench.sh (doc/benchmarks.md).
+# the bandwidth plot of scripts/bench.sh (doc/benchmarks.md). universal-ctags:
+# the function-length check of test/layers.
 pkgs=(
     build-essential pkg-config meson ninja-build
     libdpdk-dev dpdk-dev libnuma-dev libjansson-dev libisal-dev
     zlib1g-dev libpcap-dev
     python3-scapy tshark iproute2 python3-matplotlib
-    clang-14 libclang-rt-14-dev valgrind
+    clang-14 libclang-rt-14-dev valgrind universal-ctags
 )
 
 missing=()

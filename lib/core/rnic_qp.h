@@ -17,9 +17,13 @@
 #define RNIC_QP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+
 #include "rnic_mq.h"
+#include "rnic_qplist.h"
 #include "rnic_sq.h"
 #include "rnic_sync.h"
 #include "rnic_types.h"
@@ -217,6 +221,33 @@ rnic_qp_transport(const struct rnic_qp *qp)
 {
 	return qp->type == RNIC_QPT_RC ? RNIC_TRANSPORT_RC :
 	       qp->type == RNIC_QPT_UC ? RNIC_TRANSPORT_UC : RNIC_TRANSPORT_UD;
+}
+
+/*
+ * A role's pass over its work list @p l: @p fn does a QP's work, adds
+ * what it did to *work and returns true to keep the QP on the list; a QP
+ * in Reset is dropped without a call ([QP-DEAD]), and the flag at
+ * @p flag_off in the QP cleared. Returns the work done.
+ */
+typedef bool rnic_qp_list_fn(struct rnic_device *dev, struct rnic_qp *qp,
+			     unsigned int *work);
+
+static __rte_always_inline unsigned int
+rnic_qp_list_walk(struct rnic_device *dev, struct rnic_qp_list *l, size_t flag_off,
+		  rnic_qp_list_fn *fn)
+{
+	unsigned int work = 0;
+
+	for (uint32_t i = 0; i < l->n; ) {
+		struct rnic_qp *qp = l->q[i];
+
+		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET && fn(dev, qp, &work)) {
+			i++;
+			continue;
+		}
+		rnic_qp_list_del(l, i, (uint8_t *)qp + flag_off);
+	}
+	return work;
 }
 
 /* Any thread: move to Error unless in Reset or Error already; the RX role

@@ -7,10 +7,11 @@
  * list never holds more entries than the device has QP slots. The list,
  * its flag in each QP, and the walk belong to the role's thread only.
  *
- * A walk drops any QP found in Reset ([QP-DEAD]): Reset and destroy store
- * the state, then quiesce the roles (rnic_dev_quiesce), and after two
- * full iterations of every role no list names the QP any more, without
- * the control thread ever touching a role's list.
+ * A walk (rnic_qp_list_walk, rnic_qp.h) drops any QP found in Reset
+ * ([QP-DEAD]): Reset and destroy store the state, then quiesce the roles
+ * (rnic_dev_quiesce), and after two full passes of every role no list
+ * names the QP any more, without the control thread ever touching a
+ * role's list.
  */
 #ifndef RNIC_QPLIST_H
 #define RNIC_QPLIST_H

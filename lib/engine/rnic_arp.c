@@ -115,8 +115,8 @@ arp_frame(struct rnic_device *dev, struct rte_mbuf *out, const uint8_t *dst_mac,
 	size_t l2 = sizeof(*eth) + (tagged ? sizeof(struct rte_vlan_hdr) : 0);
 	struct rte_arp_hdr *r = (struct rte_arp_hdr *)((uint8_t *)eth + l2);
 
-	memcpy(&eth->dst_addr, dst_mac, 6);
-	memcpy(&eth->src_addr, dev->mac, 6);
+	rte_ether_addr_copy((const struct rte_ether_addr *)dst_mac, &eth->dst_addr);
+	rte_ether_addr_copy((const struct rte_ether_addr *)dev->mac, &eth->src_addr);
 	if (tagged) {
 		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
 

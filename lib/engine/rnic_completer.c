@@ -603,31 +603,22 @@ rnic_comp_timer_events(struct rnic_device *dev)
 	return n;
 }
 
+/* One QP's resend burst; false when it is all out. */
+static bool
+rexmit_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+{
+	struct rnic_qp_comp *c = &qp->comp;
+
+	if (rnic_qp_state_get(qp) == RNIC_QPS_ERR)
+		c->rexmit_next = c->rexmit_end;
+	*work += rexmit_pump(dev, qp, &dev->rx.st);
+	return c->rexmit_next != c->rexmit_end;
+}
+
 /* Retransmission bursts that did not fit the TX buffer at once. */
 unsigned int
 rnic_comp_rexmit(struct rnic_device *dev)
 {
-	struct rnic_qp_list *l = &dev->rx.rexmit;
-	struct rnic_dev_stats *st = &dev->rx.st;
-	unsigned int work = 0;
-
-	for (uint32_t i = 0; i < l->n; ) {
-		struct rnic_qp *qp = l->q[i];
-		struct rnic_qp_comp *c = &qp->comp;
-		enum rnic_qp_state s = rnic_qp_state_get(qp);
-
-		if (s == RNIC_QPS_RESET) {
-			rnic_qp_list_del(l, i, &c->on_rexmit_list);   /* [QP-DEAD] */
-			continue;
-		}
-		if (s == RNIC_QPS_ERR)
-			c->rexmit_next = c->rexmit_end;
-		work += rexmit_pump(dev, qp, st);
-		if (c->rexmit_next == c->rexmit_end) {
-			rnic_qp_list_del(l, i, &c->on_rexmit_list);
-			continue;
-		}
-		i++;
-	}
-	return work;
+	return rnic_qp_list_walk(dev, &dev->rx.rexmit,
+				 offsetof(struct rnic_qp, comp.on_rexmit_list), rexmit_turn);
 }

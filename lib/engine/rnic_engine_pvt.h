@@ -51,6 +51,30 @@ void rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l);
 /* Push what @p b holds to its port; returns what went out. */
 uint32_t rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st);
 
+/*
+ * [DB-LOST] [KICK] A ring that should never fill did (a doorbell or kick
+ * was not queued): when the counter at @p lost moved since *@p seen, call
+ * @p fn for every QP of the device, which covers the lost one (both are
+ * idempotent). Returns true when it did.
+ */
+static inline bool
+rnic_dev_rescan(struct rnic_device *dev, const uint32_t *lost, uint32_t *seen,
+		void (*fn)(struct rnic_device *dev, struct rnic_qp *qp))
+{
+	uint32_t now = LOAD_ACQ(lost);
+
+	if (likely(now == *seen))
+		return false;
+	*seen = now;
+	for (uint32_t i = 0; i <= dev->qp_mask; i++) {
+		struct rnic_qp *qp = LOAD_ACQ(&dev->qps[i]);   /* [QP-TABLE] */
+
+		if (qp != NULL)
+			fn(dev, qp);
+	}
+	return true;
+}
+
 static inline bool
 rnic_txbuf_room(const struct rnic_txbuf *b)
 {

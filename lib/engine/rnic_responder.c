@@ -172,30 +172,25 @@ pending_drop_ack(struct rnic_qp *qp)
 		rs->ack_pending = 0;
 }
 
+/* A QP's coalesced ACK/NAK; false once it is sent (or moot). */
+static bool
+ack_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+{
+	struct rnic_qp_resp *rs = &qp->resp;
+
+	RTE_SET_USED(work);
+	if (rs->rd_active)
+		return true;   /* the READ pump sends it after the responses */
+	if (rs->ack_pending)
+		pending_emit(dev, qp, &dev->rx.st);
+	return rs->ack_pending;   /* still pending: no room now, next poll */
+}
+
 void
 rnic_resp_flush_acks(struct rnic_device *dev)
 {
-	struct rnic_qp_list *l = &dev->rx.acks;
-	struct rnic_dev_stats *st = &dev->rx.st;
-
-	for (uint32_t i = 0; i < l->n; ) {
-		struct rnic_qp *qp = l->q[i];
-		struct rnic_qp_resp *rs = &qp->resp;
-
-		if (rnic_qp_state_get(qp) == RNIC_QPS_RESET) {
-			rs->ack_pending = 0;   /* [QP-DEAD] */
-		} else if (rs->rd_active) {
-			i++;      /* the READ pump sends it after the responses */
-			continue;
-		} else if (rs->ack_pending) {
-			pending_emit(dev, qp, st);
-			if (rs->ack_pending) {
-				i++;  /* no room now: next poll */
-				continue;
-			}
-		}
-		rnic_qp_list_del(l, i, &rs->on_ack_list);
-	}
+	rnic_qp_list_walk(dev, &dev->rx.acks, offsetof(struct rnic_qp, resp.on_ack_list),
+			  ack_turn);
 }
 
 /* ------------------------------------------------------------------ */
@@ -272,30 +267,26 @@ rd_pump_qp(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work,
 	return false;
 }
 
+/* A QP's READ responses; false once all are out (its ACK then follows). */
+static bool
+rd_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+{
+	struct rnic_qp_resp *rs = &qp->resp;
+
+	if (rs->res == NULL)
+		return false;
+	if (rd_pump_qp(dev, qp, work, &dev->rx.st))
+		return true;
+	if (rs->ack_pending)
+		pending_emit(dev, qp, &dev->rx.st);
+	return false;
+}
+
 unsigned int
 rnic_resp_pump_reads(struct rnic_device *dev)
 {
-	struct rnic_qp_list *l = &dev->rx.rd_active;
-	struct rnic_dev_stats *st = &dev->rx.st;
-	unsigned int work = 0;
-
-	for (uint32_t i = 0; i < l->n; ) {
-		struct rnic_qp *qp = l->q[i];
-		struct rnic_qp_resp *rs = &qp->resp;
-
-		if (rnic_qp_state_get(qp) == RNIC_QPS_RESET || rs->res == NULL) {
-			rnic_qp_list_del(l, i, &rs->rd_active);   /* [QP-DEAD] */
-			continue;
-		}
-		if (rd_pump_qp(dev, qp, &work, st)) {
-			i++;
-			continue;
-		}
-		rnic_qp_list_del(l, i, &rs->rd_active);
-		if (rs->ack_pending)
-			pending_emit(dev, qp, st);
-	}
-	return work;
+	return rnic_qp_list_walk(dev, &dev->rx.rd_active, offsetof(struct rnic_qp, resp.rd_active),
+				 rd_turn);
 }
 
 /*

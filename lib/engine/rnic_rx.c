@@ -113,7 +113,7 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 static unsigned int
 rx_kicks(struct rnic_device *dev, struct rnic_dev_stats *st)
 {
-	uint32_t kicks[32], lost;
+	uint32_t kicks[32];
 	unsigned int n;
 
 	n = rte_ring_mc_dequeue_burst_elem(dev->kick_ring, kicks, sizeof(kicks[0]),
@@ -126,16 +126,8 @@ rx_kicks(struct rnic_device *dev, struct rnic_dev_stats *st)
 	}
 	/* [KICK] kicks that did not fit the ring: look at every QP. A kick
 	 * is idempotent, so a spurious one costs nothing but time. */
-	lost = LOAD_ACQ(&dev->kick_lost);
-	if (unlikely(lost != dev->rx.kick_lost_seen)) {
-		dev->rx.kick_lost_seen = lost;
+	if (rnic_dev_rescan(dev, &dev->kick_lost, &dev->rx.kick_lost_seen, rnic_comp_kick)) {
 		st->kick_overflows++;
-		for (uint32_t i = 0; i <= dev->qp_mask; i++) {
-			struct rnic_qp *qp = LOAD_ACQ(&dev->qps[i]);   /* [QP-TABLE] */
-
-			if (qp != NULL)
-				rnic_comp_kick(dev, qp);
-		}
 		n++;
 	}
 	return n;

@@ -31,7 +31,6 @@ static unsigned int
 doorbell_process(struct rnic_device *dev, struct rnic_dev_stats *st)
 {
 	unsigned int total = 0, n;
-	uint32_t lost;
 	void *dbs[64];
 
 	do {
@@ -49,17 +48,8 @@ doorbell_process(struct rnic_device *dev, struct rnic_dev_stats *st)
 		total += n;
 	} while (n == RTE_DIM(dbs));
 	/* [DB-LOST] a doorbell found the ring full: look at every QP. */
-	lost = LOAD_ACQ(&dev->db_lost);
-	if (unlikely(lost != dev->tx.db_lost_seen)) {
-		dev->tx.db_lost_seen = lost;
-		for (uint32_t i = 0; i <= dev->qp_mask; i++) {
-			struct rnic_qp *qp = LOAD_ACQ(&dev->qps[i]);   /* [QP-TABLE] */
-
-			if (qp != NULL)
-				sched_add(dev, qp);
-		}
+	if (rnic_dev_rescan(dev, &dev->db_lost, &dev->tx.db_lost_seen, sched_add))
 		total++;
-	}
 	return total;
 }
 
@@ -532,34 +522,31 @@ req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, enum rnic_qp_state s
 	return done;
 }
 
+/* One QP's turn on the TX role's active list; false when it went idle. */
+static bool
+tx_qp_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+{
+	struct rnic_dev_tx *tx = &dev->tx;
+	bool idle;
+
+	*work += req_qp_process(dev, qp, rnic_qp_state_get(qp), dev->attr.burst, &idle,
+				&tx->st);
+	if (!rnic_txbuf_room(&tx->txb))
+		rnic_txbuf_flush(&tx->txb, &tx->st);
+	return !idle;
+}
+
 unsigned int
 rnic_dev_poll_tx(struct rnic_device *dev)
 {
 	struct rnic_dev_tx *tx = &dev->tx;
-	struct rnic_dev_stats *st = &tx->st;
-	unsigned int work = 0, budget = dev->attr.burst;
+	unsigned int work = 0;
 
-	rnic_txbuf_flush(&tx->txb, st);
-	work += doorbell_process(dev, st);
-	for (uint32_t i = 0; i < tx->active.n; ) {
-		struct rnic_qp *qp = tx->active.q[i];
-		enum rnic_qp_state s = rnic_qp_state_get(qp);
-		bool idle;
-
-		if (s == RNIC_QPS_RESET) {
-			rnic_qp_list_del(&tx->active, i, &qp->req.scheduled);   /* [QP-DEAD] */
-			continue;
-		}
-		work += req_qp_process(dev, qp, s, budget, &idle, st);
-		if (idle) {
-			rnic_qp_list_del(&tx->active, i, &qp->req.scheduled);
-			continue;
-		}
-		i++;
-		if (!rnic_txbuf_room(&tx->txb))
-			rnic_txbuf_flush(&tx->txb, st);
-	}
-	rnic_txbuf_flush(&tx->txb, st);
+	rnic_txbuf_flush(&tx->txb, &tx->st);
+	work += doorbell_process(dev, &tx->st);
+	work += rnic_qp_list_walk(dev, &tx->active, offsetof(struct rnic_qp, req.scheduled),
+				  tx_qp_turn);
+	rnic_txbuf_flush(&tx->txb, &tx->st);
 	rnic_dev_iter_done(&tx->iter);
 	return work;
 }

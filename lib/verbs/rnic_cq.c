@@ -20,19 +20,13 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 	char name[RTE_RING_NAMESIZE];
 	struct rnic_cq *cq;
 
-	if (dev == NULL || cqe == 0 || cqe > (1u << 22)) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (dev->n_cqs >= dev->attr.max_cqs) {
-		rte_errno = ENOSPC;
-		return NULL;
-	}
+	if (dev == NULL || cqe == 0 || cqe > (1u << 22))
+		return rnic_fail_null(EINVAL);
+	if (dev->n_cqs >= dev->attr.max_cqs)
+		return rnic_fail_null(ENOSPC);
 	cq = rte_zmalloc("rnic_cq", sizeof(*cq), 0);
-	if (cq == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
+	if (cq == NULL)
+		return rnic_fail_null(ENOMEM);
 	snprintf(name, sizeof(name), "rnic_cq%u_%u", dev->port_id,
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	cq->ring = rte_ring_create_elem(name, sizeof(struct rnic_wc), cqe,

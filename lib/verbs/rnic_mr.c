@@ -17,15 +17,11 @@ rnic_alloc_pd(struct rnic_device *dev)
 {
 	struct rnic_pd *pd;
 
-	if (dev == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	if (dev == NULL)
+		return rnic_fail_null(EINVAL);
 	pd = rte_zmalloc("rnic_pd", sizeof(*pd), 0);
-	if (pd == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
+	if (pd == NULL)
+		return rnic_fail_null(ENOMEM);
 	pd->dev = dev;
 	pd->handle = ++dev->n_pds;
 	TAILQ_INSERT_TAIL(&dev->pds, pd, next);
@@ -54,29 +50,21 @@ rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access)
 	uint32_t i, key;
 
 	if (pd == NULL || addr == NULL || length == 0 || (access & ~all) ||
-	    ((uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr)) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	    ((uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr))
+		return rnic_fail_null(EINVAL);
 	/* IBA 10.6.3.1: remote write/atomic need local write. */
 	if ((access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & RNIC_ACCESS_LOCAL_WRITE)) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	    !(access & RNIC_ACCESS_LOCAL_WRITE))
+		return rnic_fail_null(EINVAL);
 	dev = pd->dev;
 	for (i = 0; i < dev->max_mrs; i++)
 		if (dev->mrs[i] == NULL)
 			break;
-	if (i == dev->max_mrs) {
-		rte_errno = ENOSPC;
-		return NULL;
-	}
+	if (i == dev->max_mrs)
+			return rnic_fail_null(ENOSPC);
 	mr = rte_zmalloc("rnic_mr", sizeof(*mr), 0);
-	if (mr == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
+	if (mr == NULL)
+		return rnic_fail_null(ENOMEM);
 	key = (i << 8) | (++dev->mr_key_seq & 0xff);
 	mr->pd = pd;
 	mr->addr = addr;
@@ -116,15 +104,11 @@ rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)
 {
 	struct rnic_ah_int *ah;
 
-	if (pd == NULL || attr == NULL) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	if (pd == NULL || attr == NULL)
+		return rnic_fail_null(EINVAL);
 	ah = rte_zmalloc("rnic_ah", sizeof(*ah), 0);
-	if (ah == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
+	if (ah == NULL)
+		return rnic_fail_null(ENOMEM);
 	ah->pub.attr = *attr;
 	ah->pd = pd;
 	pd->refs++;

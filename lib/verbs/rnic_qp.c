@@ -28,10 +28,8 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	    ia->cap.max_send_wr == 0 || ia->cap.max_send_wr > 65536 ||
 	    ia->cap.max_recv_wr > 65536 || ia->cap.max_send_sge > 32 ||
 	    ia->cap.max_recv_sge > 32 || ia->cap.max_inline_data > 1024 ||
-	    ia->qp_num > RNIC_PSN_MASK || ia->qp_num == 1) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
+	    ia->qp_num > RNIC_PSN_MASK || ia->qp_num == 1)
+		return rnic_fail_null(EINVAL);
 	dev = pd->dev;
 	/* The table has a power-of-two number of slots; max_qps is the limit. */
 	if (dev->n_qps >= dev->attr.max_qps) {
@@ -42,10 +40,8 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	}
 	if (ia->qp_num != 0) {
 		qpn = ia->qp_num;
-		if (dev->qps[qpn & dev->qp_mask] != NULL) {
-			rte_errno = EEXIST;
-			return NULL;
-		}
+		if (dev->qps[qpn & dev->qp_mask] != NULL)
+			return rnic_fail_null(EEXIST);
 	} else {
 		uint32_t tries = 0;
 
@@ -56,16 +52,12 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 			if (dev->qps[qpn & dev->qp_mask] == NULL)
 				break;
 		} while (++tries <= dev->qp_mask + 2);
-		if (tries > dev->qp_mask + 2) {
-			rte_errno = ENOSPC;
-			return NULL;
-		}
+		if (tries > dev->qp_mask + 2)
+			return rnic_fail_null(ENOSPC);
 	}
 	qp = rte_zmalloc("rnic_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
-	if (qp == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
+	if (qp == NULL)
+		return rnic_fail_null(ENOMEM);
 	qp->dev = dev;
 	qp->pd = pd;
 	qp->qpn = qpn;
@@ -210,6 +202,13 @@ struct qp_trans {
 	int opt[T_N];
 };
 
+/* What RTR->RTS, RTS->RTS and SQD->RTS allow besides their required ones. */
+#define OPT_TO_RTS { \
+	[T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) | M(ALT_PATH) | \
+		 M(PATH_MIG_STATE), \
+	[T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) | M(PATH_MIG_STATE), \
+	[T_UD] = M(CUR_STATE) | M(QKEY) }
+
 static const struct qp_trans qp_trans[7][7] = {
 	[RNIC_QPS_RESET] = {
 		[RNIC_QPS_RESET] = { 1, {0}, {0} },
@@ -238,30 +237,18 @@ static const struct qp_trans qp_trans[7][7] = {
 				   M(MAX_QP_RD_ATOMIC),
 			  [T_UC] = M(SQ_PSN),
 			  [T_UD] = M(SQ_PSN) },
-			{ [T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-				   M(ALT_PATH) | M(PATH_MIG_STATE),
-			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) |
-				   M(PATH_MIG_STATE),
-			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+			OPT_TO_RTS },
 	},
 	[RNIC_QPS_RTS] = {
 		[RNIC_QPS_RTS] = { 1, {0},
-			{ [T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-				   M(ALT_PATH) | M(PATH_MIG_STATE),
-			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) |
-				   M(PATH_MIG_STATE),
-			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+			OPT_TO_RTS },
 		[RNIC_QPS_SQD] = { 1, {0},
 			{ [T_RC] = M(EN_SQD_ASYNC_NOTIFY), [T_UC] = M(EN_SQD_ASYNC_NOTIFY),
 			  [T_UD] = M(EN_SQD_ASYNC_NOTIFY) } },
 	},
 	[RNIC_QPS_SQD] = {
 		[RNIC_QPS_RTS] = { 1, {0},
-			{ [T_RC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) |
-				   M(ALT_PATH) | M(PATH_MIG_STATE),
-			  [T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) |
-				   M(PATH_MIG_STATE),
-			  [T_UD] = M(CUR_STATE) | M(QKEY) } },
+			OPT_TO_RTS },
 		[RNIC_QPS_SQD] = { 1, {0},
 			{ [T_RC] = M(CUR_STATE) | M(AV) | M(ALT_PATH) | M(ACCESS_FLAGS) |
 				   M(PKEY_INDEX) | M(MIN_RNR_TIMER) | M(PATH_MIG_STATE) |
