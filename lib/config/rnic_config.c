@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The JSON configuration loader. One pass per section in dependency order
- * (eal, ports, lcores, cqs, mrs, qps, workload, options); each value is
+ * (eal, ports, lcores, cqs, mrs, qps, workload, options, soak; the array
+ * sections are the rows of sections[], read by parse_section); each value is
  * read by a small typed helper that knows the JSON path it sits at, so the
  * first problem becomes one message "<path>: <problem>". Names are looked
  * up through a hash so that a config with 10^5 QPs loads in linear time.
@@ -43,6 +44,8 @@ struct ctx {
 	char path[PATH_LEN];
 	struct rnic_config *cfg;
 	struct names port_names, mr_names, cq_names, qp_names;
+	/* the elements of the section being read on each port (check_port_limit) */
+	uint32_t *n_on;
 	/* wait "transmit": WRs (and READ/atomic WRs) each RC QP never completes */
 	uint64_t *tx_wrs, *tx_rd;
 };
@@ -392,21 +395,35 @@ bad:
 /* Values at obj[key]: absent keys take the default                    */
 /* ------------------------------------------------------------------ */
 
+/* Required: the caller checked presence with need(). */
+#define GET_REQ(fn, c, obj, key, ...) ({				\
+	size_t _old = push_key((c), (key));				\
+	int _r = fn((c), json_object_get((obj), (key)), __VA_ARGS__);	\
+	pop((c), _old);							\
+	_r;								\
+})
+
+/* Optional: obj[key] read by @p fn at its path as GET_REQ does, or @p def
+ * where absent. @p out comes last in fn's arguments, after the others. */
+#define GET_OPT(fn, c, obj, key, def, out, ...) ({				\
+	json_t *_v = json_object_get((obj), (key));				\
+	size_t _old;								\
+	int _r = 0;								\
+										\
+	if (!_v) {								\
+		*(out) = (def);							\
+	} else {								\
+		_old = push_key((c), (key));					\
+		_r = fn((c), _v, ##__VA_ARGS__, (out));				\
+		pop((c), _old);							\
+	}									\
+	_r;									\
+})
+
 static int get_int(struct ctx *c, const json_t *obj, const char *key, int64_t min, int64_t max,
 		   int64_t def, int64_t *out)
 {
-	json_t *v = json_object_get(obj, key);
-	size_t old;
-	int r;
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	old = push_key(c, key);
-	r = val_int(c, v, min, max, out);
-	pop(c, old);
-	return r;
+	return GET_OPT(val_int, c, obj, key, def, out, min, max);
 }
 
 #define GET_UINT(type)								\
@@ -427,61 +444,21 @@ GET_UINT(uint64_t)
 
 static int get_bool(struct ctx *c, const json_t *obj, const char *key, bool def, bool *out)
 {
-	json_t *v = json_object_get(obj, key);
-	size_t old;
-	int r;
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	old = push_key(c, key);
-	r = val_bool(c, v, out);
-	pop(c, old);
-	return r;
+	return GET_OPT(val_bool, c, obj, key, def, out);
 }
 
+/* enum: one name of @p t; flags: an array of them (val_enum, val_flags) */
 static int get_enum(struct ctx *c, const json_t *obj, const char *key, const struct sym *t,
 		    int def, int *out)
 {
-	json_t *v = json_object_get(obj, key);
-	size_t old;
-	int r;
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	old = push_key(c, key);
-	r = val_enum(c, v, t, out);
-	pop(c, old);
-	return r;
+	return GET_OPT(val_enum, c, obj, key, def, out, t);
 }
 
 static int get_flags(struct ctx *c, const json_t *obj, const char *key, const struct sym *t,
 		     int def, int *out)
 {
-	json_t *v = json_object_get(obj, key);
-	size_t old;
-	int r;
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	old = push_key(c, key);
-	r = val_flags(c, v, t, out);
-	pop(c, old);
-	return r;
+	return GET_OPT(val_flags, c, obj, key, def, out, t);
 }
-
-/* Required: the caller checked presence with need(). */
-#define GET_REQ(fn, c, obj, key, ...) ({				\
-	size_t _old = push_key((c), (key));				\
-	int _r = fn((c), json_object_get((obj), (key)), __VA_ARGS__);	\
-	pop((c), _old);							\
-	_r;								\
-})
 
 /* An array section: absent is empty, otherwise an array of objects. */
 static json_t *get_section(struct ctx *c, const json_t *root, const char *key, bool *bad)
@@ -497,6 +474,25 @@ static json_t *get_section(struct ctx *c, const json_t *root, const char *key, b
 		return NULL;
 	}
 	return v;
+}
+
+/* @p fn on each element of the array @p a, at path "[i]" below the current
+ * one; an element that is not an object is an error. */
+static int each_object(struct ctx *c, const json_t *a,
+		       int (*fn)(struct ctx *c, const json_t *o, unsigned int i))
+{
+	size_t i, old;
+	json_t *o;
+
+	json_array_foreach((json_t *)(uintptr_t)a, i, o) {
+		old = push_idx(c, i);
+		if (!json_is_object(o))
+			return fail(c, "expected an object, got %s", type_name(o));
+		if (fn(c, o, (unsigned int)i) < 0)
+			return -1;
+		pop(c, old);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -748,10 +744,11 @@ static const char *const port_keys[] = {
 	"max_cqs", "mbufs", "ring_size", "burst", "queues", NULL
 };
 
-static int parse_port(struct ctx *c, const json_t *o, int idx)
+static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 {
 	struct rnic_cfg_port *p = &c->cfg->ports[idx];
 	bool dev = json_object_get(o, "device"), peer = json_object_get(o, "ring_peer");
+	unsigned int j;
 	int r;
 
 	p->ring_peer_idx = -1;
@@ -791,84 +788,66 @@ static int parse_port(struct ctx *c, const json_t *o, int idx)
 		return -1;
 	if (p->ring_size & (p->ring_size - 1))
 		return fail_at(c, "ring_size", "%u is not a power of two", p->ring_size);
+	for (j = 0; j < idx && p->device[0]; j++)
+		if (strcmp(c->cfg->ports[j].device, p->device) == 0)
+			return fail_at(c, "device", "\"%s\" is already used by ports[%u]", p->device,
+				       j);
 	return 0;
 }
 
-static int parse_ports(struct ctx *c, const json_t *root)
+/* ring_peer, once every port is known */
+static int port_peer(struct ctx *c, const json_t *o, unsigned int i)
 {
-	struct rnic_config *cfg = c->cfg;
-	json_t *a = json_object_get(root, "ports"), *o;
-	size_t i, j, old;
-
-	if (need(c, root, "ports") < 0)
+	if (json_object_get(o, "ring_peer") &&
+	    get_ref(c, o, "ring_peer", &c->port_names, "port", &c->cfg->ports[i].ring_peer_idx) < 0)
 		return -1;
-	old = push_key(c, "ports");
-	if (!json_is_array(a))
-		return fail(c, "expected an array, got %s", type_name(a));
-	if (json_array_size(a) == 0)
-		return fail(c, "at least one port is required");
-	cfg->ports = calloc(json_array_size(a), sizeof(*cfg->ports));
-	if (!cfg->ports || names_init(&c->port_names, json_array_size(a), cfg->ports[0].name,
-				      sizeof(cfg->ports[0])) < 0)
-		return fail_nomem(c);
-	cfg->n_ports = json_array_size(a);
-	json_array_foreach(a, i, o) {
-		size_t o2 = push_idx(c, i);
-
-		if (!json_is_object(o))
-			return fail(c, "expected an object, got %s", type_name(o));
-		if (parse_port(c, o, i) < 0)
-			return -1;
-		for (j = 0; j < i && cfg->ports[i].device[0]; j++)
-			if (strcmp(cfg->ports[j].device, cfg->ports[i].device) == 0)
-				return fail_at(c, "device", "\"%s\" is already used by ports[%zu]",
-					       cfg->ports[i].device, j);
-		pop(c, o2);
-	}
-	/* ring_peer: resolve every name, then both ends must name each other */
-	json_array_foreach(a, i, o) {
-		size_t o2 = push_idx(c, i);
-
-		if (json_object_get(o, "ring_peer") &&
-		    get_ref(c, o, "ring_peer", &c->port_names, "port",
-			    &cfg->ports[i].ring_peer_idx) < 0)
-			return -1;
-		pop(c, o2);
-	}
-	/* Two ports with one address: ARP and the RX address check could
-	 * not tell them apart, and a peer's frames would reach either. */
-	for (i = 0; i < cfg->n_ports; i++) {
-		size_t o2 = push_idx(c, i);
-
-		for (j = 0; j < i; j++) {
-			const struct rnic_cfg_port *p = &cfg->ports[i], *q = &cfg->ports[j];
-
-			if (p->ipv4 == q->ipv4) {
-				char ip[INET_ADDRSTRLEN];
-
-				inet_ntop(AF_INET, &p->ipv4, ip, sizeof(ip));
-				return fail_at(c, "ipv4", "%s is already used by ports[%zu]", ip, j);
-			}
-			if (p->has_mac && q->has_mac && memcmp(p->mac, q->mac, 6) == 0)
-				return fail_at(c, "mac", "%02x:%02x:%02x:%02x:%02x:%02x is already "
-					       "used by ports[%zu]", p->mac[0], p->mac[1], p->mac[2],
-					       p->mac[3], p->mac[4], p->mac[5], j);
-		}
-		pop(c, o2);
-	}
-	for (i = 0; i < cfg->n_ports; i++) {
-		struct rnic_cfg_port *p = &cfg->ports[i];
-		size_t o2 = push_idx(c, i);
-
-		if (p->ring_peer_idx == (int)i)
-			return fail_at(c, "ring_peer", "a port cannot be its own ring peer");
-		if (p->ring_peer_idx >= 0 && cfg->ports[p->ring_peer_idx].ring_peer_idx != (int)i)
-			return fail_at(c, "ring_peer", "port \"%s\" does not name \"%s\" as its "
-				       "ring_peer", cfg->ports[p->ring_peer_idx].name, p->name);
-		pop(c, o2);
-	}
-	pop(c, old);
 	return 0;
+}
+
+/* Two ports with one address: ARP and the RX address check could not tell
+ * them apart, and a peer's frames would reach either. */
+static int port_unique_addr(struct ctx *c, const json_t *o, unsigned int i)
+{
+	const struct rnic_cfg_port *p = &c->cfg->ports[i], *q;
+	unsigned int j;
+
+	RTE_SET_USED(o);
+	for (j = 0; j < i; j++) {
+		q = &c->cfg->ports[j];
+		if (p->ipv4 == q->ipv4) {
+			char ip[INET_ADDRSTRLEN];
+
+			inet_ntop(AF_INET, &p->ipv4, ip, sizeof(ip));
+			return fail_at(c, "ipv4", "%s is already used by ports[%u]", ip, j);
+		}
+		if (p->has_mac && q->has_mac && memcmp(p->mac, q->mac, 6) == 0)
+			return fail_at(c, "mac", "%02x:%02x:%02x:%02x:%02x:%02x is already used by "
+				       "ports[%u]", p->mac[0], p->mac[1], p->mac[2], p->mac[3],
+				       p->mac[4], p->mac[5], j);
+	}
+	return 0;
+}
+
+/* Both ends of a ring name each other. */
+static int port_peer_pair(struct ctx *c, const json_t *o, unsigned int i)
+{
+	const struct rnic_config *cfg = c->cfg;
+	const struct rnic_cfg_port *p = &cfg->ports[i];
+
+	RTE_SET_USED(o);
+	if (p->ring_peer_idx == (int)i)
+		return fail_at(c, "ring_peer", "a port cannot be its own ring peer");
+	if (p->ring_peer_idx >= 0 && cfg->ports[p->ring_peer_idx].ring_peer_idx != (int)i)
+		return fail_at(c, "ring_peer", "port \"%s\" does not name \"%s\" as its "
+			       "ring_peer", cfg->ports[p->ring_peer_idx].name, p->name);
+	return 0;
+}
+
+static int ports_finish(struct ctx *c, const json_t *a)
+{
+	if (each_object(c, a, port_peer) < 0 || each_object(c, a, port_unique_addr) < 0)
+		return -1;
+	return each_object(c, a, port_peer_pair);
 }
 
 /* ------------------------------------------------------------------ */
@@ -904,52 +883,41 @@ static int parse_roles(struct ctx *c, const json_t *o, unsigned int *roles)
 	return r;
 }
 
-static int parse_lcores(struct ctx *c, const json_t *root)
+static int parse_lcore(struct ctx *c, const json_t *o, unsigned int i)
 {
-	struct rnic_config *cfg = c->cfg;
-	json_t *o, *a;
-	size_t i, old;
-	unsigned int p;
-	bool bad;
+	struct rnic_cfg_lcore *l = &c->cfg->lcores[i];
+	int64_t id;
 	int role;
 
-	a = get_section(c, root, "lcores", &bad);
-	if (!a)
-		return bad ? -1 : 0;
-	old = push_key(c, "lcores");
-	cfg->lcores = calloc(json_array_size(a) + 1, sizeof(*cfg->lcores));
-	if (!cfg->lcores)
-		return fail_nomem(c);
-	cfg->n_lcores = json_array_size(a);
-	json_array_foreach(a, i, o) {
-		struct rnic_cfg_lcore *l = &cfg->lcores[i];
-		size_t o2 = push_idx(c, i);
-		int64_t id;
+	if (check_keys(c, o, lcore_keys) < 0 || need(c, o, "lcore") < 0 ||
+	    get_int(c, o, "lcore", 1, 127, 0, &id) < 0 ||
+	    get_ref(c, o, "port", &c->port_names, "port", &l->port_idx) < 0 ||
+	    parse_roles(c, o, &l->roles) < 0)
+		return -1;
+	l->lcore = (int)id;
+	for (role = 0; role < RNIC_CFG_NROLES; role++) {
+		struct rnic_cfg_port *port = &c->cfg->ports[l->port_idx];
 
-		if (!json_is_object(o))
-			return fail(c, "expected an object, got %s", type_name(o));
-		if (check_keys(c, o, lcore_keys) < 0 || need(c, o, "lcore") < 0 ||
-		    get_int(c, o, "lcore", 1, 127, 0, &id) < 0 ||
-		    get_ref(c, o, "port", &c->port_names, "port", &l->port_idx) < 0 ||
-		    parse_roles(c, o, &l->roles) < 0)
-			return -1;
-		l->lcore = (int)id;
-		for (role = 0; role < RNIC_CFG_NROLES; role++) {
-			struct rnic_cfg_port *port = &cfg->ports[l->port_idx];
-
-			if (!(l->roles & (1u << role)))
-				continue;
-			if (port->lcore[role] >= 0)
-				return fail_at(c, "roles", "port \"%s\" role \"%s\" is already on "
-					       "lcore %d", port->name, role_syms[role].name,
-					       port->lcore[role]);
-			port->lcore[role] = l->lcore;
-		}
-		pop(c, o2);
+		if (!(l->roles & (1u << role)))
+			continue;
+		if (port->lcore[role] >= 0)
+			return fail_at(c, "roles", "port \"%s\" role \"%s\" is already on lcore %d",
+				       port->name, role_syms[role].name, port->lcore[role]);
+		port->lcore[role] = l->lcore;
 	}
-	/* A port named in lcores[] must have every role placed. */
+	return 0;
+}
+
+/* A port named in lcores[] must have every role placed. */
+static int lcores_finish(struct ctx *c, const json_t *a)
+{
+	const struct rnic_config *cfg = c->cfg;
+	unsigned int p;
+	int role;
+
+	RTE_SET_USED(a);
 	for (p = 0; p < cfg->n_ports; p++) {
-		struct rnic_cfg_port *port = &cfg->ports[p];
+		const struct rnic_cfg_port *port = &cfg->ports[p];
 		int missing = -1, placed = 0;
 
 		for (role = 0; role < RNIC_CFG_NROLES; role++) {
@@ -962,7 +930,6 @@ static int parse_lcores(struct ctx *c, const json_t *root)
 			return fail(c, "port \"%s\" has no lcore for role \"%s\"", port->name,
 				    role_syms[missing].name);
 	}
-	pop(c, old);
 	return 0;
 }
 
@@ -970,13 +937,13 @@ static int parse_lcores(struct ctx *c, const json_t *root)
 /* cqs, mrs                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Count objects per port (@p n_on) against the port's limit @p max. */
-static int check_port_limit(struct ctx *c, int port_idx, uint32_t *n_on, uint32_t max,
-			    const char *what, const char *limit_key)
+/* Count the object against its port's limit @p max (c->n_on). */
+static int check_port_limit(struct ctx *c, int port_idx, uint32_t max, const char *what,
+			    const char *limit_key)
 {
 	const struct rnic_cfg_port *p = &c->cfg->ports[port_idx];
 
-	if (++n_on[port_idx] > max)
+	if (++c->n_on[port_idx] > max)
 		return fail_at(c, "port", "port \"%s\" has room for %u %s (%s)", p->name, max,
 			       what, limit_key);
 	return 0;
@@ -984,50 +951,18 @@ static int check_port_limit(struct ctx *c, int port_idx, uint32_t *n_on, uint32_
 
 static const char *const cq_keys[] = { "name", "port", "depth", NULL };
 
-static int parse_cqs(struct ctx *c, const json_t *root)
+static int parse_cq(struct ctx *c, const json_t *o, unsigned int i)
 {
-	struct rnic_config *cfg = c->cfg;
-	uint32_t *n_on;
-	json_t *o, *a;
-	size_t i, old;
-	bool bad;
-	int r = 0;
+	struct rnic_cfg_cq *q = &c->cfg->cqs[i];
 
-	a = get_section(c, root, "cqs", &bad);
-	if (!a)
-		return bad ? -1 : 0;
-	old = push_key(c, "cqs");
-	cfg->cqs = calloc(json_array_size(a) + 1, sizeof(*cfg->cqs));
-	n_on = calloc(cfg->n_ports, sizeof(*n_on));
-	if (!cfg->cqs || !n_on || names_init(&c->cq_names, json_array_size(a), cfg->cqs[0].name,
-					     sizeof(cfg->cqs[0])) < 0) {
-		free(n_on);
-		return fail_nomem(c);
-	}
-	cfg->n_cqs = json_array_size(a);
-	json_array_foreach(a, i, o) {
-		struct rnic_cfg_cq *q = &cfg->cqs[i];
-		size_t o2 = push_idx(c, i);
-
-		if (!json_is_object(o)) {
-			r = fail(c, "expected an object, got %s", type_name(o));
-			break;
-		}
-		if (check_keys(c, o, cq_keys) < 0 ||
-		    get_unique_name(c, o, &c->cq_names, i, "cqs", q->name) < 0 ||
-		    get_ref(c, o, "port", &c->port_names, "port", &q->port_idx) < 0 ||
-		    check_port_limit(c, q->port_idx, n_on, cfg->ports[q->port_idx].max_cqs, "CQs",
-				     "max_cqs") < 0 ||
-		    get_uint32_t(c, o, "depth", 1, 1 << 22, 1024, &q->depth) < 0) {
-			r = -1;
-			break;
-		}
-		pop(c, o2);
-	}
-	free(n_on);
-	if (r == 0)
-		pop(c, old);
-	return r;
+	if (check_keys(c, o, cq_keys) < 0 ||
+	    get_unique_name(c, o, &c->cq_names, i, "cqs", q->name) < 0 ||
+	    get_ref(c, o, "port", &c->port_names, "port", &q->port_idx) < 0 ||
+	    check_port_limit(c, q->port_idx, c->cfg->ports[q->port_idx].max_cqs, "CQs",
+			     "max_cqs") < 0 ||
+	    get_uint32_t(c, o, "depth", 1, 1 << 22, 1024, &q->depth) < 0)
+		return -1;
+	return 0;
 }
 
 static const char *const mr_keys[] = { "name", "port", "size", "access", "fill", NULL };
@@ -1062,62 +997,27 @@ static int parse_fill(struct ctx *c, const json_t *o, struct rnic_cfg_mr *m)
 	return 0;
 }
 
-static int parse_mrs(struct ctx *c, const json_t *root)
+static int parse_mr(struct ctx *c, const json_t *o, unsigned int i)
 {
-	struct rnic_config *cfg = c->cfg;
-	uint32_t *n_on;
-	json_t *o, *a;
-	size_t i, old;
-	bool bad;
-	int r = 0;
+	struct rnic_cfg_mr *m = &c->cfg->mrs[i];
 
-	a = get_section(c, root, "mrs", &bad);
-	if (!a)
-		return bad ? -1 : 0;
-	old = push_key(c, "mrs");
-	cfg->mrs = calloc(json_array_size(a) + 1, sizeof(*cfg->mrs));
-	n_on = calloc(cfg->n_ports, sizeof(*n_on));
-	if (!cfg->mrs || !n_on || names_init(&c->mr_names, json_array_size(a), cfg->mrs[0].name,
-					     sizeof(cfg->mrs[0])) < 0) {
-		free(n_on);
-		return fail_nomem(c);
-	}
-	cfg->n_mrs = json_array_size(a);
-	json_array_foreach(a, i, o) {
-		struct rnic_cfg_mr *m = &cfg->mrs[i];
-		size_t o2 = push_idx(c, i);
-
-		if (!json_is_object(o)) {
-			r = fail(c, "expected an object, got %s", type_name(o));
-			break;
-		}
-		if (check_keys(c, o, mr_keys) < 0 ||
-		    get_unique_name(c, o, &c->mr_names, i, "mrs", m->name) < 0 ||
-		    get_ref(c, o, "port", &c->port_names, "port", &m->port_idx) < 0 ||
-		    check_port_limit(c, m->port_idx, n_on, cfg->ports[m->port_idx].max_mrs, "MRs",
-				     "max_mrs") < 0 ||
-		    need(c, o, "size") < 0 ||
-		    get_uint64_t(c, o, "size", 1, INT64_C(1) << 34, 0, &m->size) < 0 ||
-		    get_flags(c, o, "access", mr_access_syms, RNIC_ACCESS_LOCAL_WRITE,
-			      &m->access) < 0 ||
-		    parse_fill(c, o, m) < 0) {
-			r = -1;
-			break;
-		}
-		/* IBA 10.6.3.1 (C10-56): remote write and atomic need local write */
-		if ((m->access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) &&
-		    !(m->access & RNIC_ACCESS_LOCAL_WRITE)) {
-			r = fail_at(c, "access", "\"%s\" requires \"local_write\"",
-				    (m->access & RNIC_ACCESS_REMOTE_WRITE) ? "remote_write" :
-				    "remote_atomic");
-			break;
-		}
-		pop(c, o2);
-	}
-	free(n_on);
-	if (r == 0)
-		pop(c, old);
-	return r;
+	if (check_keys(c, o, mr_keys) < 0 ||
+	    get_unique_name(c, o, &c->mr_names, i, "mrs", m->name) < 0 ||
+	    get_ref(c, o, "port", &c->port_names, "port", &m->port_idx) < 0 ||
+	    check_port_limit(c, m->port_idx, c->cfg->ports[m->port_idx].max_mrs, "MRs",
+			     "max_mrs") < 0 ||
+	    need(c, o, "size") < 0 ||
+	    get_uint64_t(c, o, "size", 1, INT64_C(1) << 34, 0, &m->size) < 0 ||
+	    get_flags(c, o, "access", mr_access_syms, RNIC_ACCESS_LOCAL_WRITE, &m->access) < 0 ||
+	    parse_fill(c, o, m) < 0)
+		return -1;
+	/* IBA 10.6.3.1 (C10-56): remote write and atomic need local write */
+	if ((m->access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) &&
+	    !(m->access & RNIC_ACCESS_LOCAL_WRITE))
+		return fail_at(c, "access", "\"%s\" requires \"local_write\"",
+			       (m->access & RNIC_ACCESS_REMOTE_WRITE) ? "remote_write" :
+			       "remote_atomic");
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1174,7 +1074,7 @@ static int get_qpn(struct ctx *c, const json_t *o, uint32_t *qpn)
 	return r;
 }
 
-static int parse_qp(struct ctx *c, const json_t *o, int idx, uint32_t *n_on)
+static int parse_qp(struct ctx *c, const json_t *o, unsigned int idx)
 {
 	struct rnic_cfg_qp *q = &c->cfg->qps[idx];
 	int64_t mtu;
@@ -1183,8 +1083,8 @@ static int parse_qp(struct ctx *c, const json_t *o, int idx, uint32_t *n_on)
 	if (check_keys(c, o, qp_keys) < 0 ||
 	    get_unique_name(c, o, &c->qp_names, idx, "qps", q->name) < 0 ||
 	    get_ref(c, o, "port", &c->port_names, "port", &q->port_idx) < 0 ||
-	    check_port_limit(c, q->port_idx, n_on, c->cfg->ports[q->port_idx].max_qps, "QPs",
-				     "max_qps") < 0 ||
+	    check_port_limit(c, q->port_idx, c->cfg->ports[q->port_idx].max_qps, "QPs",
+			     "max_qps") < 0 ||
 	    need(c, o, "type") < 0 || get_enum(c, o, "type", qp_type_syms, 0, &v) < 0)
 		return -1;
 	q->type = v;
@@ -1223,7 +1123,7 @@ static int parse_qp(struct ctx *c, const json_t *o, int idx, uint32_t *n_on)
 }
 
 /* Second pass: remote (may name a later QP) and the rq_psn default. */
-static int parse_remote(struct ctx *c, const json_t *o, int idx)
+static int parse_remote(struct ctx *c, const json_t *o, unsigned int idx)
 {
 	struct rnic_config *cfg = c->cfg;
 	struct rnic_cfg_qp *q = &cfg->qps[idx];
@@ -1339,54 +1239,11 @@ static int check_qpns(struct ctx *c)
 	return -1;
 }
 
-static int parse_qps(struct ctx *c, const json_t *root)
+static int qps_finish(struct ctx *c, const json_t *a)
 {
-	struct rnic_config *cfg = c->cfg;
-	uint32_t *n_on;
-	json_t *o, *a;
-	size_t i, old;
-	bool bad;
-	int r = 0;
-
-	a = get_section(c, root, "qps", &bad);
-	if (!a)
-		return bad ? -1 : 0;
-	old = push_key(c, "qps");
-	cfg->qps = calloc(json_array_size(a) + 1, sizeof(*cfg->qps));
-	n_on = calloc(cfg->n_ports, sizeof(*n_on));
-	if (!cfg->qps || !n_on || names_init(&c->qp_names, json_array_size(a), cfg->qps[0].name,
-					     sizeof(cfg->qps[0])) < 0) {
-		free(n_on);
-		return fail_nomem(c);
-	}
-	cfg->n_qps = json_array_size(a);
-	json_array_foreach(a, i, o) {
-		size_t o2 = push_idx(c, i);
-
-		if (!json_is_object(o)) {
-			r = fail(c, "expected an object, got %s", type_name(o));
-			break;
-		}
-		if (parse_qp(c, o, i, n_on) < 0) {
-			r = -1;
-			break;
-		}
-		pop(c, o2);
-	}
-	free(n_on);
-	if (r < 0)
+	if (each_object(c, a, parse_remote) < 0)
 		return -1;
-	json_array_foreach(a, i, o) {
-		size_t o2 = push_idx(c, i);
-
-		if (parse_remote(c, o, i) < 0)
-			return -1;
-		pop(c, o2);
-	}
-	if (check_qpns(c) < 0)
-		return -1;
-	pop(c, old);
-	return 0;
+	return check_qpns(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1400,6 +1257,17 @@ static const char *const work_keys[] = {
 
 #define MSG_MAX (INT64_C(1) << 31)  /* IBA: 2^31 bytes per message */
 
+/* w->sizes: the one size @p x. */
+static int one_size(struct ctx *c, struct rnic_cfg_work *w, uint32_t x)
+{
+	w->sizes = malloc(sizeof(*w->sizes));
+	if (!w->sizes)
+		return fail_nomem(c);
+	w->sizes[0] = x;
+	w->n_sizes = 1;
+	return 0;
+}
+
 static int parse_sizes(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 {
 	json_t *sizes = json_object_get(o, "sizes"), *size = json_object_get(o, "size"), *e;
@@ -1412,12 +1280,7 @@ static int parse_sizes(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 	if (!sizes && !size) {
 		if (!atomic)
 			return fail(c, "missing required key \"sizes\" (or \"size\")");
-		w->sizes = malloc(sizeof(*w->sizes));
-		if (!w->sizes)
-			return fail_nomem(c);
-		w->sizes[0] = 8;  /* atomics move 8 bytes (IBA 9.4.5) */
-		w->n_sizes = 1;
-		return 0;
+		return one_size(c, w, 8);  /* atomics move 8 bytes (IBA 9.4.5) */
 	}
 	if (size) {
 		old = push_key(c, "size");
@@ -1425,11 +1288,8 @@ static int parse_sizes(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 			return -1;
 		if (atomic && x != 8)
 			return fail(c, "atomics are 8 bytes, got %" PRId64, x);
-		w->sizes = malloc(sizeof(*w->sizes));
-		if (!w->sizes)
-			return fail_nomem(c);
-		w->sizes[0] = (uint32_t)x;
-		w->n_sizes = 1;
+		if (one_size(c, w, (uint32_t)x) < 0)
+			return -1;
 		pop(c, old);
 		return 0;
 	}
@@ -1455,21 +1315,27 @@ static int parse_sizes(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 	return 0;
 }
 
+/* The MR that @p key names must hold the largest message of @p w and
+ * allow it @p need access. */
+static int check_mr(struct ctx *c, const char *key, const struct rnic_cfg_mr *mr,
+		    const struct rnic_cfg_work *w, uint32_t max_size, int need)
+{
+	if (max_size > mr->size)
+		return fail_at(c, key, "MR \"%s\" (%" PRIu64 " bytes) is smaller than the "
+			       "largest message (%u)", mr->name, mr->size, max_size);
+	if ((mr->access & need) != need)
+		return fail_at(c, key, "MR \"%s\" needs \"%s\" access for %s", mr->name,
+			       sym_name(mr_access_syms, need), rnic_cfg_opcode_name(w->opcode));
+	return 0;
+}
+
 /* The local MR must hold the largest message, and take READ and atomic
  * results: else the WRs fail locally and nothing is sent. */
 static int check_local_mr(struct ctx *c, const struct rnic_cfg_work *w, uint32_t max_size)
 {
-	const struct rnic_cfg_mr *lmr = &c->cfg->mrs[w->local_mr_idx];
-	int need_lmr = (w->opcode == RNIC_WR_RDMA_READ || is_atomic(w->opcode)) ?
-		       RNIC_ACCESS_LOCAL_WRITE : 0;
-
-	if (max_size > lmr->size)
-		return fail_at(c, "local_mr", "MR \"%s\" (%" PRIu64 " bytes) is smaller than the "
-			       "largest message (%u)", lmr->name, lmr->size, max_size);
-	if ((lmr->access & need_lmr) != need_lmr)
-		return fail_at(c, "local_mr", "MR \"%s\" needs \"%s\" access for %s", lmr->name,
-			       sym_name(mr_access_syms, need_lmr), rnic_cfg_opcode_name(w->opcode));
-	return 0;
+	return check_mr(c, "local_mr", &c->cfg->mrs[w->local_mr_idx], w, max_size,
+			(w->opcode == RNIC_WR_RDMA_READ || is_atomic(w->opcode)) ?
+			RNIC_ACCESS_LOCAL_WRITE : 0);
 }
 
 /*
@@ -1525,14 +1391,9 @@ static int check_verifiable(struct ctx *c, const struct rnic_cfg_work *w, uint32
 		need_rmr = RNIC_ACCESS_LOCAL_WRITE;
 		break;
 	}
-	if (check_local_mr(c, w, max_size) < 0)
+	if (check_local_mr(c, w, max_size) < 0 ||
+	    (rmr && check_mr(c, "remote_mr", rmr, w, max_size, need_rmr) < 0))
 		return -1;
-	if (rmr && max_size > rmr->size)
-		return fail_at(c, "remote_mr", "MR \"%s\" (%" PRIu64 " bytes) is smaller than the "
-			       "largest message (%u)", rmr->name, rmr->size, max_size);
-	if (rmr && (rmr->access & need_rmr) != need_rmr)
-		return fail_at(c, "remote_mr", "MR \"%s\" needs \"%s\" access for %s", rmr->name,
-			       sym_name(mr_access_syms, need_rmr), rnic_cfg_opcode_name(w->opcode));
 	if (peer && (peer->access & need_qp) != need_qp)
 		return fail_at(c, "qp", "the remote QP \"%s\" does not allow \"%s\"", peer->name,
 			       sym_name(mr_access_syms, need_qp));
@@ -1546,9 +1407,10 @@ static int check_verifiable(struct ctx *c, const struct rnic_cfg_work *w, uint32
 	return 0;
 }
 
-static int parse_work(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
+static int parse_work(struct ctx *c, const json_t *o, unsigned int idx)
 {
 	const struct rnic_config *cfg = c->cfg;
+	struct rnic_cfg_work *w = &c->cfg->work[idx];
 	const struct rnic_cfg_qp *q, *peer;
 	uint32_t max_size = 0;
 	unsigned int i;
@@ -1659,33 +1521,114 @@ static int parse_work(struct ctx *c, const json_t *o, struct rnic_cfg_work *w)
 	return w->verify ? check_verifiable(c, w, max_size) : 0;
 }
 
-static int parse_workload(struct ctx *c, const json_t *root)
+/* ------------------------------------------------------------------ */
+/* The array sections                                                  */
+/* ------------------------------------------------------------------ */
+
+enum section_id { SEC_PORTS, SEC_LCORES, SEC_CQS, SEC_MRS, SEC_QPS, SEC_WORK };
+
+/* A name index of struct ctx, for a section of named elements: each
+ * element's name is its first member, so the index's names start at the
+ * array itself, one element apart. */
+#define NAMES(field) offsetof(struct ctx, field)
+_Static_assert(offsetof(struct rnic_cfg_port, name) == 0 &&
+	       offsetof(struct rnic_cfg_cq, name) == 0 &&
+	       offsetof(struct rnic_cfg_mr, name) == 0 &&
+	       offsetof(struct rnic_cfg_qp, name) == 0, "a named element starts with its name");
+
+/*
+ * An array section of objects: its array in the configuration, of one
+ * zeroed element more than the JSON has (element 0 always exists), each
+ * element read by @c elem at "<key>[i]", then @c finish (where set) at
+ * "<key>" for what spans elements.
+ */
+static const struct section {
+	enum section_id id;
+	const char *key;
+	size_t elem_size;
+	/* named elements (the name first in each): their index in struct ctx */
+	size_t names_off;
+	/* elements count against a per-port limit (c->n_on) */
+	bool per_port;
+	int (*elem)(struct ctx *c, const json_t *o, unsigned int i);
+	int (*finish)(struct ctx *c, const json_t *a);
+} sections[] = {   /* in the order they are read: each may name the ones before */
+	{ SEC_PORTS, "ports", sizeof(struct rnic_cfg_port), NAMES(port_names), false, parse_port,
+	  ports_finish },
+	{ SEC_LCORES, "lcores", sizeof(struct rnic_cfg_lcore), 0, false, parse_lcore,
+	  lcores_finish },
+	{ SEC_CQS, "cqs", sizeof(struct rnic_cfg_cq), NAMES(cq_names), true, parse_cq, NULL },
+	{ SEC_MRS, "mrs", sizeof(struct rnic_cfg_mr), NAMES(mr_names), true, parse_mr, NULL },
+	{ SEC_QPS, "qps", sizeof(struct rnic_cfg_qp), NAMES(qp_names), true, parse_qp, qps_finish },
+	{ SEC_WORK, "workload", sizeof(struct rnic_cfg_work), 0, false, parse_work, NULL },
+};
+
+/* Keep the new array @p arr of @p n elements of section @p id in the
+ * configuration, with what else the section needs. */
+static int attach(struct ctx *c, enum section_id id, void *arr, unsigned int n)
 {
 	struct rnic_config *cfg = c->cfg;
-	json_t *o, *a;
-	size_t i, old;
-	bool bad;
 
-	a = get_section(c, root, "workload", &bad);
+	switch (id) {
+	case SEC_PORTS: cfg->ports = arr; cfg->n_ports = n; break;
+	case SEC_LCORES: cfg->lcores = arr; cfg->n_lcores = n; break;
+	case SEC_CQS: cfg->cqs = arr; cfg->n_cqs = n; break;
+	case SEC_MRS: cfg->mrs = arr; cfg->n_mrs = n; break;
+	case SEC_QPS: cfg->qps = arr; cfg->n_qps = n; break;
+	case SEC_WORK:
+		cfg->work = arr;
+		cfg->n_work = n;
+		c->tx_wrs = calloc(cfg->n_qps + 1, sizeof(*c->tx_wrs));
+		c->tx_rd = calloc(cfg->n_qps + 1, sizeof(*c->tx_rd));
+		return c->tx_wrs && c->tx_rd ? 0 : -1;
+	}
+	return 0;
+}
+
+static int parse_section(struct ctx *c, const json_t *root, const struct section *s)
+{
+	unsigned int n;
+	size_t old;
+	json_t *a;
+	bool bad;
+	char *arr;
+
+	/* ports: required, and not empty */
+	if (s->id == SEC_PORTS && need(c, root, s->key) < 0)
+		return -1;
+	a = get_section(c, root, s->key, &bad);
 	if (!a)
 		return bad ? -1 : 0;
-	old = push_key(c, "workload");
-	cfg->work = calloc(json_array_size(a) + 1, sizeof(*cfg->work));
-	c->tx_wrs = calloc(cfg->n_qps + 1, sizeof(*c->tx_wrs));
-	c->tx_rd = calloc(cfg->n_qps + 1, sizeof(*c->tx_rd));
-	if (!cfg->work || !c->tx_wrs || !c->tx_rd)
-		return fail_nomem(c);
-	cfg->n_work = json_array_size(a);
-	json_array_foreach(a, i, o) {
-		size_t o2 = push_idx(c, i);
-
-		if (!json_is_object(o))
-			return fail(c, "expected an object, got %s", type_name(o));
-		if (parse_work(c, o, &cfg->work[i]) < 0)
-			return -1;
-		pop(c, o2);
+	old = push_key(c, s->key);
+	n = json_array_size(a);
+	if (s->id == SEC_PORTS && n == 0)
+		return fail(c, "at least one port is required");
+	arr = calloc(n + 1, s->elem_size);
+	if (s->per_port) {
+		free(c->n_on);
+		c->n_on = calloc(c->cfg->n_ports, sizeof(*c->n_on));
 	}
+	if (!arr || (s->per_port && !c->n_on) ||
+	    (s->names_off && names_init((struct names *)((char *)c + s->names_off), n, arr,
+					s->elem_size) < 0)) {
+		free(arr);
+		return fail_nomem(c);
+	}
+	if (attach(c, s->id, arr, n) < 0)
+		return fail_nomem(c);
+	if (each_object(c, a, s->elem) < 0 || (s->finish && s->finish(c, a) < 0))
+		return -1;
 	pop(c, old);
+	return 0;
+}
+
+static int parse_sections(struct ctx *c, const json_t *root)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(sections); i++)
+		if (parse_section(c, root, &sections[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -1833,16 +1776,14 @@ static struct rnic_config *load(const char *text, size_t len, char *err, size_t 
 	else if (!json_is_object(root))
 		fail(&c, "expected an object, got %s", type_name(root));
 	else if (check_keys(&c, root, top_keys) == 0 && parse_eal(&c, root) == 0 &&
-		 parse_ports(&c, root) == 0 && parse_lcores(&c, root) == 0 &&
-		 parse_cqs(&c, root) == 0 && parse_mrs(&c, root) == 0 &&
-		 parse_qps(&c, root) == 0 && parse_workload(&c, root) == 0 &&
-		 parse_options(&c, root) == 0)
+		 parse_sections(&c, root) == 0 && parse_options(&c, root) == 0)
 		parse_soak(&c, root);
 	json_decref(root);
 	free(c.port_names.slot);
 	free(c.mr_names.slot);
 	free(c.cq_names.slot);
 	free(c.qp_names.slot);
+	free(c.n_on);
 	free(c.tx_wrs);
 	free(c.tx_rd);
 	if (c.errnum) {

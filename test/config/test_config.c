@@ -6,12 +6,16 @@
  * top level) and a table of edits to a valid base document, one per field
  * and problem (wrong type, out of range, bad enum string, unknown key,
  * duplicate name, dangling reference, missing key, cross-field rule); each
- * must fail with the exact "<json path>: <problem>" prefix. Then positive
- * cases: every value of the base document as given, defaults, the rq_psn
- * default from the peer's sq_psn, dump/reload round trip, workload "wait"
- * "transmit" (its rules and the RC budget counted across entries; an empty
- * expected prefix marks an edit that must load), and a 16384-QP document
- * loaded under a generous time bound.
+ * must fail with the exact "<json path>: <problem>" prefix; a table of
+ * files that must not load (errno and message). Then positive cases, a
+ * table of documents that must load each with its check: every value of
+ * the base document as given, defaults, the rq_psn default from the
+ * peer's sq_psn, dump/reload round trip, workload "wait" "transmit" (its
+ * rules and the RC budget counted across entries are edit cases, where an
+ * empty expected prefix marks an edit that must load); and a 16384-QP
+ * document loaded under a generous time bound. Values are checked as
+ * tables of W() rows (expression, expected value), each failure reported
+ * at its row's line.
  *
  * With "--samples DIR" it instead loads every .json file in DIR (the
  * samples under config/).
@@ -31,16 +35,7 @@
 #include <rte_common.h>
 
 #include "rnic_config.h"
-
-static unsigned int n_pass, n_fail;
-
-#define VERIFY(cond, fmt, ...) do {						\
-	if (!(cond)) {								\
-		printf("FAIL %s:%d: %s: " fmt "\n", __func__, __LINE__, #cond,	\
-		       ##__VA_ARGS__);						\
-		goto fail;							\
-	}									\
-} while (0)
+#include "test_common.h"
 
 /* Single quotes to double quotes (no test value contains an apostrophe). */
 static char *sq(const char *s)
@@ -151,33 +146,44 @@ static const struct {
 	  " 'options': {'pcap': 'a'}, 'eal': ['x', 3]}", "eal[1]: expected a string, got integer" },
 };
 
+/*
+ * Load @p json: it must fail with errno EINVAL and a one-line message that
+ * starts with @p want, or, where @p want is "", load. @p what names the
+ * case in a failure. @return 0, or -1 (reported).
+ */
+static int check_load(const char *json, const char *want, const char *what)
+{
+	char err[512] = "";
+	struct rnic_config *cfg;
+	int e;
+
+	errno = 0;
+	cfg = rnic_config_load_string(json, err, sizeof(err));
+	e = errno;
+	rnic_config_free(cfg);
+	if (want[0] == '\0') {   /* must load: a boundary that is allowed */
+		VERIFY(cfg != NULL, "%s must load\n  got:  %s", what, err);
+		return 0;
+	}
+	VERIFY(!cfg && e == EINVAL && strncmp(err, want, strlen(want)) == 0 && !strchr(err, '\n'),
+	       "%s\n  want: %s\n  got:  %s (errno %d)", what, want, cfg ? "(loaded)" : err, e);
+	return 0;
+}
+
 static int test_raw_cases(void)
 {
-	char err[512];
+	char what[300];
 	unsigned int i;
 	int bad = 0;
 
 	for (i = 0; i < RTE_DIM(raw_cases); i++) {
 		char *json = sq(raw_cases[i].json);
-		struct rnic_config *cfg;
 
-		errno = 0;
-		cfg = rnic_config_load_string(json, err, sizeof(err));
-		if (cfg || errno != EINVAL ||
-		    strncmp(err, raw_cases[i].prefix, strlen(raw_cases[i].prefix)) != 0 ||
-		    strchr(err, '\n')) {
-			printf("FAIL %s:%d: raw case %u: %s\n  want: %s\n  got:  %s (errno %d)\n",
-			       __func__, __LINE__, i, raw_cases[i].json, raw_cases[i].prefix,
-			       cfg ? "(loaded)" : err, errno);
-			bad++;
-			n_fail++;
-		} else {
-			n_pass++;
-		}
-		rnic_config_free(cfg);
+		snprintf(what, sizeof(what), "raw case %u: %s", i, raw_cases[i].json);
+		bad |= check_load(json, raw_cases[i].prefix, what);
 		free(json);
 	}
-	return bad ? -1 : 0;
+	return bad;
 }
 
 /* ------------------------------------------------------------------ */
@@ -738,101 +744,100 @@ out:
 
 static int test_edit_cases(void)
 {
-	char err[512];
+	char what[300];
 	unsigned int i;
 	int bad = 0;
 
 	for (i = 0; i < RTE_DIM(edit_cases); i++) {
-		const char *want = edit_cases[i].prefix;
-		char *json = apply_edits(edit_cases[i].e, RTE_DIM(edit_cases[i].e));
-		struct rnic_config *cfg = NULL;
+		const struct edit *e = edit_cases[i].e;
+		char *json = apply_edits(e, RTE_DIM(edit_cases[i].e));
 
-		errno = 0;
-		if (json)
-			cfg = rnic_config_load_string(json, err, sizeof(err));
-		if (json && want[0] == '\0') {
-			/* must load: a boundary that is allowed */
-			if (!cfg) {
-				printf("FAIL %s:%d: edit case %u must load\n  got:  %s\n",
-				       __func__, __LINE__, i, err);
-				bad++;
-				n_fail++;
-			} else {
-				n_pass++;
-			}
-		} else if (!json || cfg || errno != EINVAL ||
-			   strncmp(err, want, strlen(want)) != 0 || strchr(err, '\n')) {
-			printf("FAIL %s:%d: edit case %u (%s %s = %s)\n  want: %s\n  got:  %s\n",
-			       __func__, __LINE__, i, edit_cases[i].e[0].obj, edit_cases[i].e[0].key,
-			       edit_cases[i].e[0].val ? edit_cases[i].e[0].val : "(deleted)", want,
-			       cfg ? "(loaded)" : json ? err : "(edit failed)");
-			bad++;
-			n_fail++;
-		} else {
-			n_pass++;
-		}
-		rnic_config_free(cfg);
+		snprintf(what, sizeof(what), "edit case %u (%s %s = %s)", i, e[0].obj, e[0].key,
+			 e[0].val ? e[0].val : "(deleted)");
+		if (!TEST_CHECK(json != NULL, "%s: the edit does not apply", what))
+			bad = -1;
+		else
+			bad |= check_load(json, edit_cases[i].prefix, what);
 		free(json);
 	}
-	return bad ? -1 : 0;
+	return bad;
 }
 
 /* ------------------------------------------------------------------ */
 /* Other failure paths                                                 */
 /* ------------------------------------------------------------------ */
 
+/* Files that must not load, each with its errno and message. */
+#define BIG_FILE NULL   /* a sparse file one byte over RNIC_CFG_FILE_MAX */
+enum match { PREFIX, EXACT, CONTAINS };
+
+static const struct {
+	const char *path;
+	int errnum;
+	enum match match;
+	const char *msg;
+} file_cases[] = {
+	{ "/nonexistent/softrnic.json", ENOENT, PREFIX, "/nonexistent/softrnic.json: " },
+	/* Not a regular file: refused before any read (/dev/zero once grew
+	 * to gigabytes, /dev/urandom read forever, a directory said EIO). */
+	{ "/dev/zero", EINVAL, EXACT, "/dev/zero: not a regular file (a character device)" },
+	{ "/dev/urandom", EINVAL, PREFIX, "" },
+	{ "/", EINVAL, EXACT, "/: not a regular file (a directory)" },
+	/* Over the size cap: nothing read. */
+	{ BIG_FILE, EFBIG, CONTAINS, "over the 4194304-byte limit" },
+};
+
 static int test_file_errors(void)
 {
 	struct rnic_config *cfg;
 	char err[256], small[8];
 	char *json = sq("{'ports': [{'name': 'p0', 'device': 'x', 'ipv4': '1.2.3.4', 'burst': 0}]}");
+	unsigned int i;
+	int e;
 
-	errno = 0;
-	cfg = rnic_config_load_file("/nonexistent/softrnic.json", err, sizeof(err));
-	VERIFY(!cfg && errno == ENOENT, "errno %d", errno);
-	VERIFY(strncmp(err, "/nonexistent/softrnic.json: ", 28) == 0, "%s", err);
+	for (i = 0; i < RTE_DIM(file_cases); i++) {
+		char big[] = "/tmp/softrnic-test-config-XXXXXX";
+		const char *path = file_cases[i].path, *want = file_cases[i].msg;
+		bool match;
+
+		if (path == BIG_FILE) {
+			int fd = mkstemp(big), trunc_rc;
+
+			VERIFY_GOTO(fd >= 0, fail, "mkstemp: %s", strerror(errno));
+			trunc_rc = ftruncate(fd, (off_t)RNIC_CFG_FILE_MAX + 1);
+			close(fd);
+			if (trunc_rc != 0)
+				unlink(big);
+			VERIFY_GOTO(trunc_rc == 0, fail, "ftruncate");
+			path = big;
+		}
+		errno = 0;
+		cfg = rnic_config_load_file(path, err, sizeof(err));
+		e = errno;
+		if (path == big)
+			unlink(big);
+		rnic_config_free(cfg);
+		match = file_cases[i].match == EXACT ? strcmp(err, want) == 0 :
+			file_cases[i].match == PREFIX ? strncmp(err, want, strlen(want)) == 0 :
+			strstr(err, want) != NULL;
+		VERIFY_GOTO(!cfg && e == file_cases[i].errnum && match, fail,
+			    "%s: errno %d (want %d): %s", path, e, file_cases[i].errnum, err);
+	}
 
 	/* A short buffer gets a truncated, terminated message. */
 	memset(small, 'X', sizeof(small));
 	cfg = rnic_config_load_string(json, small, sizeof(small));
-	VERIFY(!cfg && strlen(small) == sizeof(small) - 1, "%.8s", small);
-	VERIFY(strncmp(small, "ports[0", 7) == 0, "%s", small);
+	VERIFY_GOTO(!cfg && strlen(small) == sizeof(small) - 1, fail, "%.8s", small);
+	VERIFY_GOTO(strncmp(small, "ports[0", 7) == 0, fail, "%s", small);
 
 	/* No buffer at all is allowed. */
 	cfg = rnic_config_load_string(json, NULL, 0);
-	VERIFY(!cfg && errno == EINVAL, "errno %d", errno);
-
-	/* Not a regular file: refused before any read (/dev/zero once grew
-	 * to gigabytes, /dev/urandom read forever, a directory said EIO). */
-	cfg = rnic_config_load_file("/dev/zero", err, sizeof(err));
-	VERIFY(!cfg && errno == EINVAL &&
-	       strcmp(err, "/dev/zero: not a regular file (a character device)") == 0, "%s", err);
-	cfg = rnic_config_load_file("/dev/urandom", err, sizeof(err));
-	VERIFY(!cfg && errno == EINVAL, "%s", err);
-	cfg = rnic_config_load_file("/", err, sizeof(err));
-	VERIFY(!cfg && errno == EINVAL && strcmp(err, "/: not a regular file (a directory)") == 0,
-	       "%s", err);
-	/* Over the size cap: a sparse file, nothing read. */
-	{
-		char big[] = "/tmp/softrnic-test-config-XXXXXX";
-		int fd = mkstemp(big), trunc_rc;
-
-		VERIFY(fd >= 0, "mkstemp: %s", strerror(errno));
-		trunc_rc = ftruncate(fd, (off_t)RNIC_CFG_FILE_MAX + 1);
-		close(fd);
-		cfg = trunc_rc == 0 ? rnic_config_load_file(big, err, sizeof(err)) : NULL;
-		unlink(big);
-		VERIFY(trunc_rc == 0, "ftruncate");
-		VERIFY(!cfg && errno == EFBIG && strstr(err, "over the 4194304-byte limit") != NULL,
-		       "%s", err);
-	}
+	VERIFY_GOTO(!cfg && errno == EINVAL, fail, "errno %d", errno);
 	free(json);
-	n_pass++;
 	return 0;
 fail:
 	free(json);
 	rnic_config_free(cfg);
-	n_fail++;
 	return -1;
 }
 
@@ -845,7 +850,75 @@ static rte_be32_t ip(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 	return rte_cpu_to_be_32((uint32_t)a << 24 | (uint32_t)b << 16 | (uint32_t)c << 8 | d);
 }
 
-static int test_full_config(void)
+/*
+ * One value of a loaded configuration and what the document makes it: an
+ * integer (W), a string (W_STR) or 6 bytes of MAC address (W_MAC). A table
+ * of them is built after the load and checked row by row, each failure
+ * reported at its row's line.
+ */
+struct want {
+	int line;
+	const char *what;            /* the expression, as written */
+	long long got, want;         /* W */
+	const char *got_s, *want_s;  /* W_STR, W_MAC (NULL for W) */
+	bool mac;
+};
+#define W(e, v) { __LINE__, #e, (long long)(e), (long long)(v), NULL, NULL, false }
+#define W_STR(e, v) { __LINE__, #e, 0, 0, (e), (v), false }
+#define W_MAC(e, v) { __LINE__, #e, 0, 0, (const char *)(e), (const char *)(v), true }
+
+static void mac_str(const char *m, char out[18])
+{
+	const uint8_t *b = (const uint8_t *)m;
+
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+/* @return 0, or -1 when a row differs (each such row reported). */
+static int check_wants(const char *func, const struct want *w, unsigned int n)
+{
+	int bad = 0;
+
+	for (; n--; w++) {
+		char g[18], x[18];
+
+		if (!w->got_s && w->got == w->want) {
+			test_verify_passed++;
+		} else if (!w->got_s) {
+			test_verify_report(func, w->line, w->what, "%lld (%#llx), want %lld (%#llx)\n",
+					   w->got, w->got, w->want, w->want);
+			bad = -1;
+		} else if (w->mac ? memcmp(w->got_s, w->want_s, 6) == 0 :
+			   strcmp(w->got_s, w->want_s) == 0) {
+			test_verify_passed++;
+		} else if (w->mac) {
+			mac_str(w->got_s, g);
+			mac_str(w->want_s, x);
+			test_verify_report(func, w->line, w->what, "%s, want %s\n", g, x);
+			bad = -1;
+		} else {
+			test_verify_report(func, w->line, w->what, "\"%s\", want \"%s\"\n", w->got_s,
+					   w->want_s);
+			bad = -1;
+		}
+	}
+	return bad;
+}
+#define CHECK_WANTS(t) check_wants(__func__, (t), RTE_DIM(t))
+
+/* Load single-quoted @p json; NULL (reported) when it does not load. */
+static struct rnic_config *load_sq(const char *json)
+{
+	char *d = sq(json), err[512] = "";
+	struct rnic_config *cfg = d ? rnic_config_load_string(d, err, sizeof(err)) : NULL;
+
+	free(d);
+	EXPECT(cfg != NULL, "%s", err);
+	return cfg;
+}
+
+/* Every value of base_json, as given or defaulted. */
+static int check_full_config(const struct rnic_config *cfg)
 {
 	static const uint8_t mac0[6] = { 2, 0, 0, 0, 0, 1 }, mac1[6] = { 2, 0, 0, 0, 0, 2 };
 	static const uint8_t dmac[6] = { 2, 0, 0, 0, 1, 2 };
@@ -853,150 +926,118 @@ static int test_full_config(void)
 			   RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC;
 	const int all_qp = RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
 			   RNIC_ACCESS_REMOTE_ATOMIC;
-	char *json = sq(base_json);
-	char err[512] = "";
-	struct rnic_config *cfg = rnic_config_load_string(json, err, sizeof(err));
-	const struct rnic_cfg_port *p;
-	const struct rnic_cfg_qp *q;
-	const struct rnic_cfg_work *w;
+	const struct want counts[] = {
+		W(cfg->eal_argc, 3), W(cfg->n_ports, 4), W(cfg->n_lcores, 3), W(cfg->n_mrs, 4),
+		W(cfg->n_cqs, 3), W(cfg->n_qps, 6), W(cfg->n_work, 3),
+	};
+	const struct rnic_cfg_port *p0 = &cfg->ports[0], *p1 = &cfg->ports[1],
+				   *p2 = &cfg->ports[2];
+	const struct rnic_cfg_lcore *l = cfg->lcores;
+	const struct rnic_cfg_mr *m = cfg->mrs;
+	const struct rnic_cfg_qp *a = &cfg->qps[0], *b = &cfg->qps[1], *u = &cfg->qps[2],
+				 *d = &cfg->qps[4], *e = &cfg->qps[5];
+	const struct rnic_cfg_work *w = cfg->work;
 
-	VERIFY(cfg, "%s", err);
-	VERIFY(cfg->eal_argc == 3 && strcmp(cfg->eal_argv[2], "--lcores=0@0,1@1,2@1") == 0 &&
-	       cfg->eal_argv[3] == NULL, "eal_argc %u", cfg->eal_argc);
+	/* the arrays are as long as the document says: then read them */
+	if (CHECK_WANTS(counts) != 0)
+		return -1;
+	const struct want fields[] = {
+		W_STR(cfg->eal_argv[2], "--lcores=0@0,1@1,2@1"), W(cfg->eal_argv[3] == NULL, true),
+		/* ports[0]: every key given */
+		W_STR(p0->name, "p0"), W_STR(p0->device, ""), W(p0->ring_peer_idx, 1),
+		W(p0->has_mac, true), W_MAC(p0->mac, mac0), W(p0->ipv4, ip(10, 0, 0, 1)),
+		W(p0->vlan, 100), W(p0->max_qps, 64), W(p0->max_mrs, 16), W(p0->max_cqs, 8),
+		W(p0->mbufs, 4096), W(p0->ring_size, 1024), W(p0->burst, 16),
+		W(p0->lcore[RNIC_CFG_ROLE_TX], 1), W(p0->lcore[RNIC_CFG_ROLE_RX], 1),
+		W(p0->lcore[RNIC_CFG_ROLE_TIMER], 2),
+		/* ports[1]: defaults */
+		W(p1->ring_peer_idx, 0), W_MAC(p1->mac, mac1),
+		W(p1->lcore[0], 2), W(p1->lcore[1], 2), W(p1->lcore[2], 2),
+		W(p1->vlan, 0), W(p1->max_qps, 1024), W(p1->max_mrs, 1024), W(p1->max_cqs, 256),
+		W(p1->mbufs, 16384), W(p1->ring_size, 4096), W(p1->burst, 32),
+		/* ports[2]: a device, no MAC, no lcore */
+		W_STR(p2->device, "net_null0"), W(p2->ring_peer_idx, -1), W(p2->has_mac, false),
+		W(p2->ipv4, ip(10, 0, 1, 1)),
+		W(p2->lcore[0], -1), W(p2->lcore[1], -1), W(p2->lcore[2], -1),
+		/* lcores */
+		W(l[0].lcore, 1), W(l[0].port_idx, 0), W(l[0].roles, RNIC_ROLE_TX | RNIC_ROLE_RX),
+		W(l[1].roles, RNIC_ROLE_TIMER),
+		W(l[2].lcore, 2), W(l[2].port_idx, 1), W(l[2].roles, RNIC_ROLE_ALL),
+		/* mrs */
+		W(m[0].port_idx, 0), W(m[0].size, 65536), W(m[0].access, all_mr),
+		W(m[0].fill, RNIC_CFG_FILL_BYTE), W(m[0].fill_value, 171),
+		W(m[1].size, UINT64_C(1) << 34), W(m[1].fill, RNIC_CFG_FILL_RANDOM),
+		W(m[1].fill_seed, 42),
+		W(m[2].access, RNIC_ACCESS_LOCAL_WRITE), W(m[2].fill, RNIC_CFG_FILL_ZERO),
+		W(m[3].access, RNIC_ACCESS_REMOTE_READ), W(m[3].fill, RNIC_CFG_FILL_COUNTER),
+		/* cqs */
+		W(cfg->cqs[0].depth, 512), W(cfg->cqs[1].depth, 1024), W(cfg->cqs[1].port_idx, 1),
+		/* qps[0] "a": every key given */
+		W_STR(a->name, "a"), W(a->port_idx, 0), W(a->type, RNIC_QPT_RC), W(a->qpn, 100),
+		W(a->send_cq_idx, 0), W(a->recv_cq_idx, 0),
+		W(a->cap.max_send_wr, 128), W(a->cap.max_recv_wr, 64), W(a->cap.max_send_sge, 2),
+		W(a->cap.max_recv_sge, 3), W(a->cap.max_inline_data, 128),
+		W(a->has_remote, true), W(a->remote.qp_idx, 1), W(a->remote.has_mac, true),
+		W_MAC(a->remote.mac, mac1), W(a->remote.ipv4, ip(10, 0, 0, 2)), W(a->remote.qpn, 0),
+		W(a->sq_psn, 0xFFFFF0), W(a->rq_psn, 5 /* the peer's sq_psn */),
+		W(a->pmtu, RNIC_MTU_4096), W(a->timeout, 10), W(a->retry_cnt, 3),
+		W(a->rnr_retry, 6), W(a->min_rnr_timer, 5), W(a->max_rd_atomic, 4),
+		W(a->max_dest_rd_atomic, 8),
+		W(a->access, all_qp), W(a->pkey, 0x8001), W(a->qkey, 0xFFFFFFFF),
+		W(a->state, RNIC_QPS_RTS),
+		/* qps[1] "b": defaults, and rq_psn from a's sq_psn */
+		W(b->qpn, 0), W(b->remote.qp_idx, 0), W(b->remote.qpn, 100),
+		W_MAC(b->remote.mac, mac0), W(b->sq_psn, 5), W(b->rq_psn, 0xFFFFF0),
+		W(b->cap.max_send_wr, 256), W(b->cap.max_recv_wr, 256), W(b->cap.max_send_sge, 4),
+		W(b->cap.max_recv_sge, 4), W(b->cap.max_inline_data, 64),
+		W(b->pmtu, RNIC_MTU_1024), W(b->timeout, 14), W(b->retry_cnt, 7),
+		W(b->rnr_retry, 7), W(b->min_rnr_timer, 12), W(b->max_rd_atomic, 16),
+		W(b->max_dest_rd_atomic, 16),
+		W(b->access, all_qp), W(b->pkey, 0xFFFF), W(b->qkey, 0x11111111),
+		W(b->state, RNIC_QPS_RTS),
+		/* qps[2] "u": an explicit rq_psn wins over the peer's sq_psn */
+		W(u->type, RNIC_QPT_UC), W(u->rq_psn, 9), W(u->access, RNIC_ACCESS_REMOTE_WRITE),
+		W(u->remote.qpn, 101),
+		W(cfg->qps[3].rq_psn, 0),
+		/* qps[4] "d": UD, remote by address */
+		W(d->type, RNIC_QPT_UD), W(d->qpn, 0), W(d->has_remote, true),
+		W(d->remote.qp_idx, -1), W(d->remote.has_mac, true), W_MAC(d->remote.mac, dmac),
+		W(d->remote.ipv4, ip(10, 0, 1, 2)), W(d->remote.qpn, 77),
+		/* qps[5] "e": INIT, no remote */
+		W(e->state, RNIC_QPS_INIT), W(e->has_remote, false), W(e->remote.qp_idx, -1),
+		/* workload */
+		W(w[0].qp_idx, 0), W(w[0].opcode, RNIC_WR_RDMA_WRITE), W(w[0].n_sizes, 3),
+		W(w[0].sizes[0], 0), W(w[0].sizes[1], 1), W(w[0].sizes[2], 4096),
+		W(w[0].count, 10), W(w[0].duration_ms, 0), W(w[0].signaled_every, 4),
+		W(w[0].local_mr_idx, 0), W(w[0].remote_mr_idx, 1), W(w[0].inline_data, false),
+		W(w[0].verify, true), W(w[0].depth, 8),
+		W(w[1].opcode, RNIC_WR_ATOMIC_FETCH_AND_ADD), W(w[1].n_sizes, 1),
+		W(w[1].sizes[0], 8), W(w[1].count, 0), W(w[1].duration_ms, 100),
+		W(w[1].signaled_every, 1), W(w[1].depth, 16), W(w[1].verify, true),
+		W(w[2].opcode, RNIC_WR_SEND), W(w[2].n_sizes, 1), W(w[2].sizes[0], 512),
+		W(w[2].count, 1), W(w[2].remote_mr_idx, -1), W(w[2].verify, false),
+		W(w[0].wait, RNIC_CFG_WAIT_COMPLETION), W(w[1].wait, RNIC_CFG_WAIT_COMPLETION),
+		W(w[2].wait, RNIC_CFG_WAIT_COMPLETION),
+		/* options */
+		W(cfg->options.stats_interval_ms, 0), W(cfg->options.exit_when_done, false),
+		W(cfg->options.timeout_s, 5),
+	};
 
-	VERIFY(cfg->n_ports == 4, "%u", cfg->n_ports);
-	p = &cfg->ports[0];
-	VERIFY(strcmp(p->name, "p0") == 0 && p->device[0] == '\0' && p->ring_peer_idx == 1, " ");
-	VERIFY(p->has_mac && memcmp(p->mac, mac0, 6) == 0, " ");
-	VERIFY(p->ipv4 == ip(10, 0, 0, 1) && p->vlan == 100, "%08x", p->ipv4);
-	VERIFY(p->max_qps == 64 && p->max_mrs == 16 && p->max_cqs == 8 && p->mbufs == 4096 &&
-	       p->ring_size == 1024 && p->burst == 16, " ");
-	VERIFY(p->lcore[RNIC_CFG_ROLE_TX] == 1 && p->lcore[RNIC_CFG_ROLE_RX] == 1 &&
-	       p->lcore[RNIC_CFG_ROLE_TIMER] == 2, " ");
-	p = &cfg->ports[1];
-	VERIFY(p->ring_peer_idx == 0 && memcmp(p->mac, mac1, 6) == 0, " ");
-	VERIFY(p->lcore[0] == 2 && p->lcore[1] == 2 && p->lcore[2] == 2, " ");
-	/* defaults */
-	VERIFY(p->vlan == 0 && p->max_qps == 1024 && p->max_mrs == 1024 && p->max_cqs == 256 &&
-	       p->mbufs == 16384 && p->ring_size == 4096 && p->burst == 32, " ");
-	p = &cfg->ports[2];
-	VERIFY(strcmp(p->device, "net_null0") == 0 && p->ring_peer_idx == -1 && !p->has_mac, " ");
-	VERIFY(p->ipv4 == ip(10, 0, 1, 1), " ");
-	VERIFY(p->lcore[0] == -1 && p->lcore[1] == -1 && p->lcore[2] == -1, " ");
-
-	VERIFY(cfg->n_lcores == 3, " ");
-	VERIFY(cfg->lcores[0].lcore == 1 && cfg->lcores[0].port_idx == 0 &&
-	       cfg->lcores[0].roles == (RNIC_ROLE_TX | RNIC_ROLE_RX), " ");
-	VERIFY(cfg->lcores[1].roles == RNIC_ROLE_TIMER, " ");
-	VERIFY(cfg->lcores[2].lcore == 2 && cfg->lcores[2].port_idx == 1 &&
-	       cfg->lcores[2].roles == RNIC_ROLE_ALL, " ");
-
-	VERIFY(cfg->n_mrs == 4, " ");
-	VERIFY(cfg->mrs[0].port_idx == 0 && cfg->mrs[0].size == 65536 &&
-	       cfg->mrs[0].access == all_mr && cfg->mrs[0].fill == RNIC_CFG_FILL_BYTE &&
-	       cfg->mrs[0].fill_value == 171, " ");
-	VERIFY(cfg->mrs[1].size == (UINT64_C(1) << 34) && cfg->mrs[1].fill == RNIC_CFG_FILL_RANDOM &&
-	       cfg->mrs[1].fill_seed == 42, " ");
-	VERIFY(cfg->mrs[2].access == RNIC_ACCESS_LOCAL_WRITE && cfg->mrs[2].fill == RNIC_CFG_FILL_ZERO,
-	       "access %d", cfg->mrs[2].access);
-	VERIFY(cfg->mrs[3].access == RNIC_ACCESS_REMOTE_READ &&
-	       cfg->mrs[3].fill == RNIC_CFG_FILL_COUNTER, " ");
-
-	VERIFY(cfg->n_cqs == 3 && cfg->cqs[0].depth == 512 && cfg->cqs[1].depth == 1024 &&
-	       cfg->cqs[1].port_idx == 1, " ");
-
-	VERIFY(cfg->n_qps == 6, " ");
-	q = &cfg->qps[0];
-	VERIFY(strcmp(q->name, "a") == 0 && q->port_idx == 0 && q->type == RNIC_QPT_RC &&
-	       q->qpn == 100 && q->send_cq_idx == 0 && q->recv_cq_idx == 0, " ");
-	VERIFY(q->cap.max_send_wr == 128 && q->cap.max_recv_wr == 64 && q->cap.max_send_sge == 2 &&
-	       q->cap.max_recv_sge == 3 && q->cap.max_inline_data == 128, " ");
-	VERIFY(q->has_remote && q->remote.qp_idx == 1 && q->remote.has_mac &&
-	       memcmp(q->remote.mac, mac1, 6) == 0 && q->remote.ipv4 == ip(10, 0, 0, 2) &&
-	       q->remote.qpn == 0, "qpn %u", q->remote.qpn);
-	VERIFY(q->sq_psn == 0xFFFFF0 && q->rq_psn == 5, "rq_psn %u (peer sq_psn 5)", q->rq_psn);
-	VERIFY(q->pmtu == RNIC_MTU_4096 && q->timeout == 10 && q->retry_cnt == 3 &&
-	       q->rnr_retry == 6 && q->min_rnr_timer == 5 && q->max_rd_atomic == 4 &&
-	       q->max_dest_rd_atomic == 8, " ");
-	VERIFY(q->access == all_qp && q->pkey == 0x8001 && q->qkey == 0xFFFFFFFF &&
-	       q->state == RNIC_QPS_RTS, " ");
-	/* b: defaults, and rq_psn from a's sq_psn */
-	q = &cfg->qps[1];
-	VERIFY(q->qpn == 0 && q->remote.qp_idx == 0 && q->remote.qpn == 100 &&
-	       memcmp(q->remote.mac, mac0, 6) == 0, " ");
-	VERIFY(q->sq_psn == 5 && q->rq_psn == 0xFFFFF0, "rq_psn %#x", q->rq_psn);
-	VERIFY(q->cap.max_send_wr == 256 && q->cap.max_recv_wr == 256 && q->cap.max_send_sge == 4 &&
-	       q->cap.max_recv_sge == 4 && q->cap.max_inline_data == 64, " ");
-	VERIFY(q->pmtu == RNIC_MTU_1024 && q->timeout == 14 && q->retry_cnt == 7 &&
-	       q->rnr_retry == 7 && q->min_rnr_timer == 12 && q->max_rd_atomic == 16 &&
-	       q->max_dest_rd_atomic == 16, " ");
-	VERIFY(q->access == all_qp && q->pkey == 0xFFFF && q->qkey == 0x11111111 &&
-	       q->state == RNIC_QPS_RTS, " ");
-	/* u: an explicit rq_psn wins over the peer's sq_psn */
-	q = &cfg->qps[2];
-	VERIFY(q->type == RNIC_QPT_UC && q->rq_psn == 9 && q->access == RNIC_ACCESS_REMOTE_WRITE &&
-	       q->remote.qpn == 101, " ");
-	VERIFY(cfg->qps[3].rq_psn == 0, " ");
-	q = &cfg->qps[4];
-	VERIFY(q->type == RNIC_QPT_UD && q->qpn == 0 && q->has_remote && q->remote.qp_idx == -1 &&
-	       q->remote.has_mac && memcmp(q->remote.mac, dmac, 6) == 0 &&
-	       q->remote.ipv4 == ip(10, 0, 1, 2) && q->remote.qpn == 77, " ");
-	q = &cfg->qps[5];
-	VERIFY(q->state == RNIC_QPS_INIT && !q->has_remote && q->remote.qp_idx == -1, " ");
-
-	VERIFY(cfg->n_work == 3, " ");
-	w = &cfg->work[0];
-	VERIFY(w->qp_idx == 0 && w->opcode == RNIC_WR_RDMA_WRITE && w->n_sizes == 3 &&
-	       w->sizes[0] == 0 && w->sizes[1] == 1 && w->sizes[2] == 4096, " ");
-	VERIFY(w->count == 10 && w->duration_ms == 0 && w->signaled_every == 4 &&
-	       w->local_mr_idx == 0 && w->remote_mr_idx == 1 && !w->inline_data && w->verify &&
-	       w->depth == 8, " ");
-	w = &cfg->work[1];
-	VERIFY(w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD && w->n_sizes == 1 && w->sizes[0] == 8 &&
-	       w->count == 0 && w->duration_ms == 100 && w->signaled_every == 1 &&
-	       w->depth == 16 && w->verify, " ");
-	w = &cfg->work[2];
-	VERIFY(w->opcode == RNIC_WR_SEND && w->n_sizes == 1 && w->sizes[0] == 512 &&
-	       w->count == 1 && w->remote_mr_idx == -1 && !w->verify, " ");
-	for (unsigned int i = 0; i < cfg->n_work; i++)
-		VERIFY(cfg->work[i].wait == RNIC_CFG_WAIT_COMPLETION, "work[%u] wait %d", i,
-		       cfg->work[i].wait);
-
-	VERIFY(cfg->options.stats_interval_ms == 0 &&
-	       !cfg->options.exit_when_done && cfg->options.timeout_s == 5, " ");
-	rnic_config_free(cfg);
-	free(json);
-	n_pass++;
-	return 0;
-fail:
-	rnic_config_free(cfg);
-	free(json);
-	n_fail++;
-	return -1;
+	return CHECK_WANTS(fields);
 }
 
-static int test_minimal_defaults(void)
+/* The defaults of everything but the one port. */
+static int check_minimal_defaults(const struct rnic_config *cfg)
 {
-	char *json = sq("{'ports': [{'name': 'only', 'device': 'net_pcap0,iface=lo',"
-			" 'ipv4': '192.168.1.1'}]}");
-	char err[256] = "";
-	struct rnic_config *cfg = rnic_config_load_string(json, err, sizeof(err));
+	const struct want fields[] = {
+		W(cfg->eal_argc, 0), W(cfg->n_ports, 1), W(cfg->n_lcores, 0), W(cfg->n_mrs, 0),
+		W(cfg->n_cqs, 0), W(cfg->n_qps, 0), W(cfg->n_work, 0),
+		W_STR(cfg->ports[0].device, "net_pcap0,iface=lo"),
+		W(cfg->options.stats_interval_ms, 1000), W(cfg->options.exit_when_done, true),
+		W(cfg->options.timeout_s, 60),
+	};
 
-	VERIFY(cfg, "%s", err);
-	VERIFY(cfg->eal_argc == 0 && cfg->n_ports == 1 && cfg->n_lcores == 0 && cfg->n_mrs == 0 &&
-	       cfg->n_cqs == 0 && cfg->n_qps == 0 && cfg->n_work == 0, " ");
-	VERIFY(strcmp(cfg->ports[0].device, "net_pcap0,iface=lo") == 0, " ");
-	VERIFY(cfg->options.stats_interval_ms == 1000 &&
-	       cfg->options.exit_when_done && cfg->options.timeout_s == 60, " ");
-	rnic_config_free(cfg);
-	free(json);
-	n_pass++;
-	return 0;
-fail:
-	rnic_config_free(cfg);
-	free(json);
-	n_fail++;
-	return -1;
+	return CHECK_WANTS(fields);
 }
 
 /* dump -> load -> dump gives the same text: the dump is complete. */
@@ -1007,14 +1048,14 @@ static int roundtrip(const struct rnic_config *cfg, const char *what)
 	FILE *f = open_memstream(&a, &la);
 	struct rnic_config *again = NULL;
 
-	VERIFY(f && rnic_config_dump(f, cfg) == 0, "%s", what);
+	VERIFY_GOTO(f && rnic_config_dump(f, cfg) == 0, fail, "%s", what);
 	fclose(f);
 	again = rnic_config_load_string(a, err, sizeof(err));
-	VERIFY(again, "%s: the dump does not load: %s", what, err);
+	VERIFY_GOTO(again, fail, "%s: the dump does not load: %s", what, err);
 	f = open_memstream(&b, &lb);
-	VERIFY(f && rnic_config_dump(f, again) == 0, "%s", what);
+	VERIFY_GOTO(f && rnic_config_dump(f, again) == 0, fail, "%s", what);
 	fclose(f);
-	VERIFY(la == lb && strcmp(a, b) == 0, "%s: dumps differ", what);
+	VERIFY_GOTO(la == lb && strcmp(a, b) == 0, fail, "%s: dumps differ", what);
 	rnic_config_free(again);
 	free(a);
 	free(b);
@@ -1026,55 +1067,78 @@ fail:
 	return -1;
 }
 
-static int test_dump_roundtrip(void)
+static int check_dump_roundtrip(const struct rnic_config *cfg)
 {
-	char *json = sq(base_json);
-	char err[512] = "";
-	struct rnic_config *cfg = rnic_config_load_string(json, err, sizeof(err));
-
-	VERIFY(cfg, "%s", err);
-	VERIFY(roundtrip(cfg, "base") == 0, " ");
-	rnic_config_free(cfg);
-	free(json);
-	n_pass++;
-	return 0;
-fail:
-	rnic_config_free(cfg);
-	free(json);
-	n_fail++;
-	return -1;
+	return roundtrip(cfg, "base");
 }
 
 /* wait "transmit": the value, and the dump writes it back. */
-static int test_wait_transmit(void)
-{
-	static const struct edit e[] = {
-		{ "workload[2]", "wait", "'transmit'" },
-		{ "workload[2]", "sizes", "[0, 1, 1023, 1024]" },
-		{ "workload[2]", "size", NULL },
-		{ "workload[2]", "count", "3" },
-	};
-	char *json = apply_edits(e, RTE_DIM(e));
-	char err[512] = "";
-	struct rnic_config *cfg = json ? rnic_config_load_string(json, err, sizeof(err)) : NULL;
-	const struct rnic_cfg_work *w;
+static const struct edit wait_transmit_edits[] = {
+	{ "workload[2]", "wait", "'transmit'" },
+	{ "workload[2]", "sizes", "[0, 1, 1023, 1024]" },
+	{ "workload[2]", "size", NULL },
+	{ "workload[2]", "count", "3" },
+};
 
-	VERIFY(cfg, "%s", err);
-	w = &cfg->work[2];
-	VERIFY(w->wait == RNIC_CFG_WAIT_TRANSMIT && !w->verify && w->count == 3 &&
-	       w->n_sizes == 4 && w->sizes[3] == 1024, "wait %d", w->wait);
-	VERIFY(cfg->work[0].wait == RNIC_CFG_WAIT_COMPLETION &&
-	       cfg->work[1].wait == RNIC_CFG_WAIT_COMPLETION, " ");
-	VERIFY(roundtrip(cfg, "wait transmit") == 0, " ");
-	rnic_config_free(cfg);
-	free(json);
-	n_pass++;
-	return 0;
-fail:
-	rnic_config_free(cfg);
-	free(json);
-	n_fail++;
-	return -1;
+static int check_wait_transmit(const struct rnic_config *cfg)
+{
+	const struct rnic_cfg_work *w = cfg->work;
+	const struct want fields[] = {
+		W(cfg->n_work, 3),
+		W(w[2].wait, RNIC_CFG_WAIT_TRANSMIT), W(w[2].verify, false), W(w[2].count, 3),
+		W(w[2].n_sizes, 4), W(w[2].n_sizes == 4 && w[2].sizes[3] == 1024, true),
+		W(w[0].wait, RNIC_CFG_WAIT_COMPLETION), W(w[1].wait, RNIC_CFG_WAIT_COMPLETION),
+	};
+
+	if (CHECK_WANTS(fields) != 0)
+		return -1;
+	return roundtrip(cfg, "wait transmit");
+}
+
+/*
+ * Documents that must load, each with what to check of the result: the
+ * single-quoted @c json, or (NULL) base_json with @c edits applied.
+ */
+static const struct {
+	const char *name;
+	const char *json;
+	const struct edit *edits;
+	unsigned int n_edits;
+	int (*check)(const struct rnic_config *cfg);
+} load_cases[] = {
+	{ "full_config", base_json, NULL, 0, check_full_config },
+	{ "minimal_defaults", "{'ports': [{'name': 'only', 'device': 'net_pcap0,iface=lo',"
+	  " 'ipv4': '192.168.1.1'}]}", NULL, 0, check_minimal_defaults },
+	{ "dump_roundtrip", base_json, NULL, 0, check_dump_roundtrip },
+	{ "wait_transmit", NULL, wait_transmit_edits, RTE_DIM(wait_transmit_edits),
+	  check_wait_transmit },
+};
+
+static int test_load_cases(void)
+{
+	unsigned int i;
+	int bad = 0;
+
+	for (i = 0; i < RTE_DIM(load_cases); i++) {
+		struct rnic_config *cfg;
+
+		if (load_cases[i].json) {
+			cfg = load_sq(load_cases[i].json);
+		} else {
+			char *json = apply_edits(load_cases[i].edits, load_cases[i].n_edits);
+			char err[512] = "";
+
+			cfg = json ? rnic_config_load_string(json, err, sizeof(err)) : NULL;
+			free(json);
+			EXPECT(cfg != NULL, "%s", err);
+		}
+		if (!cfg || load_cases[i].check(cfg) != 0) {
+			printf("  ^ case: %s\n", load_cases[i].name);
+			bad = -1;
+		}
+		rnic_config_free(cfg);
+	}
+	return bad;
 }
 
 /* 16384 QPs in 8192 loopback pairs across a ring-joined port pair. */
@@ -1120,42 +1184,44 @@ static int test_big_config(void)
 	struct rnic_config *cfg = NULL;
 	struct timespec t0, t1;
 	double ms;
+	char *at;
 
-	VERIFY(json, "out of memory");
+	VERIFY_GOTO(json, fail, "out of memory");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cfg = rnic_config_load_string(json, err, sizeof(err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	printf("%u QPs (%zu bytes of JSON) loaded in %.1f ms\n", BIG_QPS, strlen(json), ms);
-	VERIFY(cfg, "%s", err);
-	VERIFY(cfg->n_qps == BIG_QPS, "%u", cfg->n_qps);
-	VERIFY(cfg->qps[BIG_QPS - 1].remote.qp_idx == BIG_QPS - 2 &&
-	       cfg->qps[BIG_QPS - 2].remote.qp_idx == BIG_QPS - 1, " ");
-	VERIFY(cfg->qps[0].rq_psn == 0 && cfg->qps[3].rq_psn == 1, " ");
+	VERIFY_GOTO(cfg, fail, "%s", err);
+	VERIFY_GOTO(cfg->n_qps == BIG_QPS, fail, "%u", cfg->n_qps);
+	{
+		const struct rnic_cfg_qp *q = cfg->qps;
+		const struct want fields[] = {
+			W(q[BIG_QPS - 1].remote.qp_idx, BIG_QPS - 2),
+			W(q[BIG_QPS - 2].remote.qp_idx, BIG_QPS - 1),
+			W(q[0].rq_psn, 0), W(q[3].rq_psn, 1),
+		};
+
+		if (CHECK_WANTS(fields) != 0)
+			goto fail;
+	}
 	/* no flaky timing: only a generous bound */
-	VERIFY(ms < 5000, "%.1f ms", ms);
+	VERIFY_GOTO(ms < 5000, fail, "%.1f ms", ms);
 	rnic_config_free(cfg);
 	cfg = NULL;
 
 	/* A duplicate name in the last QP is still found (hash, not scan):
 	 * rename q8191_1 to q0_0 in place, padding with spaces. */
-	{
-		char *at = strstr(json, "\"name\": \"q8191_1\"");
-
-		VERIFY(at, "no q8191_1");
-		memcpy(at + strlen("\"name\": \""), "q0_0\"   ", strlen("q8191_1\""));
-	}
-	cfg = rnic_config_load_string(json, err, sizeof(err));
-	VERIFY(!cfg && strncmp(err, "qps[16383].name: \"q0_0\" is already used by qps[0]",
-			       strlen("qps[16383].name: \"q0_0\" is already used by qps[0]")) == 0,
-	       "%s", cfg ? "(loaded)" : err);
+	at = strstr(json, "\"name\": \"q8191_1\"");
+	VERIFY_GOTO(at, fail, "no q8191_1");
+	memcpy(at + strlen("\"name\": \""), "q0_0\"   ", strlen("q8191_1\""));
+	VERIFY_GOTO(check_load(json, "qps[16383].name: \"q0_0\" is already used by qps[0]",
+			       "q8191_1 renamed q0_0") == 0, fail, " ");
 	free(json);
-	n_pass++;
 	return 0;
 fail:
 	rnic_config_free(cfg);
 	free(json);
-	n_fail++;
 	return -1;
 }
 
@@ -1170,11 +1236,7 @@ static int test_samples(const char *dir)
 	int i, n, found = 0, bad = 0;
 
 	n = scandir(dir, &list, NULL, alphasort);
-	if (n < 0) {
-		printf("FAIL %s:%d: %s: %s\n", __func__, __LINE__, dir, strerror(errno));
-		n_fail++;
-		return -1;
-	}
+	VERIFY(n >= 0, "%s: %s", dir, strerror(errno));
 	for (i = 0; i < n; i++) {
 		const char *name = list[i]->d_name;
 		size_t len = strlen(name);
@@ -1185,26 +1247,18 @@ static int test_samples(const char *dir)
 		found++;
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		cfg = rnic_config_load_file(path, err, sizeof(err));
-		if (!cfg || roundtrip(cfg, name) < 0) {
-			printf("FAIL %s:%d: %s: %s\n", __func__, __LINE__, path, cfg ? "round trip" : err);
-			bad++;
-			n_fail++;
-		} else {
+		if (!TEST_CHECK(cfg != NULL, "%s: %s", path, err) || roundtrip(cfg, name) < 0)
+			bad = -1;
+		else
 			printf("%s: %u ports, %u MRs, %u CQs, %u QPs, %u workload entries\n", name,
 			       cfg->n_ports, cfg->n_mrs, cfg->n_cqs, cfg->n_qps, cfg->n_work);
-			n_pass++;
-		}
 		rnic_config_free(cfg);
 	}
 	for (i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
-	if (!found) {
-		printf("FAIL %s:%d: no *.json in %s\n", __func__, __LINE__, dir);
-		n_fail++;
-		return -1;
-	}
-	return bad ? -1 : 0;
+	VERIFY(found, "no *.json in %s", dir);
+	return bad;
 }
 
 int main(int argc, char **argv)
@@ -1217,12 +1271,9 @@ int main(int argc, char **argv)
 		test_edit_cases();
 		test_file_errors();
 		/* then positive */
-		test_full_config();
-		test_minimal_defaults();
-		test_dump_roundtrip();
-		test_wait_transmit();
+		test_load_cases();
 		test_big_config();
 	}
-	printf("%u passed, %u failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);
+	return test_verify_failed ? 1 : 0;
 }

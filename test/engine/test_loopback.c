@@ -272,6 +272,7 @@ main(int argc, char **argv)
 	static const enum rnic_mtu mtus[] = { RNIC_MTU_256, RNIC_MTU_1024, RNIC_MTU_4096 };
 	uint16_t pa, pb;
 	struct rnic_dev_stats sa, sb;
+	uint64_t unexpected;
 	uint32_t seed = 1;
 
 	if (rte_eal_init(argc, argv) < 0) {
@@ -293,13 +294,16 @@ main(int argc, char **argv)
 		struct rnic_qp *da = mkqp(&A, RNIC_QPT_UD), *db = mkqp(&B, RNIC_QPT_UD);
 		uint32_t p0 = 0xfffff0 + mi, p1 = 0xffffe0 + mi;
 
-		if (!ra || !rb || !ua || !ub || !da || !db ||
-		    qp_connect(ra, &B, rb, mtus[mi], p0, p1) || qp_connect(rb, &A, ra, mtus[mi], p1, p0) ||
-		    qp_connect(ua, &B, ub, mtus[mi], p0, p1) || qp_connect(ub, &A, ua, mtus[mi], p1, p0) ||
-		    qp_connect(da, &B, db, mtus[mi], p0, p1) || qp_connect(db, &A, da, mtus[mi], p1, p0)) {
-			printf("FAIL: QP setup at pmtu %u\n", pmtu);
+		bool up = ra && rb && ua && ub && da && db &&
+			  !qp_connect(ra, &B, rb, mtus[mi], p0, p1) &&
+			  !qp_connect(rb, &A, ra, mtus[mi], p1, p0) &&
+			  !qp_connect(ua, &B, ub, mtus[mi], p0, p1) &&
+			  !qp_connect(ub, &A, ua, mtus[mi], p1, p0) &&
+			  !qp_connect(da, &B, db, mtus[mi], p0, p1) &&
+			  !qp_connect(db, &A, da, mtus[mi], p1, p0);
+
+		if (!TEST_CHECK(up, "QP setup at pmtu %u", pmtu))
 			return 1;
-		}
 		if (mi == 0) {
 			RUN(test_bad_wrs(ra));
 			/* the bad WR took ra to Error: a fresh pair for the rest */
@@ -307,11 +311,9 @@ main(int argc, char **argv)
 			rnic_destroy_qp(rb);
 			ra = mkqp(&A, RNIC_QPT_RC);
 			rb = mkqp(&B, RNIC_QPT_RC);
-			if (qp_connect(ra, &B, rb, mtus[mi], p0, p1) ||
-			    qp_connect(rb, &A, ra, mtus[mi], p1, p0)) {
-				printf("FAIL: reconnect\n");
+			if (!TEST_CHECK(qp_connect(ra, &B, rb, mtus[mi], p0, p1) == 0 &&
+					qp_connect(rb, &A, ra, mtus[mi], p1, p0) == 0, "reconnect"))
 				return 1;
-			}
 		}
 		for (unsigned int si = 0; si < RTE_DIM(sizes); si++) {
 			uint32_t len = sizes[si];
@@ -345,14 +347,13 @@ main(int argc, char **argv)
 	       " icrc=%" PRIu64 " no_qp=%" PRIu64 " psn=%" PRIu64 " ghost=%" PRIu64 "\n",
 	       sb.tx_pkts, sb.rx_pkts, sb.drop_malformed, sb.drop_icrc, sb.drop_no_qp,
 	       sb.drop_psn_invalid, sb.drop_ghost_resp);
-	if (sa.drop_malformed + sa.drop_icrc + sa.drop_no_qp + sa.drop_psn_invalid +
-	    sa.drop_ghost_resp + sb.drop_malformed + sb.drop_icrc + sb.drop_no_qp +
-	    sb.drop_psn_invalid + sb.drop_ghost_resp + sa.tx_retransmits + sb.tx_retransmits) {
-		printf("FAIL: unexpected drops or retransmissions in a clean run\n");
-		n_fail++;
-	} else {
+	unexpected = sa.drop_malformed + sa.drop_icrc + sa.drop_no_qp + sa.drop_psn_invalid +
+		     sa.drop_ghost_resp + sb.drop_malformed + sb.drop_icrc + sb.drop_no_qp +
+		     sb.drop_psn_invalid + sb.drop_ghost_resp + sa.tx_retransmits + sb.tx_retransmits;
+	if (TEST_CHECK(unexpected == 0, "unexpected drops or retransmissions in a clean run"))
 		n_pass++;
-	}
+	else
+		n_fail++;
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }

@@ -246,10 +246,7 @@ loss_case(const char *name, int dir, int opcode, int nth, int action,
 {
 	uint64_t rx0 = stat_a("tx_retransmits"), te0 = stat_a("timer_expired");
 
-	if (fresh_pair(7) != 0) {
-		printf("FAIL %s: setup\n", name);
-		return -1;
-	}
+	VERIFY(fresh_pair(7) == 0, "%s: setup", name);
 	set_rule(dir, opcode, nth, action);
 	VERIFY(run_op(op, len, (uint32_t)(nth * 100 + opcode), RNIC_WC_SUCCESS) == 0, "%s", name);
 	VERIFY(rules[dir].hits == 1, "%s: the rule fired %d times", name, rules[dir].hits);

@@ -45,15 +45,7 @@
 #include <rte_ring.h>
 
 #include "rnic_eth_impair.h"
-
-#define VERIFY(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s\n  ", __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		goto fail; \
-	} \
-} while (0)
+#include "test_common.h"
 
 #define NB_MBUF 16383
 #define BURST 32
@@ -350,26 +342,26 @@ test_bad_devargs(void)
 		cap_start();
 		ret = rte_vdev_init("net_impair_bad", bad[i].args);
 		has = cap_stop_has(bad[i].log);
-		VERIFY(ret != 0, "'%s' accepted", bad[i].args);
-		VERIFY(has, "'%s': log lacks \"%s\"", bad[i].args,
+		VERIFY_GOTO(ret != 0, fail, "'%s' accepted", bad[i].args);
+		VERIFY_GOTO(has, fail, "'%s': log lacks \"%s\"", bad[i].args,
 		       bad[i].log);
-		VERIFY(rte_eth_dev_get_port_by_name("net_impair_bad",
-						    &pid) != 0,
+		VERIFY_GOTO(rte_eth_dev_get_port_by_name("net_impair_bad",
+						    &pid) != 0, fail,
 		       "'%s' left a port", bad[i].args);
 	}
-	VERIFY(rte_eth_dev_count_total() == before, "port count changed");
+	VERIFY_GOTO(rte_eth_dev_count_total() == before, fail, "port count changed");
 
 	/* An absent underlying port: probe defers, configure fails. */
-	VERIFY(rte_vdev_init("net_impair_orphan", "port=net_ring_nowhere") == 0,
+	VERIFY_GOTO(rte_vdev_init("net_impair_orphan", "port=net_ring_nowhere") == 0, fail,
 	       "deferred lookup refused");
-	VERIFY(rte_eth_dev_get_port_by_name("net_impair_orphan", &pid) == 0,
+	VERIFY_GOTO(rte_eth_dev_get_port_by_name("net_impair_orphan", &pid) == 0, fail,
 	       "no port");
 	cap_start();
 	ret = port_up(pid, 1);
 	has = cap_stop_has("net_ring_nowhere not found");
-	VERIFY(ret == -ENODEV, "configure gave %d", ret);
-	VERIFY(has, "no clear log");
-	VERIFY(rte_vdev_uninit("net_impair_orphan") == 0, "uninit");
+	VERIFY_GOTO(ret == -ENODEV, fail, "configure gave %d", ret);
+	VERIFY_GOTO(has, fail, "no clear log");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_orphan") == 0, fail, "uninit");
 	return 0;
 fail:
 	rte_vdev_uninit("net_impair_orphan");
@@ -384,26 +376,26 @@ test_devargs_parse(void)
 	struct rnic_impair_params t, r;
 	uint16_t pid;
 
-	VERIFY(rte_vdev_init("net_impair_kv", "port=" LOOP_NAME ",tx_drop=0.25,"
+	VERIFY_GOTO(rte_vdev_init("net_impair_kv", "port=" LOOP_NAME ",tx_drop=0.25,"
 			     "drop=0.5,rx_seed=7,seed=3,dup=0.0625,"
 			     "rx_corrupt=0.125,reorder=1,reorder_depth=7,"
 			     "tx_reorder_idle=9,rx_drop_pkts=9:4,"
-			     "drop_pkts=1") == 0, "probe");
-	VERIFY(rte_eth_dev_get_port_by_name("net_impair_kv", &pid) == 0,
+			     "drop_pkts=1") == 0, fail, "probe");
+	VERIFY_GOTO(rte_eth_dev_get_port_by_name("net_impair_kv", &pid) == 0, fail,
 	       "port");
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &t) == 0 &&
-	       rnic_impair_get_params(pid, RNIC_IMPAIR_RX, &r) == 0, "get");
-	VERIFY(t.drop == 0.25 && r.drop == 0.5, "drop %g %g", t.drop, r.drop);
-	VERIFY(t.seed == 3 && r.seed == 7, "seed");
-	VERIFY(t.dup == 0.0625 && r.dup == 0.0625, "dup");
-	VERIFY(t.corrupt == 0 && r.corrupt == 0.125, "corrupt");
-	VERIFY(t.reorder == 1 && r.reorder == 1, "reorder");
-	VERIFY(t.reorder_depth == 7 && r.reorder_depth == 7, "depth");
-	VERIFY(t.reorder_idle == 9 && r.reorder_idle == 16, "idle");
-	VERIFY(t.nb_drop_pkts == 1 && t.drop_pkts[0] == 1, "tx drop_pkts");
-	VERIFY(r.nb_drop_pkts == 2 && r.drop_pkts[0] == 4 &&
-	       r.drop_pkts[1] == 9, "rx drop_pkts");
-	VERIFY(rte_vdev_uninit("net_impair_kv") == 0, "uninit");
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &t) == 0 &&
+	       rnic_impair_get_params(pid, RNIC_IMPAIR_RX, &r) == 0, fail, "get");
+	VERIFY_GOTO(t.drop == 0.25 && r.drop == 0.5, fail, "drop %g %g", t.drop, r.drop);
+	VERIFY_GOTO(t.seed == 3 && r.seed == 7, fail, "seed");
+	VERIFY_GOTO(t.dup == 0.0625 && r.dup == 0.0625, fail, "dup");
+	VERIFY_GOTO(t.corrupt == 0 && r.corrupt == 0.125, fail, "corrupt");
+	VERIFY_GOTO(t.reorder == 1 && r.reorder == 1, fail, "reorder");
+	VERIFY_GOTO(t.reorder_depth == 7 && r.reorder_depth == 7, fail, "depth");
+	VERIFY_GOTO(t.reorder_idle == 9 && r.reorder_idle == 16, fail, "idle");
+	VERIFY_GOTO(t.nb_drop_pkts == 1 && t.drop_pkts[0] == 1, fail, "tx drop_pkts");
+	VERIFY_GOTO(r.nb_drop_pkts == 2 && r.drop_pkts[0] == 4 &&
+	       r.drop_pkts[1] == 9, fail, "rx drop_pkts");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_kv") == 0, fail, "uninit");
 	return 0;
 fail:
 	rte_vdev_uninit("net_impair_kv");
@@ -421,34 +413,34 @@ test_cmdline_vdev(void)
 	static const uint32_t want[] = { 1, 3, 4, 6 };
 	unsigned int avail = rte_mempool_avail_count(pool), i;
 
-	VERIFY(rte_eth_dev_get_port_by_name("net_impair0", &pid) == 0,
+	VERIFY_GOTO(rte_eth_dev_get_port_by_name("net_impair0", &pid) == 0, fail,
 	       "--vdev port missing");
-	VERIFY(rte_eth_dev_get_port_by_name("net_ring0", &lower) == 0,
+	VERIFY_GOTO(rte_eth_dev_get_port_by_name("net_ring0", &lower) == 0, fail,
 	       "net_ring0 missing");
-	VERIFY(lower < pid, "probe order: lower %u impair %u", lower, pid);
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &p) == 0, "params");
-	VERIFY(p.nb_drop_pkts == 2 && p.drop_pkts[0] == 2 &&
-	       p.drop_pkts[1] == 5, "tx_drop_pkts parsed as %u entries",
+	VERIFY_GOTO(lower < pid, fail, "probe order: lower %u impair %u", lower, pid);
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &p) == 0, fail, "params");
+	VERIFY_GOTO(p.nb_drop_pkts == 2 && p.drop_pkts[0] == 2 &&
+	       p.drop_pkts[1] == 5, fail, "tx_drop_pkts parsed as %u entries",
 	       p.nb_drop_pkts);
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_RX, &p) == 0, "params");
-	VERIFY(p.seed == 9 && p.nb_drop_pkts == 0, "rx seed %" PRIu64, p.seed);
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_RX, &p) == 0, fail, "params");
+	VERIFY_GOTO(p.seed == 9 && p.nb_drop_pkts == 0, fail, "rx seed %" PRIu64, p.seed);
 
-	VERIFY(port_up(pid, 1) == 0, "up");
-	VERIFY(rte_eth_link_get_nowait(pid, &link) == 0 &&
-	       link.link_status == RTE_ETH_LINK_UP, "link not up");
-	VERIFY(rte_eth_macaddr_get(pid, &a) == 0 &&
+	VERIFY_GOTO(port_up(pid, 1) == 0, fail, "up");
+	VERIFY_GOTO(rte_eth_link_get_nowait(pid, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_UP, fail, "link not up");
+	VERIFY_GOTO(rte_eth_macaddr_get(pid, &a) == 0 &&
 	       rte_eth_macaddr_get(lower, &b) == 0 &&
-	       rte_is_same_ether_addr(&a, &b), "MAC differs");
+	       rte_is_same_ether_addr(&a, &b), fail, "MAC differs");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 6, &rxl) == 0, "tx");
-	VERIFY(rxl.n == RTE_DIM(want), "got %u packets", rxl.n);
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 6, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(rxl.n == RTE_DIM(want), fail, "got %u packets", rxl.n);
 	for (i = 0; i < RTE_DIM(want); i++)
-		VERIFY(rxl.seq[i] == want[i], "rx[%u] = %u", i, rxl.seq[i]);
-	VERIFY(rte_eth_dev_stop(pid) == 0, "stop");
-	VERIFY(rte_eth_link_get_nowait(pid, &link) == 0 &&
-	       link.link_status == RTE_ETH_LINK_DOWN, "link up after stop");
-	VERIFY(rte_vdev_uninit("net_impair0") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+		VERIFY_GOTO(rxl.seq[i] == want[i], fail, "rx[%u] = %u", i, rxl.seq[i]);
+	VERIFY_GOTO(rte_eth_dev_stop(pid) == 0, fail, "stop");
+	VERIFY_GOTO(rte_eth_link_get_nowait(pid, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_DOWN, fail, "link up after stop");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair0") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -472,54 +464,54 @@ test_passthrough(void)
 
 	/* Give the loop port a MAC (its only slot is empty, so "add" sets the
 	 * default address) to check the impair port reports it. */
-	VERIFY(rte_eth_dev_mac_addr_add(loop_port, &mac, 0) == 0, "MAC");
-	VERIFY(impair_up("net_impair_pt", "port=" LOOP_NAME, 2, &pid) == 0,
+	VERIFY_GOTO(rte_eth_dev_mac_addr_add(loop_port, &mac, 0) == 0, fail, "MAC");
+	VERIFY_GOTO(impair_up("net_impair_pt", "port=" LOOP_NAME, 2, &pid) == 0, fail,
 	       "up");
-	VERIFY(rte_eth_dev_info_get(pid, &info) == 0 &&
-	       info.max_rx_queues == 2 && info.max_tx_queues == 2,
+	VERIFY_GOTO(rte_eth_dev_info_get(pid, &info) == 0 &&
+	       info.max_rx_queues == 2 && info.max_tx_queues == 2, fail,
 	       "queue limits not the lower port's");
-	VERIFY(strcmp(info.driver_name, "net_impair") == 0, "driver %s",
+	VERIFY_GOTO(strcmp(info.driver_name, "net_impair") == 0, fail, "driver %s",
 	       info.driver_name);
-	VERIFY(rte_eth_link_get_nowait(pid, &link) == 0 &&
-	       link.link_status == RTE_ETH_LINK_UP, "link not up");
-	VERIFY(rte_eth_macaddr_get(pid, &a) == 0 &&
+	VERIFY_GOTO(rte_eth_link_get_nowait(pid, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_UP, fail, "link not up");
+	VERIFY_GOTO(rte_eth_macaddr_get(pid, &a) == 0 &&
 	       rte_eth_macaddr_get(loop_port, &b) == 0 &&
-	       rte_is_same_ether_addr(&a, &b), "MAC differs");
-	VERIFY(rte_is_same_ether_addr(&a, &mac), "MAC not the one set");
+	       rte_is_same_ether_addr(&a, &b), fail, "MAC differs");
+	VERIFY_GOTO(rte_is_same_ether_addr(&a, &mac), fail, "MAC not the one set");
 
 	for (q = 0; q < 2; q++) {
 		rxlog_reset(&rxl);
-		VERIFY(tx_seq(pid, q, 1, 1000, &rxl) == 0, "tx q%u", q);
-		VERIFY(rxl.n == 1000, "q%u: %u packets", q, rxl.n);
-		VERIFY(rxl.bad == 0, "q%u: %u altered", q, rxl.bad);
+		VERIFY_GOTO(tx_seq(pid, q, 1, 1000, &rxl) == 0, fail, "tx q%u", q);
+		VERIFY_GOTO(rxl.n == 1000, fail, "q%u: %u packets", q, rxl.n);
+		VERIFY_GOTO(rxl.bad == 0, fail, "q%u: %u altered", q, rxl.bad);
 		for (i = 0; i < rxl.n; i++)
-			VERIFY(rxl.seq[i] == i + 1, "q%u rx[%u] = %u", q, i,
+			VERIFY_GOTO(rxl.seq[i] == i + 1, fail, "q%u rx[%u] = %u", q, i,
 			       rxl.seq[i]);
 	}
 	for (dir = 0; dir < 2; dir++) {
-		VERIFY(get_counts(pid, dir, &c) == 0, "counts");
-		VERIFY(c.seen == 2000 && c.passed == 2000 && c.dropped == 0 &&
+		VERIFY_GOTO(get_counts(pid, dir, &c) == 0, fail, "counts");
+		VERIFY_GOTO(c.seen == 2000 && c.passed == 2000 && c.dropped == 0 &&
 		       c.duplicated == 0 && c.reordered == 0 &&
-		       c.corrupted == 0 && c.held == 0,
+		       c.corrupted == 0 && c.held == 0, fail,
 		       "dir %d: seen %" PRIu64 " passed %" PRIu64, dir, c.seen,
 		       c.passed);
 	}
-	VERIFY(rte_eth_stats_get(pid, &st) == 0, "stats");
-	VERIFY(st.opackets == 2000 && st.ipackets == 2000 &&
+	VERIFY_GOTO(rte_eth_stats_get(pid, &st) == 0, fail, "stats");
+	VERIFY_GOTO(st.opackets == 2000 && st.ipackets == 2000 &&
 	       st.obytes == 2000 * PKT_LEN && st.ibytes == 2000 * PKT_LEN &&
-	       st.q_opackets[1] == 1000 && st.q_ipackets[0] == 1000,
+	       st.q_opackets[1] == 1000 && st.q_ipackets[0] == 1000, fail,
 	       "stats o %" PRIu64 " i %" PRIu64, st.opackets, st.ipackets);
-	VERIFY(rte_eth_promiscuous_enable(pid) == 0, "promiscuous");
-	VERIFY(rte_eth_dev_stop(pid) == 0, "stop");
-	VERIFY(rte_eth_link_get_nowait(pid, &link) == 0 &&
-	       link.link_status == RTE_ETH_LINK_DOWN, "link up after stop");
+	VERIFY_GOTO(rte_eth_promiscuous_enable(pid) == 0, fail, "promiscuous");
+	VERIFY_GOTO(rte_eth_dev_stop(pid) == 0, fail, "stop");
+	VERIFY_GOTO(rte_eth_link_get_nowait(pid, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_DOWN, fail, "link up after stop");
 	/* Restart works and the lower port follows. */
-	VERIFY(rte_eth_dev_start(pid) == 0, "restart");
+	VERIFY_GOTO(rte_eth_dev_start(pid) == 0, fail, "restart");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 10, &rxl) == 0 && rxl.n == 10,
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 10, &rxl) == 0 && rxl.n == 10, fail,
 	       "after restart");
-	VERIFY(rte_vdev_uninit("net_impair_pt") == 0, "uninit while started");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_pt") == 0, fail, "uninit while started");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -536,21 +528,21 @@ test_drop_pkts(void)
 	unsigned int avail = rte_mempool_avail_count(pool), i;
 	uint16_t pid;
 
-	VERIFY(impair_up("net_impair_dp", "port=" LOOP_NAME
-			 ",tx_drop_pkts=12:3:7,rx_drop_pkts=1", 1, &pid) == 0,
+	VERIFY_GOTO(impair_up("net_impair_dp", "port=" LOOP_NAME
+			 ",tx_drop_pkts=12:3:7,rx_drop_pkts=1", 1, &pid) == 0, fail,
 	       "up");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 20, &rxl) == 0, "tx");
-	VERIFY(rxl.n == RTE_DIM(want), "got %u", rxl.n);
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 20, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(rxl.n == RTE_DIM(want), fail, "got %u", rxl.n);
 	for (i = 0; i < RTE_DIM(want); i++)
-		VERIFY(rxl.seq[i] == want[i], "rx[%u] = %u, want %u", i,
+		VERIFY_GOTO(rxl.seq[i] == want[i], fail, "rx[%u] = %u, want %u", i,
 		       rxl.seq[i], want[i]);
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 20 &&
-	       c.dropped == 3 && c.passed == 17, "tx counts");
-	VERIFY(get_counts(pid, RNIC_IMPAIR_RX, &c) == 0 && c.seen == 17 &&
-	       c.dropped == 1 && c.passed == 16, "rx counts");
-	VERIFY(rte_vdev_uninit("net_impair_dp") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak");
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 20 &&
+	       c.dropped == 3 && c.passed == 17, fail, "tx counts");
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_RX, &c) == 0 && c.seen == 17 &&
+	       c.dropped == 1 && c.passed == 16, fail, "rx counts");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_dp") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak");
 	return 0;
 fail:
 	rte_vdev_uninit("net_impair_dp");
@@ -587,30 +579,30 @@ test_drop_prob(void)
 	unsigned int avail = rte_mempool_avail_count(pool);
 	uint32_t na, nb;
 
-	VERIFY(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=42", a,
-			&na) == 0, "run");
+	VERIFY_GOTO(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=42", a,
+			&na) == 0, fail, "run");
 	/* 3000 expected, sd ~46: a loose bound. */
-	VERIFY(na >= NB_PROB - 3300 && na <= NB_PROB - 2700, "%u arrived", na);
-	VERIFY(rxl.bad == 0, "altered packets");
-	VERIFY(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=42", b,
-			&nb) == 0, "run");
-	VERIFY(na == nb && memcmp(a, b, sizeof(a)) == 0,
+	VERIFY_GOTO(na >= NB_PROB - 3300 && na <= NB_PROB - 2700, fail, "%u arrived", na);
+	VERIFY_GOTO(rxl.bad == 0, fail, "altered packets");
+	VERIFY_GOTO(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=42", b,
+			&nb) == 0, fail, "run");
+	VERIFY_GOTO(na == nb && memcmp(a, b, sizeof(a)) == 0, fail,
 	       "same seed, different drops");
 	/* Other impairments draw too, but never change the drop set. */
-	VERIFY(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=42,"
-			"tx_reorder=0.5,tx_reorder_depth=3", b, &nb) == 0,
+	VERIFY_GOTO(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=42,"
+			"tx_reorder=0.5,tx_reorder_depth=3", b, &nb) == 0, fail,
 	       "run");
-	VERIFY(na == nb && memcmp(a, b, sizeof(a)) == 0,
+	VERIFY_GOTO(na == nb && memcmp(a, b, sizeof(a)) == 0, fail,
 	       "reorder probability changed the drop set");
-	VERIFY(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=43", b,
-			&nb) == 0, "run");
-	VERIFY(memcmp(a, b, sizeof(a)) != 0, "seed 43 same as 42");
+	VERIFY_GOTO(run_prob("port=" LOOP_NAME ",tx_drop=0.3,tx_seed=43", b,
+			&nb) == 0, fail, "run");
+	VERIFY_GOTO(memcmp(a, b, sizeof(a)) != 0, fail, "seed 43 same as 42");
 	/* The unprefixed key applies to rx as well: both directions drop. */
-	VERIFY(run_prob("port=" LOOP_NAME ",drop=0.3,rx_seed=5", b, &nb) == 0,
+	VERIFY_GOTO(run_prob("port=" LOOP_NAME ",drop=0.3,rx_seed=5", b, &nb) == 0, fail,
 	       "run");
-	VERIFY(nb >= NB_PROB * 0.49 - 300 && nb <= NB_PROB * 0.49 + 300,
+	VERIFY_GOTO(nb >= NB_PROB * 0.49 - 300 && nb <= NB_PROB * 0.49 + 300, fail,
 	       "both directions: %u arrived", nb);
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak");
 	return 0;
 fail:
 	return -1;
@@ -625,55 +617,55 @@ test_dup(void)
 	uint16_t pid, k;
 	uint32_t i;
 
-	VERIFY(impair_up("net_impair_dup", "port=" LOOP_NAME ",tx_dup=1", 1,
-			 &pid) == 0, "up");
-	VERIFY(tx_seq(pid, 0, 1, 50, NULL) == 0, "tx");
+	VERIFY_GOTO(impair_up("net_impair_dup", "port=" LOOP_NAME ",tx_dup=1", 1,
+			 &pid) == 0, fail, "up");
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 50, NULL) == 0, fail, "tx");
 	for (guard = 0; guard < 1000 && n < RTE_DIM(got); guard++) {
 		k = rte_eth_rx_burst(pid, 0, got + n, BURST);
 		if (k == 0 && n >= 100)
 			break;
 		n += k;
 	}
-	VERIFY(n == 100, "got %u", n);
+	VERIFY_GOTO(n == 100, fail, "got %u", n);
 	for (i = 0; i < 50; i++) {
 		struct rte_mbuf *x = got[2 * i], *y = got[2 * i + 1];
 		uint8_t *px;
 
-		VERIFY(pkt_seq(x) == i + 1 && pkt_seq(y) == i + 1,
+		VERIFY_GOTO(pkt_seq(x) == i + 1 && pkt_seq(y) == i + 1, fail,
 		       "pair %u: %u %u", i, pkt_seq(x), pkt_seq(y));
-		VERIFY(x != y && x->buf_addr != y->buf_addr, "shared buffer");
-		VERIFY(rte_mbuf_refcnt_read(x) == 1 &&
+		VERIFY_GOTO(x != y && x->buf_addr != y->buf_addr, fail, "shared buffer");
+		VERIFY_GOTO(rte_mbuf_refcnt_read(x) == 1 &&
 		       rte_mbuf_refcnt_read(y) == 1 && RTE_MBUF_DIRECT(x) &&
-		       RTE_MBUF_DIRECT(y), "not independent");
-		VERIFY(pkt_diffs(x, i + 1, NULL) == 0 &&
-		       pkt_diffs(y, i + 1, NULL) == 0, "content");
+		       RTE_MBUF_DIRECT(y), fail, "not independent");
+		VERIFY_GOTO(pkt_diffs(x, i + 1, NULL) == 0 &&
+		       pkt_diffs(y, i + 1, NULL) == 0, fail, "content");
 		px = rte_pktmbuf_mtod_offset(x, uint8_t *, 100);
 		*px ^= 0x55;
-		VERIFY(pkt_diffs(y, i + 1, NULL) == 0, "copy follows original");
+		VERIFY_GOTO(pkt_diffs(y, i + 1, NULL) == 0, fail, "copy follows original");
 	}
 	/* Free each on its own, in an order unrelated to creation. */
 	for (i = 0; i < 100; i += 2)
 		rte_pktmbuf_free(got[i + 1]);
 	for (i = 0; i < 100; i += 2)
 		rte_pktmbuf_free(got[i]);
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 50 &&
-	       c.duplicated == 50 && c.passed == 100, "tx counts");
-	VERIFY(get_counts(pid, RNIC_IMPAIR_RX, &c) == 0 && c.seen == 100,
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 50 &&
+	       c.duplicated == 50 && c.passed == 100, fail, "tx counts");
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_RX, &c) == 0 && c.seen == 100, fail,
 	       "rx counts");
-	VERIFY(rte_vdev_uninit("net_impair_dup") == 0, "uninit");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_dup") == 0, fail, "uninit");
 
 	/* Probability 0.5: arrivals beyond 1000 are the copies counted. */
-	VERIFY(impair_up("net_impair_dup", "port=" LOOP_NAME
-			 ",rx_dup=0.5,rx_seed=3", 1, &pid) == 0, "up");
+	VERIFY_GOTO(impair_up("net_impair_dup", "port=" LOOP_NAME
+			 ",rx_dup=0.5,rx_seed=3", 1, &pid) == 0, fail, "up");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 1000, &rxl) == 0, "tx");
-	VERIFY(get_counts(pid, RNIC_IMPAIR_RX, &c) == 0, "counts");
-	VERIFY(rxl.n == 1000 + c.duplicated && c.duplicated > 400 &&
-	       c.duplicated < 600, "%u arrived, %" PRIu64 " copies", rxl.n,
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 1000, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_RX, &c) == 0, fail, "counts");
+	VERIFY_GOTO(rxl.n == 1000 + c.duplicated && c.duplicated > 400 &&
+	       c.duplicated < 600, fail, "%u arrived, %" PRIu64 " copies", rxl.n,
 	       c.duplicated);
-	VERIFY(rxl.bad == 0, "altered");
-	VERIFY(rte_vdev_uninit("net_impair_dup") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(rxl.bad == 0, fail, "altered");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_dup") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -714,68 +706,68 @@ test_reorder(void)
 	uint16_t pid;
 	int polls;
 
-	VERIFY(impair_up("net_impair_ro", "port=" LOOP_NAME ",tx_reorder=0.2,"
-			 "tx_reorder_depth=4,tx_seed=5", 1, &pid) == 0, "up");
+	VERIFY_GOTO(impair_up("net_impair_ro", "port=" LOOP_NAME ",tx_reorder=0.2,"
+			 "tx_reorder_depth=4,tx_seed=5", 1, &pid) == 0, fail, "up");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 2000, &rxl) == 0, "tx");
-	VERIFY(rxl.n == 2000, "got %u", rxl.n);
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 2000, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(rxl.n == 2000, fail, "got %u", rxl.n);
 	memset(bm, 0, sizeof(bm));
 	for (i = 0; i < rxl.n; i++) {
 		uint32_t s = rxl.seq[i];
 
-		VERIFY(s >= 1 && s <= 2000 && !bm_get(bm, s), "seq %u twice",
+		VERIFY_GOTO(s >= 1 && s <= 2000 && !bm_get(bm, s), fail, "seq %u twice",
 		       s);
 		bm_set(bm, s);
 		/* Released after at most 4 later packets. */
-		VERIFY(maxs <= s + 4, "seq %u after %u", s, maxs);
+		VERIFY_GOTO(maxs <= s + 4, fail, "seq %u after %u", s, maxs);
 		if (s < maxs)
 			inversions++;
 		maxs = RTE_MAX(maxs, s);
 	}
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0, "counts");
-	VERIFY(c.reordered > 300 && c.reordered < 500 && inversions > 0 &&
-	       c.passed == 2000 && c.held == 0, "reordered %" PRIu64
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0, fail, "counts");
+	VERIFY_GOTO(c.reordered > 300 && c.reordered < 500 && inversions > 0 &&
+	       c.passed == 2000 && c.held == 0, fail, "reordered %" PRIu64
 	       ", %u inversions", c.reordered, inversions);
-	VERIFY(rte_vdev_uninit("net_impair_ro") == 0, "uninit");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_ro") == 0, fail, "uninit");
 
 	/* Traffic stops with TX packets held: rx polls release them. */
-	VERIFY(impair_up("net_impair_ro", "port=" LOOP_NAME ",tx_reorder=1,"
-			 "tx_reorder_depth=8,tx_reorder_idle=5", 1, &pid) == 0,
+	VERIFY_GOTO(impair_up("net_impair_ro", "port=" LOOP_NAME ",tx_reorder=1,"
+			 "tx_reorder_depth=8,tx_reorder_idle=5", 1, &pid) == 0, fail,
 	       "up");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 3, NULL) == 0, "tx");
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.held > 0,
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 3, NULL) == 0, fail, "tx");
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.held > 0, fail,
 	       "nothing held");
 	polls = poll_until(pid, 3, &rxl, 1000);
-	VERIFY(polls > 0 && polls <= 5 + 1, "3 held packets took %d polls",
+	VERIFY_GOTO(polls > 0 && polls <= 5 + 1, fail, "3 held packets took %d polls",
 	       polls);
-	VERIFY(rxl.n == 3 && get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 &&
-	       c.held == 0, "%u arrived, %" PRIu64 " held", rxl.n, c.held);
-	VERIFY(rte_vdev_uninit("net_impair_ro") == 0, "uninit");
+	VERIFY_GOTO(rxl.n == 3 && get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 &&
+	       c.held == 0, fail, "%u arrived, %" PRIu64 " held", rxl.n, c.held);
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_ro") == 0, fail, "uninit");
 
 	/* Same on the rx side: empty polls of the underlying port. */
-	VERIFY(impair_up("net_impair_ro", "port=" LOOP_NAME ",rx_reorder=1,"
-			 "rx_reorder_depth=8", 1, &pid) == 0, "up");
+	VERIFY_GOTO(impair_up("net_impair_ro", "port=" LOOP_NAME ",rx_reorder=1,"
+			 "rx_reorder_depth=8", 1, &pid) == 0, fail, "up");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 3, NULL) == 0, "tx");
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 3, NULL) == 0, fail, "tx");
 	polls = poll_until(pid, 3, &rxl, 1000);
-	VERIFY(polls > 0 && polls <= 16 + 2, "rx held took %d polls", polls);
-	VERIFY(rxl.n == 3, "%u arrived", rxl.n);
-	VERIFY(rte_vdev_uninit("net_impair_ro") == 0, "uninit");
+	VERIFY_GOTO(polls > 0 && polls <= 16 + 2, fail, "rx held took %d polls", polls);
+	VERIFY_GOTO(rxl.n == 3, fail, "%u arrived", rxl.n);
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_ro") == 0, fail, "uninit");
 
 	/* A zero-packet tx_burst is an idle poll of TX too. */
-	VERIFY(impair_up("net_impair_ro", "port=" LOOP_NAME ",tx_reorder=1,"
-			 "tx_reorder_idle=2", 1, &pid) == 0, "up");
+	VERIFY_GOTO(impair_up("net_impair_ro", "port=" LOOP_NAME ",tx_reorder=1,"
+			 "tx_reorder_idle=2", 1, &pid) == 0, fail, "up");
 	m = mk_pkt(1, PKT_LEN);
-	VERIFY(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, "tx");
-	VERIFY(rte_eth_tx_burst(pid, 0, NULL, 0) == 0, "empty burst");
-	VERIFY(rte_eth_rx_burst(loop_port, 0, b, 4) == 0, "released early");
-	VERIFY(rte_eth_tx_burst(pid, 0, NULL, 0) == 0, "empty burst");
-	VERIFY(rte_eth_rx_burst(loop_port, 0, b, 4) == 1 &&
-	       pkt_seq(b[0]) == 1, "not released after 2 idle bursts");
+	VERIFY_GOTO(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, fail, "tx");
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, NULL, 0) == 0, fail, "empty burst");
+	VERIFY_GOTO(rte_eth_rx_burst(loop_port, 0, b, 4) == 0, fail, "released early");
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, NULL, 0) == 0, fail, "empty burst");
+	VERIFY_GOTO(rte_eth_rx_burst(loop_port, 0, b, 4) == 1 &&
+	       pkt_seq(b[0]) == 1, fail, "not released after 2 idle bursts");
 	rte_pktmbuf_free(b[0]);
-	VERIFY(rte_vdev_uninit("net_impair_ro") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_ro") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -827,33 +819,33 @@ test_corrupt(void)
 	uint16_t pid;
 	uint32_t i;
 
-	VERIFY(impair_up("net_impair_co", "port=" LOOP_NAME ",tx_corrupt=1", 1,
-			 &pid) == 0, "up");
+	VERIFY_GOTO(impair_up("net_impair_co", "port=" LOOP_NAME ",tx_corrupt=1", 1,
+			 &pid) == 0, fail, "up");
 	/* Plain packets. */
 	for (i = 1; i <= 10; i++) {
 		m = mk_pkt(i, PKT_LEN);
-		VERIFY(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1,
+		VERIFY_GOTO(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, fail,
 		       "tx");
-		VERIFY(rx_check_corrupt(pid, i, PKT_LEN, true) == 0, "flip");
+		VERIFY_GOTO(rx_check_corrupt(pid, i, PKT_LEN, true) == 0, fail, "flip");
 	}
 	/* Too short to corrupt without touching Eth/IP/UDP, and just long
 	 * enough: byte 42 is the flipped one. */
 	m = mk_pkt(11, RNIC_IMPAIR_CORRUPT_MIN_LEN - 1);
-	VERIFY(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, "tx");
-	VERIFY(rx_check_corrupt(pid, 11, RNIC_IMPAIR_CORRUPT_MIN_LEN - 1,
-				false) == 0, "short packet altered");
+	VERIFY_GOTO(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, fail, "tx");
+	VERIFY_GOTO(rx_check_corrupt(pid, 11, RNIC_IMPAIR_CORRUPT_MIN_LEN - 1,
+				false) == 0, fail, "short packet altered");
 	m = mk_pkt(12, RNIC_IMPAIR_CORRUPT_MIN_LEN);
-	VERIFY(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, "tx");
-	VERIFY(rx_check_corrupt(pid, 12, RNIC_IMPAIR_CORRUPT_MIN_LEN,
-				true) == 0,
+	VERIFY_GOTO(m != NULL && rte_eth_tx_burst(pid, 0, &m, 1) == 1, fail, "tx");
+	VERIFY_GOTO(rx_check_corrupt(pid, 12, RNIC_IMPAIR_CORRUPT_MIN_LEN,
+				true) == 0, fail,
 	       "min length");
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.corrupted == 11,
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.corrupted == 11, fail,
 	       "corrupted %" PRIu64, c.corrupted);
 
 	/* Two segments: the byte lies in the second. */
 	m = mk_pkt(13, 60);
 	tail = rte_pktmbuf_alloc(pool);
-	VERIFY(m != NULL && tail != NULL, "alloc");
+	VERIFY_GOTO(m != NULL && tail != NULL, fail, "alloc");
 	{
 		uint8_t *p = (uint8_t *)rte_pktmbuf_append(tail, PKT_LEN - 60);
 
@@ -863,34 +855,34 @@ test_corrupt(void)
 			*rte_pktmbuf_mtod_offset(m, uint8_t *, i) =
 				pkt_byte(13, PKT_LEN, i);
 	}
-	VERIFY(rte_pktmbuf_chain(m, tail) == 0, "chain");
-	VERIFY(rte_eth_tx_burst(pid, 0, &m, 1) == 1, "tx");
-	VERIFY(rx_check_corrupt(pid, 13, PKT_LEN, true) == 0, "multi-seg");
+	VERIFY_GOTO(rte_pktmbuf_chain(m, tail) == 0, fail, "chain");
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, &m, 1) == 1, fail, "tx");
+	VERIFY_GOTO(rx_check_corrupt(pid, 13, PKT_LEN, true) == 0, fail, "multi-seg");
 
 	/* Shared with the sender (refcnt 2): the sender's bytes stay. */
 	m = mk_pkt(14, PKT_LEN);
-	VERIFY(m != NULL, "alloc");
+	VERIFY_GOTO(m != NULL, fail, "alloc");
 	rte_mbuf_refcnt_update(m, 1);
-	VERIFY(rte_eth_tx_burst(pid, 0, &m, 1) == 1, "tx");
-	VERIFY(rx_check_corrupt(pid, 14, PKT_LEN, true) == 0, "shared");
-	VERIFY(pkt_diffs(m, 14, NULL) == 0, "sender's buffer corrupted");
-	VERIFY(rte_mbuf_refcnt_read(m) == 1, "refcnt %u",
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, &m, 1) == 1, fail, "tx");
+	VERIFY_GOTO(rx_check_corrupt(pid, 14, PKT_LEN, true) == 0, fail, "shared");
+	VERIFY_GOTO(pkt_diffs(m, 14, NULL) == 0, fail, "sender's buffer corrupted");
+	VERIFY_GOTO(rte_mbuf_refcnt_read(m) == 1, fail, "refcnt %u",
 	       rte_mbuf_refcnt_read(m));
 	rte_pktmbuf_free(m);
 
 	/* Indirect (a clone): the direct buffer stays. */
 	m = mk_pkt(15, PKT_LEN);
-	VERIFY(m != NULL, "alloc");
+	VERIFY_GOTO(m != NULL, fail, "alloc");
 	clone = rte_pktmbuf_clone(m, pool);
-	VERIFY(clone != NULL, "clone");
-	VERIFY(rte_eth_tx_burst(pid, 0, &clone, 1) == 1, "tx");
-	VERIFY(rx_check_corrupt(pid, 15, PKT_LEN, true) == 0, "indirect");
-	VERIFY(pkt_diffs(m, 15, NULL) == 0, "clone's direct buffer corrupted");
+	VERIFY_GOTO(clone != NULL, fail, "clone");
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, &clone, 1) == 1, fail, "tx");
+	VERIFY_GOTO(rx_check_corrupt(pid, 15, PKT_LEN, true) == 0, fail, "indirect");
+	VERIFY_GOTO(pkt_diffs(m, 15, NULL) == 0, fail, "clone's direct buffer corrupted");
 	rte_pktmbuf_free(m);
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.corrupted == 14 &&
-	       c.copy_failed == 0, "corrupted %" PRIu64, c.corrupted);
-	VERIFY(rte_vdev_uninit("net_impair_co") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.corrupted == 14 &&
+	       c.copy_failed == 0, fail, "corrupted %" PRIu64, c.corrupted);
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_co") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -951,52 +943,52 @@ test_hook(void)
 	uint32_t seven = 0;
 
 	memset(&h, 0, sizeof(h));
-	VERIFY(impair_up("net_impair_hk", "port=" LOOP_NAME
-			 ",tx_reorder_depth=2", 1, &pid) == 0, "up");
-	VERIFY(rnic_impair_set_hook(loop_port, RNIC_IMPAIR_TX, tx_hook, &h) ==
-	       -ENODEV, "accepted a non-impair port");
-	VERIFY(rnic_impair_set_hook(RTE_MAX_ETHPORTS, RNIC_IMPAIR_TX, tx_hook,
-				    &h) == -ENODEV, "accepted a bad port id");
-	VERIFY(rnic_impair_set_hook(pid, 2, tx_hook, &h) == -EINVAL,
+	VERIFY_GOTO(impair_up("net_impair_hk", "port=" LOOP_NAME
+			 ",tx_reorder_depth=2", 1, &pid) == 0, fail, "up");
+	VERIFY_GOTO(rnic_impair_set_hook(loop_port, RNIC_IMPAIR_TX, tx_hook, &h) ==
+	       -ENODEV, fail, "accepted a non-impair port");
+	VERIFY_GOTO(rnic_impair_set_hook(RTE_MAX_ETHPORTS, RNIC_IMPAIR_TX, tx_hook,
+				    &h) == -ENODEV, fail, "accepted a bad port id");
+	VERIFY_GOTO(rnic_impair_set_hook(pid, 2, tx_hook, &h) == -EINVAL, fail,
 	       "accepted dir 2");
-	VERIFY(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, tx_hook, &h) == 0,
+	VERIFY_GOTO(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, tx_hook, &h) == 0, fail,
 	       "set");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 12, &rxl) == 0, "tx");
-	VERIFY(h.calls == 12, "hook called %u times", h.calls);
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 12, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(h.calls == 12, fail, "hook called %u times", h.calls);
 	for (i = 1; i <= 12; i++)
-		VERIFY(h.pkt_no[i] == i, "seq %u was pkt_no %" PRIu64, i,
+		VERIFY_GOTO(h.pkt_no[i] == i, fail, "seq %u was pkt_no %" PRIu64, i,
 		       h.pkt_no[i]);
-	VERIFY(rxl.n == RTE_DIM(want), "got %u", rxl.n);
+	VERIFY_GOTO(rxl.n == RTE_DIM(want), fail, "got %u", rxl.n);
 	for (i = 0; i < RTE_DIM(want); i++) {
-		VERIFY(rxl.seq[i] == want[i], "rx[%u] = %u, want %u", i,
+		VERIFY_GOTO(rxl.seq[i] == want[i], fail, "rx[%u] = %u, want %u", i,
 		       rxl.seq[i], want[i]);
 		if (want[i] == 7)
 			seven++;
 	}
-	VERIFY(rxl.bad == 1 && seven == 1, "%u altered packets", rxl.bad);
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 12 &&
+	VERIFY_GOTO(rxl.bad == 1 && seven == 1, fail, "%u altered packets", rxl.bad);
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 12 &&
 	       c.dropped == 1 && c.duplicated == 1 && c.corrupted == 1 &&
-	       c.reordered == 1 && c.passed == 12, "counts");
+	       c.reordered == 1 && c.passed == 12, fail, "counts");
 
 	/* Removed: plain pass-through again. RX hook: drop its 2nd packet,
 	 * counting from a program restart (set_params renumbers). */
-	VERIFY(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, NULL, NULL) == 0,
+	VERIFY_GOTO(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, NULL, NULL) == 0, fail,
 	       "unset");
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_RX, &p) == 0 &&
-	       rnic_impair_set_params(pid, RNIC_IMPAIR_RX, &p) == 0,
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_RX, &p) == 0 &&
+	       rnic_impair_set_params(pid, RNIC_IMPAIR_RX, &p) == 0, fail,
 	       "renumber");
-	VERIFY(rnic_impair_set_hook(pid, RNIC_IMPAIR_RX, rx_hook_drop2,
-				    NULL) == 0, "set rx");
+	VERIFY_GOTO(rnic_impair_set_hook(pid, RNIC_IMPAIR_RX, rx_hook_drop2,
+				    NULL) == 0, fail, "set rx");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 100, 4, &rxl) == 0, "tx");
-	VERIFY(rxl.n == 3 && rxl.seq[0] == 100 && rxl.seq[1] == 102 &&
-	       rxl.seq[2] == 103 && h.calls == 12, "rx hook: %u arrived",
+	VERIFY_GOTO(tx_seq(pid, 0, 100, 4, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(rxl.n == 3 && rxl.seq[0] == 100 && rxl.seq[1] == 102 &&
+	       rxl.seq[2] == 103 && h.calls == 12, fail, "rx hook: %u arrived",
 	       rxl.n);
-	VERIFY(rte_vdev_uninit("net_impair_hk") == 0, "uninit");
-	VERIFY(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, tx_hook, &h) ==
-	       -ENODEV, "closed port still accepts hooks");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_hk") == 0, fail, "uninit");
+	VERIFY_GOTO(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, tx_hook, &h) ==
+	       -ENODEV, fail, "closed port still accepts hooks");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak");
 	return 0;
 fail:
 	rte_vdev_uninit("net_impair_hk");
@@ -1013,68 +1005,68 @@ test_set_params(void)
 	unsigned int avail = rte_mempool_avail_count(pool);
 	uint16_t pid;
 
-	VERIFY(impair_up("net_impair_sp", "port=" LOOP_NAME, 1, &pid) == 0,
+	VERIFY_GOTO(impair_up("net_impair_sp", "port=" LOOP_NAME, 1, &pid) == 0, fail,
 	       "up");
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &p) == 0, "get");
-	VERIFY(p.drop == 0 && p.dup == 0 && p.reorder == 0 &&
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &p) == 0, fail, "get");
+	VERIFY_GOTO(p.drop == 0 && p.dup == 0 && p.reorder == 0 &&
 	       p.corrupt == 0 && p.reorder_depth == 4 &&
-	       p.reorder_idle == 16 && p.seed == 1 && p.nb_drop_pkts == 0,
+	       p.reorder_idle == 16 && p.seed == 1 && p.nb_drop_pkts == 0, fail,
 	       "defaults");
 
 	/* Rejected programs leave the old one in place. */
 	q = p;
 	q.drop = 1.5;
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL,
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL, fail,
 	       "p 1.5");
 	q.drop = NAN;
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL,
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL, fail,
 	       "p NaN");
 	q = p;
 	q.reorder_depth = RNIC_IMPAIR_MAX_DEPTH + 1;
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL,
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL, fail,
 	       "depth");
 	q = p;
 	q.reorder_idle = 0;
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL,
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL, fail,
 	       "idle");
 	q = p;
 	q.drop_pkts = zero;
 	q.nb_drop_pkts = 1;
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL,
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == -EINVAL, fail,
 	       "packet 0");
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, NULL) == -EINVAL,
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, NULL) == -EINVAL, fail,
 	       "NULL");
-	VERIFY(rnic_impair_set_params(pid, 7, &p) == -EINVAL, "dir");
-	VERIFY(rnic_impair_set_params(loop_port, RNIC_IMPAIR_TX, &p) ==
-	       -ENODEV, "lower port");
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &q) == 0 &&
-	       q.drop == 0 && q.reorder_depth == 4, "changed by a rejection");
+	VERIFY_GOTO(rnic_impair_set_params(pid, 7, &p) == -EINVAL, fail, "dir");
+	VERIFY_GOTO(rnic_impair_set_params(loop_port, RNIC_IMPAIR_TX, &p) ==
+	       -ENODEV, fail, "lower port");
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &q) == 0 &&
+	       q.drop == 0 && q.reorder_depth == 4, fail, "changed by a rejection");
 
 	/* Everything dropped, then nothing. */
 	q = p;
 	q.drop = 1;
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == 0, "set");
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == 0, fail, "set");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 10, &rxl) == 0 && rxl.n == 0,
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 10, &rxl) == 0 && rxl.n == 0, fail,
 	       "%u arrived with drop=1", rxl.n);
 	/* Numbering restarts: drop_pkts count from the next packet. */
 	q = p;
 	q.drop_pkts = list;
 	q.nb_drop_pkts = RTE_DIM(list);
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == 0, "set");
-	VERIFY(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &q) == 0 &&
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == 0, fail, "set");
+	VERIFY_GOTO(rnic_impair_get_params(pid, RNIC_IMPAIR_TX, &q) == 0 &&
 	       q.nb_drop_pkts == 2 && q.drop_pkts[0] == 2 &&
-	       q.drop_pkts[1] == 4, "list not sorted and unique");
+	       q.drop_pkts[1] == 4, fail, "list not sorted and unique");
 	/* Its own output is valid input. */
-	VERIFY(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == 0, "reset");
+	VERIFY_GOTO(rnic_impair_set_params(pid, RNIC_IMPAIR_TX, &q) == 0, fail, "reset");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 11, 5, &rxl) == 0, "tx");
-	VERIFY(rxl.n == 3 && rxl.seq[0] == 11 && rxl.seq[1] == 13 &&
-	       rxl.seq[2] == 15, "%u arrived", rxl.n);
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 15 &&
-	       c.dropped == 12, "counts carry on: seen %" PRIu64, c.seen);
-	VERIFY(rte_vdev_uninit("net_impair_sp") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak");
+	VERIFY_GOTO(tx_seq(pid, 0, 11, 5, &rxl) == 0, fail, "tx");
+	VERIFY_GOTO(rxl.n == 3 && rxl.seq[0] == 11 && rxl.seq[1] == 13 &&
+	       rxl.seq[2] == 15, fail, "%u arrived", rxl.n);
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 15 &&
+	       c.dropped == 12, fail, "counts carry on: seen %" PRIu64, c.seen);
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_sp") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak");
 	return 0;
 fail:
 	rte_vdev_uninit("net_impair_sp");
@@ -1096,22 +1088,22 @@ test_xstats(void)
 	uint16_t pid;
 	char want[RTE_ETH_XSTATS_NAME_SIZE];
 
-	VERIFY(impair_up("net_impair_xs", "port=" LOOP_NAME
-			 ",tx_drop_pkts=1:2,rx_dup=1", 1, &pid) == 0, "up");
+	VERIFY_GOTO(impair_up("net_impair_xs", "port=" LOOP_NAME
+			 ",tx_drop_pkts=1:2,rx_dup=1", 1, &pid) == 0, fail, "up");
 	rxlog_reset(&rxl);
-	VERIFY(tx_seq(pid, 0, 1, 5, &rxl) == 0 && rxl.n == 6, "traffic");
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c[0]) == 0 &&
-	       get_counts(pid, RNIC_IMPAIR_RX, &c[1]) == 0, "counts");
-	VERIFY(c[0].dropped == 2 && c[1].seen == 3 && c[1].duplicated == 3 &&
-	       c[1].passed == 6, "counts");
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 5, &rxl) == 0 && rxl.n == 6, fail, "traffic");
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c[0]) == 0 &&
+	       get_counts(pid, RNIC_IMPAIR_RX, &c[1]) == 0, fail, "counts");
+	VERIFY_GOTO(c[0].dropped == 2 && c[1].seen == 3 && c[1].duplicated == 3 &&
+	       c[1].passed == 6, fail, "counts");
 
 	n = rte_eth_xstats_get_names(pid, NULL, 0);
-	VERIFY(n >= 16, "%d xstats", n);
+	VERIFY_GOTO(n >= 16, fail, "%d xstats", n);
 	names = calloc(n, sizeof(*names));
 	xs = calloc(n, sizeof(*xs));
-	VERIFY(names != NULL && xs != NULL, "alloc");
-	VERIFY(rte_eth_xstats_get_names(pid, names, n) == n, "names");
-	VERIFY(rte_eth_xstats_get(pid, xs, n) == n, "values");
+	VERIFY_GOTO(names != NULL && xs != NULL, fail, "alloc");
+	VERIFY_GOTO(rte_eth_xstats_get_names(pid, names, n) == n, fail, "names");
+	VERIFY_GOTO(rte_eth_xstats_get(pid, xs, n) == n, fail, "values");
 	for (dir = 0; dir < 2; dir++)
 		for (j = 0; j < (int)RTE_DIM(fields); j++) {
 			const uint64_t *cv = (const uint64_t *)&c[dir];
@@ -1122,30 +1114,30 @@ test_xstats(void)
 				if (strcmp(names[xs[i].id].name, want) != 0)
 					continue;
 				found++;
-				VERIFY(xs[i].value == cv[j],
+				VERIFY_GOTO(xs[i].value == cv[j], fail,
 				       "%s = %" PRIu64 ", want %" PRIu64, want,
 				       xs[i].value, cv[j]);
 			}
-			VERIFY(found == 1, "%s found %d times", want, found);
+			VERIFY_GOTO(found == 1, fail, "%s found %d times", want, found);
 		}
-	VERIFY(rte_eth_xstats_get_id_by_name(pid, "tx_impair_dropped",
-					     &id) == 0, "by name");
-	VERIFY(rte_eth_xstats_get_by_id(pid, &id, &val, 1) == 1 && val == 2,
+	VERIFY_GOTO(rte_eth_xstats_get_id_by_name(pid, "tx_impair_dropped",
+					     &id) == 0, fail, "by name");
+	VERIFY_GOTO(rte_eth_xstats_get_by_id(pid, &id, &val, 1) == 1 && val == 2, fail,
 	       "tx_impair_dropped by id = %" PRIu64, val);
 
-	VERIFY(rte_eth_xstats_reset(pid) == 0, "reset");
-	VERIFY(rte_eth_xstats_get(pid, xs, n) == n, "values");
+	VERIFY_GOTO(rte_eth_xstats_reset(pid) == 0, fail, "reset");
+	VERIFY_GOTO(rte_eth_xstats_get(pid, xs, n) == n, fail, "values");
 	for (i = 0; i < n; i++)
-		VERIFY(xs[i].value == 0, "%s = %" PRIu64 " after reset",
+		VERIFY_GOTO(xs[i].value == 0, fail, "%s = %" PRIu64 " after reset",
 		       names[xs[i].id].name, xs[i].value);
-	VERIFY(rte_eth_stats_get(pid, &st) == 0 && st.ipackets == 0 &&
-	       st.opackets == 0, "basic stats not reset");
+	VERIFY_GOTO(rte_eth_stats_get(pid, &st) == 0 && st.ipackets == 0 &&
+	       st.opackets == 0, fail, "basic stats not reset");
 	free(names);
 	free(xs);
 	names = NULL;
 	xs = NULL;
-	VERIFY(rte_vdev_uninit("net_impair_xs") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak");
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_xs") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak");
 	return 0;
 fail:
 	free(names);
@@ -1207,18 +1199,18 @@ test_backpressure(void)
 	uint32_t next = 1, pos = 0;
 	uint16_t pid;
 
-	VERIFY(impair_up("net_impair_bp", "port=net_ring_tiny,tx_dup=1", 1,
-			 &pid) == 0, "up");
-	VERIFY(tx_some(pid, &next, 200) == 32, "first burst");
-	VERIFY(rte_ring_count(tiny_ring) == 63, "ring %u",
+	VERIFY_GOTO(impair_up("net_impair_bp", "port=net_ring_tiny,tx_dup=1", 1,
+			 &pid) == 0, fail, "up");
+	VERIFY_GOTO(tx_some(pid, &next, 200) == 32, fail, "first burst");
+	VERIFY_GOTO(rte_ring_count(tiny_ring) == 63, fail, "ring %u",
 	       rte_ring_count(tiny_ring));
-	VERIFY(tx_some(pid, &next, 200) == 0, "taken while backlogged");
-	VERIFY(tx_some(pid, &next, 200) == 0, "taken while backlogged");
+	VERIFY_GOTO(tx_some(pid, &next, 200) == 0, fail, "taken while backlogged");
+	VERIFY_GOTO(tx_some(pid, &next, 200) == 0, fail, "taken while backlogged");
 	n = rte_ring_dequeue_burst(tiny_ring, (void **)r, 64, NULL);
-	VERIFY(n == 63 && dup_order(r, n, &pos) == 0, "order, %u", n);
+	VERIFY_GOTO(n == 63 && dup_order(r, n, &pos) == 0, fail, "order, %u", n);
 	/* A zero burst pushes the one left over. */
-	VERIFY(rte_eth_tx_burst(pid, 0, NULL, 0) == 0, "zero burst");
-	VERIFY(rte_ring_count(tiny_ring) == 1, "backlog not flushed");
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, NULL, 0) == 0, fail, "zero burst");
+	VERIFY_GOTO(rte_ring_count(tiny_ring) == 1, fail, "backlog not flushed");
 	/* The rest, draining a little at a time. */
 	for (guard = 0; guard < 10000 && pos < 400; guard++) {
 		if (next <= 200)
@@ -1226,13 +1218,13 @@ test_backpressure(void)
 		else
 			rte_eth_tx_burst(pid, 0, NULL, 0);
 		n = rte_ring_dequeue_burst(tiny_ring, (void **)r, 20, NULL);
-		VERIFY(dup_order(r, n, &pos) == 0, "order");
+		VERIFY_GOTO(dup_order(r, n, &pos) == 0, fail, "order");
 	}
-	VERIFY(next == 201 && pos == 400, "sent %u, got %u", next - 1, pos);
-	VERIFY(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 200 &&
-	       c.passed == 400, "seen %" PRIu64, c.seen);
-	VERIFY(rte_vdev_uninit("net_impair_bp") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(next == 201 && pos == 400, fail, "sent %u, got %u", next - 1, pos);
+	VERIFY_GOTO(get_counts(pid, RNIC_IMPAIR_TX, &c) == 0 && c.seen == 200 &&
+	       c.passed == 400, fail, "seen %" PRIu64, c.seen);
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_bp") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -1250,28 +1242,28 @@ test_rx_small_array(void)
 	unsigned int avail = rte_mempool_avail_count(pool), guard, got = 0;
 	uint16_t pid;
 
-	VERIFY(impair_up("net_impair_sa", "port=" LOOP_NAME ",rx_dup=1", 1,
-			 &pid) == 0, "up");
-	VERIFY(tx_seq(pid, 0, 1, 20, NULL) == 0, "tx");
+	VERIFY_GOTO(impair_up("net_impair_sa", "port=" LOOP_NAME ",rx_dup=1", 1,
+			 &pid) == 0, fail, "up");
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 20, NULL) == 0, fail, "tx");
 	for (guard = 0; guard < 1000 && got < 40; guard++) {
 		if (rte_eth_rx_burst(pid, 0, &m, 1) == 0)
 			continue;
-		VERIFY(pkt_seq(m) == got / 2 + 1, "rx[%u] = %u", got,
+		VERIFY_GOTO(pkt_seq(m) == got / 2 + 1, fail, "rx[%u] = %u", got,
 		       pkt_seq(m));
 		rte_pktmbuf_free(m);
 		got++;
 	}
-	VERIFY(got == 40, "got %u", got);
+	VERIFY_GOTO(got == 40, fail, "got %u", got);
 	/* A poll for 5 reads 5 and makes 10: 5 wait when the port stops. */
-	VERIFY(tx_seq(pid, 0, 1, 5, NULL) == 0, "tx");
-	VERIFY(rte_eth_rx_burst(pid, 0, r, 5) == 5, "rx");
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 5, NULL) == 0, fail, "tx");
+	VERIFY_GOTO(rte_eth_rx_burst(pid, 0, r, 5) == 5, fail, "rx");
 	rte_pktmbuf_free_bulk(r, 5);
-	VERIFY(rte_eth_dev_stop(pid) == 0, "stop");
-	VERIFY(rte_eth_stats_get(pid, &st) == 0 && st.imissed == 5 &&
-	       st.ipackets == 45, "imissed %" PRIu64 " ipackets %" PRIu64,
+	VERIFY_GOTO(rte_eth_dev_stop(pid) == 0, fail, "stop");
+	VERIFY_GOTO(rte_eth_stats_get(pid, &st) == 0 && st.imissed == 5 &&
+	       st.ipackets == 45, fail, "imissed %" PRIu64 " ipackets %" PRIu64,
 	       st.imissed, st.ipackets);
-	VERIFY(rte_vdev_uninit("net_impair_sa") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_sa") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:
@@ -1298,30 +1290,30 @@ test_stop_held(void)
 	unsigned int avail = rte_mempool_avail_count(pool);
 	uint16_t pid;
 
-	VERIFY(impair_up("net_impair_st", "port=" LOOP_NAME ",reorder_depth=16,"
-			 "reorder_idle=1000", 1, &pid) == 0, "up");
-	VERIFY(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, delay_all, NULL) == 0,
+	VERIFY_GOTO(impair_up("net_impair_st", "port=" LOOP_NAME ",reorder_depth=16,"
+			 "reorder_idle=1000", 1, &pid) == 0, fail, "up");
+	VERIFY_GOTO(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, delay_all, NULL) == 0, fail,
 	       "hook");
-	VERIFY(tx_seq(pid, 0, 1, 3, NULL) == 0, "tx");
-	VERIFY(rte_eth_stats_get(pid, &st) == 0 && st.opackets == 0,
+	VERIFY_GOTO(tx_seq(pid, 0, 1, 3, NULL) == 0, fail, "tx");
+	VERIFY_GOTO(rte_eth_stats_get(pid, &st) == 0 && st.opackets == 0, fail,
 	       "%" PRIu64 " went out", st.opackets);
-	VERIFY(rte_eth_dev_stop(pid) == 0, "stop");
-	VERIFY(rte_eth_stats_get(pid, &st) == 0 && st.opackets == 3 &&
-	       st.oerrors == 0, "held TX not sent at stop");
-	VERIFY(rte_ring_count(loop_ring[0]) == 3, "ring has %u",
+	VERIFY_GOTO(rte_eth_dev_stop(pid) == 0, fail, "stop");
+	VERIFY_GOTO(rte_eth_stats_get(pid, &st) == 0 && st.opackets == 3 &&
+	       st.oerrors == 0, fail, "held TX not sent at stop");
+	VERIFY_GOTO(rte_ring_count(loop_ring[0]) == 3, fail, "ring has %u",
 	       rte_ring_count(loop_ring[0]));
 	/* Now let the rx side hold them, and stop. */
-	VERIFY(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, NULL, NULL) == 0 &&
-	       rnic_impair_set_hook(pid, RNIC_IMPAIR_RX, delay_all, NULL) == 0,
+	VERIFY_GOTO(rnic_impair_set_hook(pid, RNIC_IMPAIR_TX, NULL, NULL) == 0 &&
+	       rnic_impair_set_hook(pid, RNIC_IMPAIR_RX, delay_all, NULL) == 0, fail,
 	       "hook");
-	VERIFY(rte_eth_dev_start(pid) == 0, "start");
-	VERIFY(rte_eth_rx_burst(pid, 0, r, 8) == 0, "rx held nothing");
-	VERIFY(rte_ring_count(loop_ring[0]) == 0, "not read");
-	VERIFY(rte_eth_dev_stop(pid) == 0, "stop");
-	VERIFY(rte_eth_stats_get(pid, &st) == 0 && st.imissed == 3 &&
-	       st.ipackets == 0, "imissed %" PRIu64, st.imissed);
-	VERIFY(rte_vdev_uninit("net_impair_st") == 0, "uninit");
-	VERIFY(rte_mempool_avail_count(pool) == avail, "leak: %u -> %u", avail,
+	VERIFY_GOTO(rte_eth_dev_start(pid) == 0, fail, "start");
+	VERIFY_GOTO(rte_eth_rx_burst(pid, 0, r, 8) == 0, fail, "rx held nothing");
+	VERIFY_GOTO(rte_ring_count(loop_ring[0]) == 0, fail, "not read");
+	VERIFY_GOTO(rte_eth_dev_stop(pid) == 0, fail, "stop");
+	VERIFY_GOTO(rte_eth_stats_get(pid, &st) == 0 && st.imissed == 3 &&
+	       st.ipackets == 0, fail, "imissed %" PRIu64, st.imissed);
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_st") == 0, fail, "uninit");
+	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 	       rte_mempool_avail_count(pool));
 	return 0;
 fail:

@@ -30,6 +30,7 @@
 
 #include "rnic_engine.h"
 #include "rnic_verbs.h"
+#include "test_common.h"
 
 static const uint8_t MAC_A[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t MAC_P[6] = { 0x52, 0x54, 0, 0x99, 0x6b, 0x0b };
@@ -38,11 +39,6 @@ static const uint8_t MAC_V[6] = { 0x52, 0x54, 0, 0x99, 0x71, 0x0d };
 static uint16_t port_a, port_b;
 static struct rte_mempool *pool_b;
 static struct rnic_device *dev;
-static unsigned int passed, failed;
-
-#define CHECK(c, ...) do { \
-	if (c) { passed++; } else { failed++; printf("FAIL %s:%d: ", __func__, __LINE__); \
-		printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 #define UNTAGGED (-1)
 
@@ -178,16 +174,16 @@ check_ignored(const char *what, const uint8_t *eth_src, const uint8_t *sha, uint
 	send_arp_ex(RTE_ARP_OP_REPLY, eth_src, sha, sip, MAC_A, ip_a, UNTAGGED);
 	poll_engine();
 	n = collect_frames(frame, sizeof(frame), &got);
-	CHECK(n == 0, "%s: %u frames sent back (to %02x:%02x:%02x:%02x:%02x:%02x)", what, n,
+	EXPECT(n == 0, "%s: %u frames sent back (to %02x:%02x:%02x:%02x:%02x:%02x)", what, n,
 	      frame[0], frame[1], frame[2], frame[3], frame[4], frame[5]);
 	if (had)
-		CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), mac) == 0 &&
+		EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), mac) == 0 &&
 		      memcmp(mac, before, 6) == 0, "%s: cache entry changed", what);
 	else
-		CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), mac) == -ENOENT,
+		EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(sip), mac) == -ENOENT,
 		      "%s: learned %02x:%02x:%02x:%02x:%02x:%02x", what, mac[0], mac[1], mac[2],
 		      mac[3], mac[4], mac[5]);
-	CHECK(arp_ignored() == ign + 2, "%s: arp_ignored %" PRIu64 " -> %" PRIu64 ", want +2",
+	EXPECT(arp_ignored() == ign + 2, "%s: arp_ignored %" PRIu64 " -> %" PRIu64 ", want +2",
 	      what, ign, arp_ignored());
 }
 
@@ -205,25 +201,25 @@ check_vlan_reply(uint16_t tci, uint32_t ip_p, uint32_t ip_a)
 	send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, tci);
 	poll_engine();
 	n = collect_frames(frame, sizeof(frame), &got);
-	CHECK(n == 1 && got >= 60, "TCI 0x%04x: %u frames back, %zu bytes", tci, n, got);
+	EXPECT(n == 1 && got >= 60, "TCI 0x%04x: %u frames back, %zu bytes", tci, n, got);
 	if (n != 1 || got < sizeof(*eth) + sizeof(*vh) + sizeof(*r))
 		return;
-	CHECK(eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN),
+	EXPECT(eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN),
 	      "TCI 0x%04x: reply untagged (ethertype 0x%04x)", tci,
 	      rte_be_to_cpu_16(eth->ether_type));
 	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN))
 		return;
-	CHECK(vh->vlan_tci == rte_cpu_to_be_16(tci) &&
+	EXPECT(vh->vlan_tci == rte_cpu_to_be_16(tci) &&
 	      vh->eth_proto == rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP),
 	      "TCI 0x%04x: reply tag 0x%04x proto 0x%04x", tci, rte_be_to_cpu_16(vh->vlan_tci),
 	      rte_be_to_cpu_16(vh->eth_proto));
-	CHECK(memcmp(&eth->dst_addr, MAC_V, 6) == 0 && memcmp(&eth->src_addr, MAC_A, 6) == 0 &&
+	EXPECT(memcmp(&eth->dst_addr, MAC_V, 6) == 0 && memcmp(&eth->src_addr, MAC_A, 6) == 0 &&
 	      r->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REPLY) &&
 	      memcmp(&r->arp_data.arp_sha, MAC_A, 6) == 0 &&
 	      r->arp_data.arp_sip == rte_cpu_to_be_32(ip_a) &&
 	      memcmp(&r->arp_data.arp_tha, MAC_V, 6) == 0 &&
 	      r->arp_data.arp_tip == rte_cpu_to_be_32(ip_p), "TCI 0x%04x: reply fields", tci);
-	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
+	EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
 	      memcmp(mac, MAC_V, 6) == 0, "TCI 0x%04x: asker learned", tci);
 }
 
@@ -262,33 +258,33 @@ main(int argc, char **argv)
 		goto setup_fail;
 
 	/* Nothing known yet. */
-	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == -ENOENT, "empty cache");
+	EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == -ENOENT, "empty cache");
 
 	/* A request for us: answered, and the asker learned. */
 	send_arp(RTE_ARP_OP_REQUEST, MAC_P, ip_p, NULL, ip_a);
 	poll_engine();
-	CHECK(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 1, "one ARP reply");
-	CHECK(memcmp(dst, MAC_P, 6) == 0, "reply to the asker's MAC");
-	CHECK(memcmp(&r.arp_data.arp_sha, MAC_A, 6) == 0 &&
+	EXPECT(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 1, "one ARP reply");
+	EXPECT(memcmp(dst, MAC_P, 6) == 0, "reply to the asker's MAC");
+	EXPECT(memcmp(&r.arp_data.arp_sha, MAC_A, 6) == 0 &&
 	      r.arp_data.arp_sip == rte_cpu_to_be_32(ip_a) &&
 	      r.arp_data.arp_tip == rte_cpu_to_be_32(ip_p), "reply fields");
-	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
+	EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
 	      memcmp(mac, MAC_P, 6) == 0, "asker learned from its request");
 
 	/* A request for someone else: ignored. */
 	send_arp(RTE_ARP_OP_REQUEST, MAC_Q, ip_q, NULL, ip_x);
 	poll_engine();
-	CHECK(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 0, "no reply for another IP");
-	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_q), mac) == -ENOENT,
+	EXPECT(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 0, "no reply for another IP");
+	EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_q), mac) == -ENOENT,
 	      "not learned from a request for another IP");
 
 	/* Resolve an unknown IP: requests go out, then it times out. */
 	rc = rnic_dev_arp_resolve(dev, rte_cpu_to_be_32(ip_q), mac, 300);
-	CHECK(rc == -ETIMEDOUT, "resolve without an answer: %d", rc);
+	EXPECT(rc == -ETIMEDOUT, "resolve without an answer: %d", rc);
 	rc = (int)collect_arp(RTE_ARP_OP_REQUEST, &r, dst);
-	CHECK(rc >= 1 && rc <= 3, "ARP requests sent while resolving: %d", rc);
-	CHECK(memcmp(dst, bcast, 6) == 0, "request broadcast");
-	CHECK(memcmp(&r.arp_data.arp_sha, MAC_A, 6) == 0 &&
+	EXPECT(rc >= 1 && rc <= 3, "ARP requests sent while resolving: %d", rc);
+	EXPECT(memcmp(dst, bcast, 6) == 0, "request broadcast");
+	EXPECT(memcmp(&r.arp_data.arp_sha, MAC_A, 6) == 0 &&
 	      r.arp_data.arp_sip == rte_cpu_to_be_32(ip_a) &&
 	      r.arp_data.arp_tip == rte_cpu_to_be_32(ip_q) &&
 	      r.arp_hardware == rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) &&
@@ -298,16 +294,16 @@ main(int argc, char **argv)
 	/* A reply for another IP is not learned; the reply to us is. */
 	send_arp(RTE_ARP_OP_REPLY, MAC_Q, ip_q, MAC_A, ip_x);
 	poll_engine();
-	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_q), mac) == -ENOENT,
+	EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_q), mac) == -ENOENT,
 	      "reply to another IP not learned");
 	send_arp(RTE_ARP_OP_REPLY, MAC_Q, ip_q, MAC_A, ip_a);
 	poll_engine();
 	rc = rnic_dev_arp_resolve(dev, rte_cpu_to_be_32(ip_q), mac, 0);
-	CHECK(rc == 0 && memcmp(mac, MAC_Q, 6) == 0, "resolved from the reply: %d", rc);
-	CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
+	EXPECT(rc == 0 && memcmp(mac, MAC_Q, 6) == 0, "resolved from the reply: %d", rc);
+	EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_p), mac) == 0 &&
 	      memcmp(mac, MAC_P, 6) == 0, "earlier entry kept");
-	CHECK(rnic_dev_arp_resolve(dev, 0, mac, 10) == -EINVAL, "IP 0 refused");
-	CHECK(arp_ignored() == 0, "nothing ignored so far: %" PRIu64, arp_ignored());
+	EXPECT(rnic_dev_arp_resolve(dev, 0, mac, 10) == -EINVAL, "IP 0 refused");
+	EXPECT(arp_ignored() == 0, "nothing ignored so far: %" PRIu64, arp_ignored());
 
 	/* Issue 13: senders no host can be, and senders claiming our IP. */
 	{
@@ -326,7 +322,7 @@ main(int argc, char **argv)
 		/* Someone else claiming our address: a request for it (the
 		 * gratuitous form) and a reply. */
 		check_ignored("sender claims our IP", MAC_Q, MAC_Q, ip_a, ip_a);
-		CHECK(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_a), mac) == -ENOENT,
+		EXPECT(rnic_dev_arp_lookup(dev, rte_cpu_to_be_32(ip_a), mac) == -ENOENT,
 		      "our own IP never in the cache");
 	}
 
@@ -339,20 +335,20 @@ main(int argc, char **argv)
 	check_vlan_reply(0x2000, ip_p, ip_a);
 	send_arp(RTE_ARP_OP_REQUEST, MAC_P, ip_p, NULL, ip_a);
 	poll_engine();
-	CHECK(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 1 && memcmp(dst, MAC_P, 6) == 0,
+	EXPECT(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 1 && memcmp(dst, MAC_P, 6) == 0,
 	      "untagged request, untagged reply");
 	{
 		struct rnic_dev_stats st;
 
 		rnic_dev_stats_get(dev, &st);
-		CHECK(st.arp_replies == 6 && st.arp_ignored == 16,
+		EXPECT(st.arp_replies == 6 && st.arp_ignored == 16,
 		      "arp_replies %" PRIu64 " (want 6), arp_ignored %" PRIu64 " (want 16)",
 		      st.arp_replies, st.arp_ignored);
 	}
 
 	rnic_dev_destroy(dev);
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);
+	return test_verify_failed ? 1 : 0;
 setup_fail:
 	printf("FAIL setup: %s\n0 passed, 1 failed\n", rte_strerror(rte_errno));
 	return 1;

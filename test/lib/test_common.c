@@ -1,10 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers the C tests share: see test_common.h. */
+#include <stdarg.h>
 #include <string.h>
 
 #include <rte_malloc.h>
 
 #include "test_common.h"
+
+unsigned int test_verify_passed, test_verify_failed;
+const char *test_verify_tag;
+
+void
+test_verify_report(const char *func, int line, const char *cond, const char *fmt, ...)
+{
+	char msg[1024];
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* the macros' newline, and the blank messages some checks give */
+	for (n = strlen(msg); n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '); n--)
+		msg[n - 1] = '\0';
+	printf("%s%s%sFAIL %s:%d: %s%s%s\n", test_verify_tag ? "[" : "",
+	       test_verify_tag ? test_verify_tag : "", test_verify_tag ? "] " : "", func, line,
+	       cond ? cond : "", cond && msg[0] ? ": " : "", msg);
+	fflush(stdout);
+	test_verify_failed++;
+}
 
 int
 test_side_up(struct test_side *s, const struct rnic_dev_attr *attr, uint8_t last,

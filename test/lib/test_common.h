@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What the C tests that drive engines by hand share (test/lib, linked in
- * through test_common_dep): the check macro, one end of a test link (a
+ * What the C tests share (test/lib, linked in through test_common_dep):
+ * the check macros (every C test's only assertions), and for the tests
+ * that drive engines by hand one end of a test link (a
  * device with a PD, a CQ and a registered buffer), bringing a QP from
  * RESET to RTS, and polling until completions arrive.
  */
 #ifndef RNIC_TEST_COMMON_H
 #define RNIC_TEST_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,17 +20,59 @@
 #include "rnic_verbs.h"
 
 /*
- * In a function returning int: on a false @p cond, print
- * "FAIL <function>:<line>: <cond>: <printf-style message>" and return -1.
+ * The check every C test makes. On a false @p cond it prints one line
+ *
+ *     [<tag>] FAIL <function>:<line>: <cond>: <message>
+ *
+ * ("[<tag>] " only while test_verify_tag is set; ": <message>" only where
+ * the printf-style @p fmt, a string literal, gives one), counts it in
+ * test_verify_failed and then
+ *   VERIFY(cond, fmt, ...)              returns -1 (a function returning int);
+ *   VERIFY_GOTO(cond, label, fmt, ...)  jumps to @p label (to clean up first);
+ *   EXPECT(cond, fmt, ...)              goes on (independent checks in a row);
+ *   TEST_CHECK(cond, fmt, ...)          is an expression: true, or false
+ *                                       once reported (to act on it).
+ * A true @p cond counts in test_verify_passed. TEST_FAIL(fmt, ...) is the
+ * VERIFY of a failure already known: it prints "FAIL <function>:<line>:
+ * <message>" and returns -1.
  */
-#define VERIFY(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
+#define TEST_CHECK(cond, fmt, ...) TEST_CHECK_AS_(cond, #cond, fmt, ##__VA_ARGS__)
+
+#define VERIFY(cond, fmt, ...) do { \
+	if (!TEST_CHECK_AS_(cond, #cond, fmt, ##__VA_ARGS__)) \
 		return -1; \
-	} \
 } while (0)
+
+#define VERIFY_GOTO(cond, label, fmt, ...) do { \
+	if (!TEST_CHECK_AS_(cond, #cond, fmt, ##__VA_ARGS__)) \
+		goto label; \
+} while (0)
+
+#define EXPECT(cond, fmt, ...) ((void)TEST_CHECK_AS_(cond, #cond, fmt, ##__VA_ARGS__))
+
+/* Each macro writes #cond itself: the condition as written, macros unexpanded. */
+#define TEST_CHECK_AS_(cond, text, fmt, ...) \
+	((cond) ? (test_verify_passed++, true) : \
+	 (test_verify_report(__func__, __LINE__, text, fmt "\n", ##__VA_ARGS__), false))
+
+#define TEST_FAIL(fmt, ...) do { \
+	test_verify_report(__func__, __LINE__, NULL, fmt "\n", ##__VA_ARGS__); \
+	return -1; \
+} while (0)
+
+/* The checks made in this process so far, for a summary line. */
+extern unsigned int test_verify_passed, test_verify_failed;
+/* Printed in brackets before FAIL where not NULL (processes sharing an output). */
+extern const char *test_verify_tag;
+
+/*
+ * Print a failed check (@p cond NULL: a failure without a condition) as
+ * above and count it. @p fmt ends in a newline (the macros add it, so that
+ * an empty message is not an empty format); the newline is not printed
+ * twice. For checks whose place is not the caller's (a table row).
+ */
+void test_verify_report(const char *func, int line, const char *cond, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* One end of a test link, as test_side_up leaves it. */
 struct test_side {

@@ -173,23 +173,6 @@ struct proc {
 
 static uint32_t engine_stop;
 
-#define FAIL(p, ...) do { \
-	printf("[%s] FAIL %s:%d: ", (p)->tag, __func__, __LINE__); \
-	printf(__VA_ARGS__); \
-	printf("\n"); \
-	(p)->res.errors++; \
-	return -1; \
-} while (0)
-#define CHECK(p, cond, ...) do { \
-	if (!(cond)) { \
-		printf("[%s] FAIL %s:%d: %s: ", (p)->tag, __func__, __LINE__, #cond); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		(p)->res.errors++; \
-		return -1; \
-	} \
-} while (0)
-
 /* ------------------------------------------------------------------ */
 /* The shared plan and pattern                                         */
 /* ------------------------------------------------------------------ */
@@ -286,10 +269,9 @@ oob_send(struct proc *p, struct oob *m)
 	ssize_t n = send(p->fd, m, sizeof(*m), MSG_NOSIGNAL);
 
 	if (n != (ssize_t)sizeof(*m)) {
-		printf("[%s] FAIL out-of-band send type %u: %s\n", p->tag, m->type,
-		       n < 0 ? strerror(errno) : "short");
 		p->peer_gone = true;
-		return -1;
+		TEST_FAIL("out-of-band send type %u: %s", m->type,
+			  n < 0 ? strerror(errno) : "short");
 	}
 	return 0;
 }
@@ -314,17 +296,14 @@ oob_recv(struct proc *p, uint32_t type, uint32_t idx, struct oob *m)
 		rc = poll(&pfd, 1, OOB_MS);
 	} while (rc < 0 && errno == EINTR);
 	if (rc <= 0) {
-		printf("[%s] FAIL timeout waiting for out-of-band message %u (%u)\n", p->tag,
-		       type, idx);
 		p->peer_gone = true;
-		return -1;
+		TEST_FAIL("timeout waiting for out-of-band message %u (%u)", type, idx);
 	}
 	n = recv(p->fd, m, sizeof(*m), 0);
 	if (n != (ssize_t)sizeof(*m)) {
-		printf("[%s] FAIL out-of-band: %s\n", p->tag,
-		       n == 0 ? "the peer is gone" : n < 0 ? strerror(errno) : "short message");
 		p->peer_gone = true;
-		return -1;
+		TEST_FAIL("out-of-band: %s",
+			  n == 0 ? "the peer is gone" : n < 0 ? strerror(errno) : "short message");
 	}
 	if (m->type == OOB_ABORT) {
 		printf("[%s] the peer aborted at message %u\n", p->tag, m->idx);
@@ -335,11 +314,8 @@ oob_recv(struct proc *p, uint32_t type, uint32_t idx, struct oob *m)
 		p->fin_seen |= 1u << m->idx;
 		return -1;
 	}
-	if (m->type != type || m->idx != idx) {
-		printf("[%s] FAIL out-of-band: got %u (%u), want %u (%u)\n", p->tag, m->type,
-		       m->idx, type, idx);
-		return -1;
-	}
+	VERIFY(m->type == type && m->idx == idx, "out-of-band: got %u (%u), want %u (%u)",
+	       m->type, m->idx, type, idx);
 	return 0;
 }
 
@@ -411,7 +387,7 @@ port_start(struct proc *p)
 	int rc;
 
 	if (rte_eth_dev_count_avail() != 1)
-		FAIL(p, "%u ports, want the one net_memif (is the memif PMD loaded?)",
+		TEST_FAIL("%u ports, want the one net_memif (is the memif PMD loaded?)",
 		     rte_eth_dev_count_avail());
 	RTE_ETH_FOREACH_DEV(p->port)
 		break;
@@ -420,7 +396,7 @@ port_start(struct proc *p)
 	p->rxpool = rte_pktmbuf_pool_create("memif_rx", 8191, 256, 0,
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (p->rxpool == NULL)
-		FAIL(p, "rx pool: %s", rte_strerror(rte_errno));
+		TEST_FAIL("rx pool: %s", rte_strerror(rte_errno));
 	rc = rte_eth_dev_configure(p->port, 1, 1, &conf);
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(p->port, 0, 1024, rte_eth_dev_socket_id(p->port),
@@ -431,7 +407,7 @@ port_start(struct proc *p)
 	if (rc == 0)
 		rc = rte_eth_dev_start(p->port);
 	if (rc != 0)
-		FAIL(p, "port %u setup: %s", p->port, strerror(-rc));
+		TEST_FAIL("port %u setup: %s", p->port, strerror(-rc));
 	return 0;
 }
 
@@ -448,7 +424,7 @@ link_wait(struct proc *p)
 		    link.link_status == RTE_ETH_LINK_UP)
 			break;
 		if (rte_get_tsc_cycles() > end)
-			FAIL(p, "memif link still down after %.0f s", LINK_SEC);
+			TEST_FAIL("memif link still down after %.0f s", LINK_SEC);
 		idle_step(&idle);
 	}
 	p->link_was_up = true;
@@ -470,19 +446,19 @@ dev_setup(struct proc *p)
 	memcpy(a.mac, p->mac, 6);
 	p->dev = rnic_dev_create(&a);
 	if (p->dev == NULL)
-		FAIL(p, "rnic_dev_create: %s", rte_strerror(rte_errno));
+		TEST_FAIL("rnic_dev_create: %s", rte_strerror(rte_errno));
 	if (rnic_dev_shared_txq(p->dev) != !engine_port_setup)
-		FAIL(p, "TX queue sharing is not what the port layout implies");
+		TEST_FAIL("TX queue sharing is not what the port layout implies");
 	p->pd = rnic_alloc_pd(p->dev);
 	p->cq = rnic_create_cq(p->dev, 1024);
 	if (posix_memalign((void **)&p->buf, 4096, REGION) != 0)
 		p->buf = NULL;
 	if (p->pd == NULL || p->cq == NULL || p->buf == NULL)
-		FAIL(p, "PD/CQ/buffer");
+		TEST_FAIL("PD/CQ/buffer");
 	memset(p->buf, 0xee, REGION);
 	p->mr = rnic_reg_mr(p->pd, p->buf, REGION, access);
 	if (p->mr == NULL)
-		FAIL(p, "reg_mr: %s", rte_strerror(rte_errno));
+		TEST_FAIL("reg_mr: %s", rte_strerror(rte_errno));
 	for (int q = 0; q < NQ; q++) {
 		struct rnic_qp_init_attr ia = {
 			.send_cq = p->cq, .recv_cq = p->cq,
@@ -493,7 +469,7 @@ dev_setup(struct proc *p)
 
 		p->qp[q] = rnic_create_qp(p->pd, &ia);
 		if (p->qp[q] == NULL)
-			FAIL(p, "create %s QP: %s", qname[q], rte_strerror(rte_errno));
+			TEST_FAIL("create %s QP: %s", qname[q], rte_strerror(rte_errno));
 		/* Just below the wrap; 1 MiB messages cross it. */
 		p->psn[q] = (p->role == SERVER ? 0xffffe0u : 0xfffff0u) + (uint32_t)q;
 	}
@@ -513,7 +489,7 @@ qp_connect(struct proc *p, int q)
 	int rc = test_qp_to_rts(p->qp[q], &c, &to);
 
 	if (rc)
-		FAIL(p, "%s to %s: %d", qname[q], rnic_qp_state_str(to), rc);
+		TEST_FAIL("%s to %s: %d", qname[q], rnic_qp_state_str(to), rc);
 	return 0;
 }
 
@@ -551,12 +527,12 @@ server_item(struct proc *p, unsigned int idx)
 		uint8_t *b;
 
 		if (p->n_inv == RTE_DIM(p->inv_buf) || posix_memalign((void **)&b, 64, INV_BUF))
-			FAIL(p, "no room for another invalidation MR");
+			TEST_FAIL("no room for another invalidation MR");
 		memset(b, 0x5a, INV_BUF);
 		mr = rnic_reg_mr(p->pd, b, INV_BUF, RNIC_ACCESS_REMOTE_READ);
 		if (mr == NULL) {
 			free(b);
-			FAIL(p, "reg_mr for SEND_WITH_INV: %s", rte_strerror(rte_errno));
+			TEST_FAIL("reg_mr for SEND_WITH_INV: %s", rte_strerror(rte_errno));
 		}
 		p->inv_buf[p->n_inv++] = b;   /* the MR goes with the device */
 		inv_rkey = rnic_mr_rkey(mr);
@@ -575,7 +551,7 @@ server_item(struct proc *p, unsigned int idx)
 
 		memset(rbuf, 0xee, len + grh + 2 * SLACK);
 		rc = rnic_post_recv(p->qp[it->q], &rwr, &rbad);
-		CHECK(p, rc == 0, "post_recv: %d", rc);
+		VERIFY(rc == 0, "post_recv: %d", rc);
 	}
 	if (oob_send(p, &ready) != 0 || oob_recv(p, OOB_DONE, idx, &done) != 0)
 		return -2;
@@ -586,29 +562,29 @@ server_item(struct proc *p, unsigned int idx)
 				  RNIC_WC_RECV;
 
 		if (wait_wc(p, &wc) != 0)
-			FAIL(p, "no receive completion");
-		CHECK(p, wc.status == RNIC_WC_SUCCESS && wc.wr_id == it->seed,
+			TEST_FAIL("no receive completion");
+		VERIFY(wc.status == RNIC_WC_SUCCESS && wc.wr_id == it->seed,
 		      "status %s wr_id %" PRIu64, rnic_wc_status_str(wc.status), wc.wr_id);
-		CHECK(p, wc.qp_num == rnic_qp_num(p->qp[it->q]), "qp_num %u", wc.qp_num);
-		CHECK(p, wc.opcode == want_op, "opcode %u want %u", wc.opcode, want_op);
-		CHECK(p, wc.byte_len == len + grh, "byte_len %u want %u", wc.byte_len, len + grh);
+		VERIFY(wc.qp_num == rnic_qp_num(p->qp[it->q]), "qp_num %u", wc.qp_num);
+		VERIFY(wc.opcode == want_op, "opcode %u want %u", wc.opcode, want_op);
+		VERIFY(wc.byte_len == len + grh, "byte_len %u want %u", wc.byte_len, len + grh);
 		if (it->kind == K_SEND_IMM || it->kind == K_WRITE_IMM)
-			CHECK(p, (wc.wc_flags & RNIC_WC_WITH_IMM) &&
+			VERIFY((wc.wc_flags & RNIC_WC_WITH_IMM) &&
 			      wc.imm_data == rte_cpu_to_be_32(it->seed),
 			      "flags %#x imm %#x", wc.wc_flags, rte_be_to_cpu_32(wc.imm_data));
 		else if (it->kind == K_SEND_INV)
-			CHECK(p, (wc.wc_flags & RNIC_WC_WITH_INV) && wc.invalidated_rkey == inv_rkey,
+			VERIFY((wc.wc_flags & RNIC_WC_WITH_INV) && wc.invalidated_rkey == inv_rkey,
 			      "flags %#x invalidated %#x want %#x", wc.wc_flags,
 			      wc.invalidated_rkey, inv_rkey);
 		else
-			CHECK(p, wc.wc_flags == 0, "flags %#x", wc.wc_flags);
+			VERIFY(wc.wc_flags == 0, "flags %#x", wc.wc_flags);
 		if (it->q == Q_UD)
-			CHECK(p, wc.src_qp == p->peer.qpn[Q_UD], "src_qp %#x", wc.src_qp);
+			VERIFY(wc.src_qp == p->peer.qpn[Q_UD], "src_qp %#x", wc.src_qp);
 		if (it->kind != K_WRITE_IMM) {
 			bad = mismatch(rbuf + grh, len, it->seed);
-			CHECK(p, bad < 0, "received bytes differ at %ld", bad);
+			VERIFY(bad < 0, "received bytes differ at %ld", bad);
 			bad = not_ee(rbuf + grh + len, SLACK);
-			CHECK(p, bad < 0, "receive wrote past byte_len (+%ld)", bad);
+			VERIFY(bad < 0, "receive wrote past byte_len (+%ld)", bad);
 			p->res.bytes += len;
 		}
 	}
@@ -616,21 +592,21 @@ server_item(struct proc *p, unsigned int idx)
 	case K_WRITE:
 	case K_WRITE_IMM:
 		bad = mismatch(data, len, it->seed);
-		CHECK(p, bad < 0, "written bytes differ at %ld", bad);
+		VERIFY(bad < 0, "written bytes differ at %ld", bad);
 		bad = not_ee(data + len, SLACK);
-		CHECK(p, bad < 0, "WRITE past its end (+%ld)", bad);
+		VERIFY(bad < 0, "WRITE past its end (+%ld)", bad);
 		p->res.bytes += len;
 		break;
 	case K_FADD:
-		CHECK(p, *ctr == atom_init(it->seed) + atom_add(it->seed), "counter %#" PRIx64, *ctr);
+		VERIFY(*ctr == atom_init(it->seed) + atom_add(it->seed), "counter %#" PRIx64, *ctr);
 		p->res.bytes += 8;
 		break;
 	case K_CAS:
-		CHECK(p, *ctr == ~atom_init(it->seed), "counter %#" PRIx64, *ctr);
+		VERIFY(*ctr == ~atom_init(it->seed), "counter %#" PRIx64, *ctr);
 		p->res.bytes += 8;
 		break;
 	case K_CAS_MISS:
-		CHECK(p, *ctr == atom_init(it->seed), "counter %#" PRIx64, *ctr);
+		VERIFY(*ctr == atom_init(it->seed), "counter %#" PRIx64, *ctr);
 		p->res.bytes += 8;
 		break;
 	case K_INV_CHECK: {
@@ -638,7 +614,7 @@ server_item(struct proc *p, unsigned int idx)
 
 		/* The NAK it sent took the responder QP to Error. */
 		rnic_query_qp(p->qp[Q_RC], &at, 0, NULL);
-		CHECK(p, at.qp_state == RNIC_QPS_ERR, "RC responder in state %s",
+		VERIFY(at.qp_state == RNIC_QPS_ERR, "RC responder in state %s",
 		      rnic_qp_state_str(at.qp_state));
 		break;
 	}
@@ -661,13 +637,13 @@ client_post_wait(struct proc *p, int q, struct rnic_send_wr *wr, uint8_t want_st
 	int rc;
 
 	rc = rnic_post_send(p->qp[q], wr, &bad);
-	CHECK(p, rc == 0, "%s: post_send %d", what, rc);
+	VERIFY(rc == 0, "%s: post_send %d", what, rc);
 	if (wait_wc(p, &wc) != 0)
-		FAIL(p, "%s: no completion", what);
-	CHECK(p, wc.status == want_status && wc.wr_id == wr->wr_id,
+		TEST_FAIL("%s: no completion", what);
+	VERIFY(wc.status == want_status && wc.wr_id == wr->wr_id,
 	      "%s: status %s wr_id %" PRIu64, what, rnic_wc_status_str(wc.status), wc.wr_id);
 	if (want_status == RNIC_WC_SUCCESS)
-		CHECK(p, wc.opcode == want_op, "%s: opcode %u want %u", what, wc.opcode, want_op);
+		VERIFY(wc.opcode == want_op, "%s: opcode %u want %u", what, wc.opcode, want_op);
 	return 0;
 }
 
@@ -741,7 +717,7 @@ client_item(struct proc *p, unsigned int idx)
 		want_op = it->kind == K_FADD ? RNIC_WC_FETCH_ADD : RNIC_WC_COMP_SWAP;
 		break;
 	case K_INV_CHECK:
-		CHECK(p, p->inv_rkey != 0, "no SEND_WITH_INV ran");
+		VERIFY(p->inv_rkey != 0, "no SEND_WITH_INV ran");
 		wr.opcode = RNIC_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = p->inv_addr;
 		wr.wr.rdma.rkey = p->inv_rkey;
@@ -754,9 +730,9 @@ client_item(struct proc *p, unsigned int idx)
 	switch (it->kind) {
 	case K_READ:
 		bad = mismatch(src, len, seed);
-		CHECK(p, bad < 0, "%s: bytes differ at %ld", what, bad);
+		VERIFY(bad < 0, "%s: bytes differ at %ld", what, bad);
 		bad = not_ee(src + len, SLACK);
-		CHECK(p, bad < 0, "%s: READ past its end (+%ld)", what, bad);
+		VERIFY(bad < 0, "%s: READ past its end (+%ld)", what, bad);
 		p->res.bytes += len;
 		break;
 	case K_WRITE:
@@ -774,16 +750,16 @@ client_item(struct proc *p, unsigned int idx)
 		if (client_post_wait(p, Q_RC, &rd, RNIC_WC_SUCCESS, RNIC_WC_RDMA_READ, what) != 0)
 			return -1;
 		bad = mismatch(back, len, seed);
-		CHECK(p, bad < 0, "%s: read-back differs at %ld", what, bad);
+		VERIFY(bad < 0, "%s: read-back differs at %ld", what, bad);
 		bad = not_ee(back + len, SLACK);
-		CHECK(p, bad < 0, "%s: read-back past its end (+%ld)", what, bad);
+		VERIFY(bad < 0, "%s: read-back past its end (+%ld)", what, bad);
 		p->res.bytes += len;
 		break;
 	}
 	case K_FADD:
 	case K_CAS:
 	case K_CAS_MISS:
-		CHECK(p, *res == atom_init(seed), "%s: returned %#" PRIx64 " want %#" PRIx64,
+		VERIFY(*res == atom_init(seed), "%s: returned %#" PRIx64 " want %#" PRIx64,
 		      what, *res, atom_init(seed));
 		p->res.bytes += 8;
 		break;
@@ -829,10 +805,10 @@ counters_check(struct proc *p)
 				  strcmp(rnic_dev_stat_names[i], "cq_overflow") == 0))
 				printf("[%s]   %s=%" PRIu64 "\n", p->tag, rnic_dev_stat_names[i], v);
 		}
-		FAIL(p, "drops, retransmissions or RNR on a lossless link");
+		TEST_FAIL("drops, retransmissions or RNR on a lossless link");
 	}
 	/* The only NAK of the run: the READ through the invalidated rkey. */
-	CHECK(p, (p->role == SERVER ? st.naks_sent : st.naks_rcvd) == 1,
+	VERIFY((p->role == SERVER ? st.naks_sent : st.naks_rcvd) == 1,
 	      "naks_sent=%" PRIu64 " naks_rcvd=%" PRIu64, st.naks_sent, st.naks_rcvd);
 	return 0;
 }
@@ -1000,15 +976,10 @@ run_side(struct proc *p)
 		goto out;
 
 	lcore = rte_get_next_lcore(-1, 1, 0);
-	if (lcore >= RTE_MAX_LCORE) {
-		printf("[%s] FAIL: no worker lcore for the engine\n", p->tag);
-		goto out;
-	}
+	VERIFY_GOTO(lcore < RTE_MAX_LCORE, out, "no worker lcore for the engine");
 	rnic_dev_set_polled(p->dev, true);
-	if (rte_eal_remote_launch(engine_main, p->dev, lcore) != 0) {
-		printf("[%s] FAIL: cannot launch the engine lcore\n", p->tag);
-		goto out;
-	}
+	VERIFY_GOTO(rte_eal_remote_launch(engine_main, p->dev, lcore) == 0, out,
+		    "cannot launch the engine lcore");
 	launched = true;
 
 	/* QPNs, start PSNs, the MR each side may address. */
@@ -1035,10 +1006,7 @@ run_side(struct proc *p)
 		memcpy(aa.dmac, p->peer.mac, 6);
 		aa.dip = p->peer.ip;
 		p->ah = rnic_create_ah(p->pd, &aa);
-		if (p->ah == NULL) {
-			printf("[%s] FAIL: create_ah\n", p->tag);
-			goto out;
-		}
+		VERIFY_GOTO(p->ah != NULL, out, "create_ah");
 	}
 	/* Both sides at RTS before the first READY. */
 	if (oob_simple(p, OOB_FIN, 0) != 0 || oob_recv(p, OOB_FIN, 0, &m) != 0)
@@ -1059,8 +1027,6 @@ run_side(struct proc *p)
 			continue;
 		}
 		p->res.fail++;
-		if (p->res.errors == 0)   /* an out-of-band failure */
-			p->res.errors = 1;
 		printf("[%s] stopping at message %u (%s %s len %u)\n", p->tag, i,
 		       qname[plan[i].q], kname[plan[i].kind], plan[i].len);
 		if (r == -1)   /* the link to the peer still works: tell it */
@@ -1078,7 +1044,8 @@ run_side(struct proc *p)
 	rc = 0;
 out:
 	side_close(p, launched);
-	if (rc != 0 && p->res.errors == 0)
+	p->res.errors = test_verify_failed;
+	if (rc != 0 && p->res.errors == 0)   /* no check failed here: the peer's did */
 		p->res.errors = 1;
 	return rc;
 }
@@ -1135,6 +1102,7 @@ child_main(enum role role, int fd, int res_fd, const char *sock, const char *pre
 	int eargc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_verify_tag = p.tag;
 	snprintf(a_prefix, sizeof(a_prefix), "--file-prefix=%s", prefix);
 	snprintf(a_lcores, sizeof(a_lcores), "--lcores=0@%s,1@%s", cpus, cpus);
 	snprintf(a_vdev, sizeof(a_vdev),

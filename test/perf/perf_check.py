@@ -5,9 +5,23 @@
 Each case runs rnic-perf with a small iteration count and checks what a
 user (or a script) reads: exit status 0, nothing on stderr that reports an
 error, perftest's column header line, exactly one row per message size with
-every field a number (integers for #bytes and #iterations, all values
-non-negative, bandwidth and rates positive), the closing dashed line, and
-the --out_json file. Not a timed test: no figure is compared with a goal.
+every field a number, the closing dashed line, and the --out_json file.
+The figures must agree with what was asked and what moved (check_row):
+- #bytes is each size asked for (-s, or every size of -a), in order;
+- #iterations is -n times -q, twice that with -b (both directions add
+  up); with -D a duration, whatever ran in it, at least one;
+- bandwidth: BW average > 0 and at most BW peak; MsgRate > 0, and
+  BW average = MsgRate x #bytes in the report's units (MB = 2^20 bytes,
+  Gb = 10^9 bits) within the rounding of the two printed figures; in the
+  --out_json file also MsgRate x seconds = #iterations (one direction);
+- latency: 0 < t_min <= t_typical <= t_max, t_min <= t_avg <= t_max,
+  t_typical <= 99% <= 99.9% <= t_max, t_stdev >= 0 and at most half the
+  spread;
+- --out_json: its test_info (qps, mtu, units) is what was asked, and each
+  result has the printed row's #bytes and #iterations and its figures
+  within the printed rounding.
+Every comparison allows exactly the rounding of the printed digits: no
+timing threshold, nothing that depends on how fast the machine is.
 
 usage: perf_check.py RNIC_PERF [GROUP]   (GROUP: bw, lat, more, memif; default
 all but memif, which runs a server and a client process over net_memif)
@@ -26,6 +40,120 @@ LAT_HDR = re.compile(r"^ #bytes #iterations\s+t_min\[usec\]\s+t_max\[usec\]\s+"
                      r"99% percentile\[usec\]\s+99\.9% percentile\[usec\]\s*$")
 DASHES = re.compile(r"^-{40,}$")
 ALL_SIZES = [2 << i for i in range(23)]          # 2 B .. 8 MiB
+LAT_COLS = ["t_min", "t_max", "t_typical", "t_avg", "t_stdev", "99_percentile",
+            "99.9_percentile"]                   # the --out_json keys, in column order
+BW_COLS = ["BW_peak", "BW_average", "MsgRate"]
+
+
+def opt(args, short, long, default=None):
+    """The value of option -short/--long in @args, or @default."""
+    for i, a in enumerate(args):
+        if a in (short, "--" + long) and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--" + long + "="):
+            return a.split("=", 1)[1]
+    return default
+
+
+def want_iters(args, lat):
+    """#iterations each row must show, or None under -D (a duration)."""
+    if opt(args, "-D", "duration") is not None:
+        return None
+    n = int(opt(args, "-n", "iters", 1000 if lat else 5000))
+    if lat:
+        return n
+    duplex = "-b" in args or "--bidirectional" in args
+    return n * int(opt(args, "-q", "qp", 1)) * (2 if duplex else 1)
+
+
+def ulp(text):
+    """Half a unit in the last printed digit of @text: its rounding."""
+    return 0.5 * 10.0 ** -(len(text.split(".", 1)[1]) if "." in text else 0)
+
+
+def close(a, a_ulp, b, b_ulp):
+    """a and b, each rounded to within its ulp, may be the same number."""
+    return abs(a - b) <= a_ulp + b_ulp + 1e-9 * max(abs(a), abs(b))
+
+
+def check_row(f, lat, gbits, size, iters):
+    """The fields @f of one result row (strings, as printed); @size and
+    @iters what it must show (@iters None: any count above 0). Returns a
+    list of problems."""
+    errs = []
+    got_size, got_iters = int(f[0]), int(f[1])
+    v = [float(x) for x in f[2:]]
+    if got_size != size:
+        errs.append(f"#bytes {got_size}, want {size}")
+    if iters is not None and got_iters != iters:
+        errs.append(f"#iterations {got_iters}, want {iters} (-n x -q, x2 with -b)")
+    if got_iters <= 0:
+        errs.append(f"#iterations {got_iters}, want at least 1")
+    if any(x != x or x < 0 for x in v):
+        errs.append("a negative or NaN figure")
+    if lat:
+        t_min, t_max, typ, avg, stdev, p99, p999 = v
+        if not 0 < t_min <= typ <= t_max:
+            errs.append("0 < t_min <= t_typical <= t_max does not hold")
+        if not t_min <= avg <= t_max:
+            errs.append("t_min <= t_avg <= t_max does not hold")
+        if not typ <= p99 <= p999 <= t_max:
+            errs.append("t_typical <= 99% <= 99.9% <= t_max does not hold")
+        if stdev > (t_max - t_min) / 2 + ulp(f[6]) + ulp(f[3]) + ulp(f[2]):
+            errs.append("t_stdev over half of t_max - t_min")
+    else:
+        peak, avg, rate = v
+        if not 0 < avg <= peak:
+            errs.append("0 < BW average <= BW peak does not hold")
+        if rate <= 0:
+            errs.append("MsgRate is not above 0")
+        # avg = rate x size in the units; the bounds of rate's rounding
+        # carried through, plus avg's own
+        unit = 1e9 / 8 if gbits else 1048576.0
+        lo = (rate - ulp(f[4])) * 1e6 * got_size / unit
+        hi = (rate + ulp(f[4])) * 1e6 * got_size / unit
+        if not lo - ulp(f[3]) - 1e-9 <= avg <= hi + ulp(f[3]) + 1e-9:
+            errs.append(f"BW average {f[3]} is not MsgRate {f[4]} Mpps x {got_size} B "
+                        f"({lo:.6f}..{hi:.6f})")
+    return [f"row {' '.join(f)!r}: {e}" for e in errs]
+
+
+def check_json(j, rows, args, lat, gbits):
+    """The --out_json document @j against the printed @rows (field lists)."""
+    errs = []
+    info = j["test_info"]
+    if "test" not in info:
+        errs.append("--out_json: no test in test_info")
+    if info["qps"] != int(opt(args, "-q", "qp", 1)):
+        errs.append(f"--out_json: qps {info['qps']}, want -q")
+    if opt(args, "-m", "mtu") is not None and info["mtu"] != int(opt(args, "-m", "mtu")):
+        errs.append(f"--out_json: mtu {info['mtu']}, want -m")
+    units = "usec" if lat else "Gb/sec" if gbits else "MB/sec"
+    if info["units"] != units:
+        errs.append(f"--out_json: units {info['units']!r}, want {units!r}")
+    res = j["results"]
+    if len(res) != len(rows):
+        errs.append(f"--out_json: {len(res)} results, {len(rows)} rows printed")
+        return errs
+    duplex = not lat and ("-b" in args or "--bidirectional" in args)
+    for r, f in zip(res, rows):
+        where = f"--out_json MsgSize {r['MsgSize']}"
+        if r["MsgSize"] != int(f[0]) or r["n_iterations"] != int(f[1]):
+            errs.append(f"{where}: MsgSize/n_iterations {r['MsgSize']}/{r['n_iterations']}, "
+                        f"printed {f[0]}/{f[1]}")
+        # the file has 3 decimals of latencies and 6 of bandwidths
+        for key, text in zip(LAT_COLS if lat else BW_COLS, f[2:]):
+            if not close(r[key], 5e-4 if lat else 5e-7, float(text), ulp(text)):
+                errs.append(f"{where}: {key} {r[key]}, printed {text}")
+        if not lat and not duplex:
+            # MsgRate = n_iterations / seconds, both printed to 6 decimals
+            rate, secs = r["MsgRate"], r["seconds"]
+            lo = (rate - 5e-7) * 1e6 * max(secs - 5e-7, 0)
+            hi = (rate + 5e-7) * 1e6 * (secs + 5e-7)
+            if not lo - 1e-6 <= r["n_iterations"] <= hi + 1e-6:
+                errs.append(f"{where}: MsgRate {rate} Mpps x {secs} s is not "
+                            f"{r['n_iterations']} iterations")
+    return errs
 
 
 def eal_args():
@@ -37,6 +165,24 @@ def eal_args():
     return ["--no-huge", "--no-pci", "--no-shconf", "-m", "1024", "--no-telemetry",
             "--log-level=*:warning", f"--file-prefix=perfchk{os.getpid()}",
             f"--lcores={lcores}"]
+
+
+def check_rows(rows, args, sizes, lat, gbits):
+    """The printed rows (field lists): one per size of @sizes, each with
+    the right figures (check_row)."""
+    errs = []
+    want_fields = 9 if lat else 5
+    if [r[0] for r in rows] != [str(s) for s in sizes]:
+        errs.append(f"sizes {[r[0] for r in rows]}, want {sizes}")
+    for r, size in zip(rows, sizes):
+        if len(r) != want_fields:
+            errs.append(f"row {' '.join(r)!r}: {len(r)} fields, want {want_fields}")
+            continue
+        try:
+            errs += check_row(r, lat, gbits, size, want_iters(args, lat))
+        except ValueError:
+            errs.append(f"row {' '.join(r)!r}: not numbers")
+    return errs
 
 
 def check_run(prog, args, sizes, lat, gbits=False):
@@ -69,42 +215,21 @@ def check_run(prog, args, sizes, lat, gbits=False):
                 rows.append(l)
             else:
                 errs.append("no closing dashed line after the rows")
-            want_fields = 9 if lat else 5
-            got_sizes = []
-            for r in rows:
-                f = r.split()
-                if len(f) != want_fields:
-                    errs.append(f"row {r!r}: {len(f)} fields, want {want_fields}")
-                    continue
-                try:
-                    size, iters = int(f[0]), int(f[1])
-                    vals = [float(x) for x in f[2:]]
-                except ValueError:
-                    errs.append(f"row {r!r}: not numbers")
-                    continue
-                got_sizes.append(size)
-                if iters <= 0 or any(v < 0 or v != v for v in vals):
-                    errs.append(f"row {r!r}: non-positive count or negative value")
-                if not lat and (vals[1] <= 0 or vals[2] <= 0):
-                    errs.append(f"row {r!r}: zero bandwidth or message rate")
-                if lat and not (vals[0] <= vals[2] <= vals[1]):
-                    errs.append(f"row {r!r}: t_min <= t_typical <= t_max does not hold")
-            if got_sizes != sizes:
-                errs.append(f"sizes {got_sizes}, want {sizes}")
-        try:
-            with open(jpath) as jf:
-                j = json.load(jf)
-            if len(j["results"]) != len(sizes) or "test" not in j["test_info"]:
-                errs.append("--out_json: wrong number of results")
-        except (OSError, ValueError, KeyError) as e:
-            errs.append(f"--out_json: {e}")
+            rows = [r.split() for r in rows]
+            errs += check_rows(rows, args, sizes, lat, gbits)
+            try:
+                with open(jpath) as jf:
+                    errs += check_json(json.load(jf), rows, args, lat, gbits)
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                errs.append(f"--out_json: {e!r}")
         if errs:
             errs.append("stdout:\n" + p.stdout[-3000:] + "\nstderr:\n" + p.stderr[-3000:])
         return errs
 
 
 def check_memif(prog, client_args, sizes, lat):
-    """Two processes over net_memif: both must exit 0 and print the rows."""
+    """Two processes over net_memif: both must exit 0 and print the rows,
+    each with the figures check_rows wants."""
     sock = f"/tmp/rnic-perf-check-{os.getpid()}.sock"
     port = str(20000 + os.getpid() % 20000)
     cpus = sorted(os.sched_getaffinity(0))
@@ -145,8 +270,8 @@ def check_memif(prog, client_args, sizes, lat):
             if DASHES.match(l):
                 break
             rows.append(l.split())
-        if [int(r[0]) for r in rows if r and r[0].isdigit()] != sizes:
-            errs.append(f"{who}: rows {rows}, want sizes {sizes}")
+        # the server prints the run's figures as the client does
+        errs += [f"{who}: {e}" for e in check_rows(rows, client_args, sizes, lat, False)]
         if errs:
             errs.append(f"{who} stdout:\n{out[-2000:]}\n{who} stderr:\n{err[-2000:]}")
     return errs

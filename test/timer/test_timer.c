@@ -25,6 +25,7 @@
 #include <rte_ring_elem.h>
 
 #include "rnic_timer.h"
+#include "test_common.h"
 
 #define US UINT64_C(1000)          /* ns */
 #define MS (1000 * US)
@@ -32,14 +33,6 @@
 #define TICK US                    /* the engine's granularity */
 
 static unsigned n_pass, n_fail;
-
-#define VERIFY(cond, fmt, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: %s: " fmt "\n", __func__, __LINE__, \
-		       #cond, ##__VA_ARGS__); \
-		goto fail; \
-	} \
-} while (0)
 
 /* xorshift64*: reproducible randomness. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -106,37 +99,37 @@ test_tw_bad_args(void)
 	uint32_t ids[4];
 
 	rte_errno = 0;
-	VERIFY(rnic_tw_create(0, TICK, SOCKET_ID_ANY) == NULL, "0 timers");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_tw_create(0, TICK, SOCKET_ID_ANY) == NULL, fail, "0 timers");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 	rte_errno = 0;
-	VERIFY(rnic_tw_create(16, 0, SOCKET_ID_ANY) == NULL, "tick 0");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_tw_create(16, 0, SOCKET_ID_ANY) == NULL, fail, "tick 0");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 	rte_errno = 0;
-	VERIFY(rnic_tw_create(RNIC_TW_MAX_TIMERS + 1, TICK, SOCKET_ID_ANY) == NULL,
+	VERIFY_GOTO(rnic_tw_create(RNIC_TW_MAX_TIMERS + 1, TICK, SOCKET_ID_ANY) == NULL, fail,
 	       "too many timers");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 
 	tw = rnic_tw_create(16, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "rte_errno %d", rte_errno);
-	VERIFY(rnic_tw_start(NULL, 0, 0) == -EINVAL, "NULL wheel");
-	VERIFY(rnic_tw_start(tw, 16, 5 * US) == -EINVAL, "id out of range");
-	VERIFY(rnic_tw_start(tw, UINT32_MAX, 5 * US) == -EINVAL, "id ~0");
-	VERIFY(rnic_tw_stop(NULL, 0) == -EINVAL, "NULL wheel");
-	VERIFY(rnic_tw_stop(tw, 16) == -EINVAL, "id out of range");
-	VERIFY(rnic_tw_stop(tw, 3) == -ENOENT, "stop of an idle timer");
-	VERIFY(!rnic_tw_pending(tw, 16), "id out of range");
-	VERIFY(!rnic_tw_pending(NULL, 0), "NULL wheel");
-	VERIFY(!rnic_tw_pending(tw, 3), "idle");
-	VERIFY(rnic_tw_count(NULL) == 0, "NULL wheel");
-	VERIFY(rnic_tw_advance(NULL, SEC, ids, 4) == 0, "NULL wheel");
-	VERIFY(rnic_tw_advance(tw, SEC, NULL, 4) == 0, "NULL array");
+	VERIFY_GOTO(tw != NULL, fail, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_tw_start(NULL, 0, 0) == -EINVAL, fail, "NULL wheel");
+	VERIFY_GOTO(rnic_tw_start(tw, 16, 5 * US) == -EINVAL, fail, "id out of range");
+	VERIFY_GOTO(rnic_tw_start(tw, UINT32_MAX, 5 * US) == -EINVAL, fail, "id ~0");
+	VERIFY_GOTO(rnic_tw_stop(NULL, 0) == -EINVAL, fail, "NULL wheel");
+	VERIFY_GOTO(rnic_tw_stop(tw, 16) == -EINVAL, fail, "id out of range");
+	VERIFY_GOTO(rnic_tw_stop(tw, 3) == -ENOENT, fail, "stop of an idle timer");
+	VERIFY_GOTO(!rnic_tw_pending(tw, 16), fail, "id out of range");
+	VERIFY_GOTO(!rnic_tw_pending(NULL, 0), fail, "NULL wheel");
+	VERIFY_GOTO(!rnic_tw_pending(tw, 3), fail, "idle");
+	VERIFY_GOTO(rnic_tw_count(NULL) == 0, fail, "NULL wheel");
+	VERIFY_GOTO(rnic_tw_advance(NULL, SEC, ids, 4) == 0, fail, "NULL wheel");
+	VERIFY_GOTO(rnic_tw_advance(tw, SEC, NULL, 4) == 0, fail, "NULL array");
 	/* max 0 does no work: a due timer stays pending. */
-	VERIFY(rnic_tw_start(tw, 1, 0) == 0, "start");
-	VERIFY(rnic_tw_advance(tw, SEC, ids, 0) == 0, "max 0");
-	VERIFY(rnic_tw_pending(tw, 1), "still due");
-	VERIFY(rnic_tw_stop(tw, 1) == 0, "stop");
-	VERIFY(rnic_tw_stop(tw, 1) == -ENOENT, "second stop");
-	VERIFY(rnic_tw_count(tw) == 0, "count %u", rnic_tw_count(tw));
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 0) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_advance(tw, SEC, ids, 0) == 0, fail, "max 0");
+	VERIFY_GOTO(rnic_tw_pending(tw, 1), fail, "still due");
+	VERIFY_GOTO(rnic_tw_stop(tw, 1) == 0, fail, "stop");
+	VERIFY_GOTO(rnic_tw_stop(tw, 1) == -ENOENT, fail, "second stop");
+	VERIFY_GOTO(rnic_tw_count(tw) == 0, fail, "count %u", rnic_tw_count(tw));
 	rnic_tw_free(tw);
 	rnic_tw_free(NULL);
 	return 0;
@@ -153,35 +146,35 @@ test_tw_single(void)
 	unsigned n;
 
 	tw = rnic_tw_create(8, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 
 	/* Deadline on a tick boundary: fires at that tick, not one ns before. */
-	VERIFY(rnic_tw_start(tw, 3, 5 * US) == 0, "start");
-	VERIFY(rnic_tw_pending(tw, 3) && rnic_tw_count(tw) == 1, "pending");
-	VERIFY(rnic_tw_advance(tw, 4 * US, ids, 4) == 0, "early at 4 us");
-	VERIFY(rnic_tw_advance(tw, 5 * US - 1, ids, 4) == 0, "early by 1 ns");
+	VERIFY_GOTO(rnic_tw_start(tw, 3, 5 * US) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_pending(tw, 3) && rnic_tw_count(tw) == 1, fail, "pending");
+	VERIFY_GOTO(rnic_tw_advance(tw, 4 * US, ids, 4) == 0, fail, "early at 4 us");
+	VERIFY_GOTO(rnic_tw_advance(tw, 5 * US - 1, ids, 4) == 0, fail, "early by 1 ns");
 	n = rnic_tw_advance(tw, 5 * US, ids, 4);
-	VERIFY(n == 1 && ids[0] == 3, "n %u id %u", n, ids[0]);
-	VERIFY(!rnic_tw_pending(tw, 3) && rnic_tw_count(tw) == 0, "not idle");
-	VERIFY(rnic_tw_advance(tw, SEC, ids, 4) == 0, "fired twice");
+	VERIFY_GOTO(n == 1 && ids[0] == 3, fail, "n %u id %u", n, ids[0]);
+	VERIFY_GOTO(!rnic_tw_pending(tw, 3) && rnic_tw_count(tw) == 0, fail, "not idle");
+	VERIFY_GOTO(rnic_tw_advance(tw, SEC, ids, 4) == 0, fail, "fired twice");
 
 	/* Deadline inside a tick: rounded up, never early. */
-	VERIFY(rnic_tw_start(tw, 2, SEC + 6 * US + 1) == 0, "start");
-	VERIFY(rnic_tw_advance(tw, SEC + 7 * US - 1, ids, 4) == 0, "early");
+	VERIFY_GOTO(rnic_tw_start(tw, 2, SEC + 6 * US + 1) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_advance(tw, SEC + 7 * US - 1, ids, 4) == 0, fail, "early");
 	n = rnic_tw_advance(tw, SEC + 7 * US, ids, 4);
-	VERIFY(n == 1 && ids[0] == 2, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 2, fail, "n %u", n);
 
 	/* A deadline already passed fires on the next advance, even with the
 	 * same now. */
-	VERIFY(rnic_tw_start(tw, 7, SEC) == 0, "start in the past");
+	VERIFY_GOTO(rnic_tw_start(tw, 7, SEC) == 0, fail, "start in the past");
 	n = rnic_tw_advance(tw, SEC + 7 * US, ids, 4);
-	VERIFY(n == 1 && ids[0] == 7, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 7, fail, "n %u", n);
 
 	/* A clock going backwards is ignored. */
-	VERIFY(rnic_tw_start(tw, 1, 2 * SEC) == 0, "start");
-	VERIFY(rnic_tw_advance(tw, SEC / 2, ids, 4) == 0, "backwards");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 2 * SEC) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_advance(tw, SEC / 2, ids, 4) == 0, fail, "backwards");
 	n = rnic_tw_advance(tw, 2 * SEC, ids, 4);
-	VERIFY(n == 1 && ids[0] == 1, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 1, fail, "n %u", n);
 	rnic_tw_free(tw);
 	return 0;
 fail:
@@ -197,26 +190,26 @@ test_tw_stop(void)
 	unsigned n;
 
 	tw = rnic_tw_create(8, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 	/* One timer per level, all stopped: none fires. */
-	VERIFY(rnic_tw_start(tw, 0, 100 * US) == 0, "level 0");
-	VERIFY(rnic_tw_start(tw, 1, 10 * MS) == 0, "level 1");
-	VERIFY(rnic_tw_start(tw, 2, SEC) == 0, "level 2");
-	VERIFY(rnic_tw_start(tw, 3, 100 * SEC) == 0, "level 3");
-	VERIFY(rnic_tw_start(tw, 4, 5000 * SEC) == 0, "level 4");
-	VERIFY(rnic_tw_count(tw) == 5, "count");
+	VERIFY_GOTO(rnic_tw_start(tw, 0, 100 * US) == 0, fail, "level 0");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 10 * MS) == 0, fail, "level 1");
+	VERIFY_GOTO(rnic_tw_start(tw, 2, SEC) == 0, fail, "level 2");
+	VERIFY_GOTO(rnic_tw_start(tw, 3, 100 * SEC) == 0, fail, "level 3");
+	VERIFY_GOTO(rnic_tw_start(tw, 4, 5000 * SEC) == 0, fail, "level 4");
+	VERIFY_GOTO(rnic_tw_count(tw) == 5, fail, "count");
 	for (uint32_t i = 0; i < 5; i++)
-		VERIFY(rnic_tw_stop(tw, i) == 0, "stop %u", i);
-	VERIFY(rnic_tw_count(tw) == 0, "count");
-	VERIFY(rnic_tw_advance(tw, 10000 * SEC, ids, 4) == 0, "fired");
+		VERIFY_GOTO(rnic_tw_stop(tw, i) == 0, fail, "stop %u", i);
+	VERIFY_GOTO(rnic_tw_count(tw) == 0, fail, "count");
+	VERIFY_GOTO(rnic_tw_advance(tw, 10000 * SEC, ids, 4) == 0, fail, "fired");
 
 	/* Stop of a timer that is due but held back by the cap. */
-	VERIFY(rnic_tw_start(tw, 5, 10001 * SEC) == 0, "start");
-	VERIFY(rnic_tw_start(tw, 6, 10001 * SEC) == 0, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 5, 10001 * SEC) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 6, 10001 * SEC) == 0, fail, "start");
 	n = rnic_tw_advance(tw, 10002 * SEC, ids, 1);
-	VERIFY(n == 1, "n %u", n);
-	VERIFY(rnic_tw_stop(tw, 11 - ids[0]) == 0, "stop the leftover");
-	VERIFY(rnic_tw_advance(tw, 10002 * SEC, ids, 4) == 0, "fired");
+	VERIFY_GOTO(n == 1, fail, "n %u", n);
+	VERIFY_GOTO(rnic_tw_stop(tw, 11 - ids[0]) == 0, fail, "stop the leftover");
+	VERIFY_GOTO(rnic_tw_advance(tw, 10002 * SEC, ids, 4) == 0, fail, "fired");
 	rnic_tw_free(tw);
 	return 0;
 fail:
@@ -232,30 +225,30 @@ test_tw_restart(void)
 	unsigned n;
 
 	tw = rnic_tw_create(8, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 	/* Later. */
-	VERIFY(rnic_tw_start(tw, 1, 10 * US) == 0, "start");
-	VERIFY(rnic_tw_start(tw, 1, 20 * US) == 0, "re-start");
-	VERIFY(rnic_tw_count(tw) == 1, "count %u", rnic_tw_count(tw));
-	VERIFY(rnic_tw_advance(tw, 19 * US, ids, 4) == 0, "old deadline kept");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 10 * US) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 20 * US) == 0, fail, "re-start");
+	VERIFY_GOTO(rnic_tw_count(tw) == 1, fail, "count %u", rnic_tw_count(tw));
+	VERIFY_GOTO(rnic_tw_advance(tw, 19 * US, ids, 4) == 0, fail, "old deadline kept");
 	n = rnic_tw_advance(tw, 20 * US, ids, 4);
-	VERIFY(n == 1 && ids[0] == 1, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 1, fail, "n %u", n);
 	/* Earlier, across levels: from 5 s to 30 ms. */
-	VERIFY(rnic_tw_start(tw, 1, 5 * SEC) == 0, "start");
-	VERIFY(rnic_tw_start(tw, 1, 30 * MS) == 0, "re-start");
-	VERIFY(rnic_tw_advance(tw, 30 * MS - 1, ids, 4) == 0, "early");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 5 * SEC) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, 30 * MS) == 0, fail, "re-start");
+	VERIFY_GOTO(rnic_tw_advance(tw, 30 * MS - 1, ids, 4) == 0, fail, "early");
 	n = rnic_tw_advance(tw, 30 * MS, ids, 4);
-	VERIFY(n == 1 && ids[0] == 1, "n %u", n);
-	VERIFY(rnic_tw_advance(tw, 10 * SEC, ids, 4) == 0, "old deadline kept");
+	VERIFY_GOTO(n == 1 && ids[0] == 1, fail, "n %u", n);
+	VERIFY_GOTO(rnic_tw_advance(tw, 10 * SEC, ids, 4) == 0, fail, "old deadline kept");
 	/* Re-start of a due timer held back by the cap. */
-	VERIFY(rnic_tw_start(tw, 2, 11 * SEC) == 0, "start");
-	VERIFY(rnic_tw_start(tw, 3, 11 * SEC) == 0, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 2, 11 * SEC) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 3, 11 * SEC) == 0, fail, "start");
 	n = rnic_tw_advance(tw, 11 * SEC, ids, 1);
-	VERIFY(n == 1, "n %u", n);
-	VERIFY(rnic_tw_start(tw, 5 - ids[0], 12 * SEC) == 0, "re-start");
-	VERIFY(rnic_tw_advance(tw, 12 * SEC - 1, ids, 4) == 0, "re-start lost");
+	VERIFY_GOTO(n == 1, fail, "n %u", n);
+	VERIFY_GOTO(rnic_tw_start(tw, 5 - ids[0], 12 * SEC) == 0, fail, "re-start");
+	VERIFY_GOTO(rnic_tw_advance(tw, 12 * SEC - 1, ids, 4) == 0, fail, "re-start lost");
 	n = rnic_tw_advance(tw, 12 * SEC, ids, 4);
-	VERIFY(n == 1, "n %u", n);
+	VERIFY_GOTO(n == 1, fail, "n %u", n);
 	rnic_tw_free(tw);
 	return 0;
 fail:
@@ -275,28 +268,28 @@ test_tw_cap(void)
 
 	memset(seen, 0, sizeof(seen));
 	tw = rnic_tw_create(2 * N, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 	for (uint32_t i = 0; i < N; i++) {
-		VERIFY(rnic_tw_start(tw, i, 50 * US) == 0, "start");
-		VERIFY(rnic_tw_start(tw, N + i, 51 * US) == 0, "start");
+		VERIFY_GOTO(rnic_tw_start(tw, i, 50 * US) == 0, fail, "start");
+		VERIFY_GOTO(rnic_tw_start(tw, N + i, 51 * US) == 0, fail, "start");
 	}
 	/* 2000 due, 64 a call: 31 full calls and a last short one. */
 	do {
 		n = rnic_tw_advance(tw, MS, ids, RTE_DIM(ids));
 		calls++;
-		VERIFY(n == RTE_DIM(ids) || total + n == 2 * N, "n %u", n);
+		VERIFY_GOTO(n == RTE_DIM(ids) || total + n == 2 * N, fail, "n %u", n);
 		for (unsigned i = 0; i < n; i++) {
-			VERIFY(!seen[ids[i]], "id %u twice", ids[i]);
+			VERIFY_GOTO(!seen[ids[i]], fail, "id %u twice", ids[i]);
 			seen[ids[i]] = 1;
 			/* All 50 us timers before all 51 us ones. */
-			VERIFY(ids[i] / N >= last, "order: id %u after %u",
+			VERIFY_GOTO(ids[i] / N >= last, fail, "order: id %u after %u",
 			       ids[i], last);
 			last = ids[i] / N;
 		}
 		total += n;
 	} while (n == RTE_DIM(ids));
-	VERIFY(total == 2 * N && calls == 32, "total %u calls %u", total, calls);
-	VERIFY(rnic_tw_count(tw) == 0, "count %u", rnic_tw_count(tw));
+	VERIFY_GOTO(total == 2 * N && calls == 32, fail, "total %u calls %u", total, calls);
+	VERIFY_GOTO(rnic_tw_count(tw) == 0, fail, "count %u", rnic_tw_count(tw));
 	rnic_tw_free(tw);
 	return 0;
 fail:
@@ -323,8 +316,8 @@ test_tw_wrap(void)
 		uint32_t n_t = 0, i;
 
 		tw = rnic_tw_create(64, TICK, SOCKET_ID_ANY);
-		VERIFY(tw != NULL, "create");
-		VERIFY(rnic_tw_advance(tw, base * TICK, ids, 64) == 0, "empty");
+		VERIFY_GOTO(tw != NULL, fail, "create");
+		VERIFY_GOTO(rnic_tw_advance(tw, base * TICK, ids, 64) == 0, fail, "empty");
 		for (i = 0; i < RTE_DIM(edge); i++)
 			dl[n_t++] = base + edge[i];
 		dl[n_t++] = base + unit;
@@ -334,7 +327,7 @@ test_tw_wrap(void)
 		dl[n_t++] = base + w + 7;
 		dl[n_t++] = base + 2 * w + 3;
 		for (i = 0; i < n_t; i++)
-			VERIFY(rnic_tw_start(tw, i, dl[i] * TICK) == 0, "start");
+			VERIFY_GOTO(rnic_tw_start(tw, i, dl[i] * TICK) == 0, fail, "start");
 		/* Walk the deadlines in order: nothing at d - 1 ns, exactly the
 		 * timers of d at d. */
 		for (;;) {
@@ -349,15 +342,15 @@ test_tw_wrap(void)
 			for (i = 0; i < n_t; i++)
 				want += rnic_tw_pending(tw, i) && dl[i] == next;
 			n = rnic_tw_advance(tw, next * TICK - 1, ids, 64);
-			VERIFY(n == 0, "level %u: %u early before tick %" PRIu64
+			VERIFY_GOTO(n == 0, fail, "level %u: %u early before tick %" PRIu64
 			       " (id %u)", level, n, next, ids[0]);
 			n = rnic_tw_advance(tw, next * TICK, ids, 64);
-			VERIFY(n == want, "level %u tick %" PRIu64 ": %u of %u",
+			VERIFY_GOTO(n == want, fail, "level %u tick %" PRIu64 ": %u of %u",
 			       level, next, n, want);
 			for (i = 0; i < n; i++)
-				VERIFY(dl[ids[i]] == next, "id %u", ids[i]);
+				VERIFY_GOTO(dl[ids[i]] == next, fail, "id %u", ids[i]);
 		}
-		VERIFY(rnic_tw_count(tw) == 0, "count");
+		VERIFY_GOTO(rnic_tw_count(tw) == 0, fail, "count");
 		rnic_tw_free(tw);
 		tw = NULL;
 	}
@@ -381,30 +374,30 @@ test_tw_long(void)
 	unsigned n;
 
 	tw = rnic_tw_create(4, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
-	VERIFY(rnic_tw_advance(tw, t0, ids, 4) == 0, "empty");
-	VERIFY(rnic_tw_start(tw, 0, dl0) == 0, "start");
-	VERIFY(rnic_tw_start(tw, 1, dl1) == 0, "start");
-	VERIFY(rnic_tw_start(tw, 2, dl2) == 0, "start");
-	VERIFY(rnic_tw_advance(tw, dl2 - 1, ids, 4) == 0, "early");
+	VERIFY_GOTO(tw != NULL, fail, "create");
+	VERIFY_GOTO(rnic_tw_advance(tw, t0, ids, 4) == 0, fail, "empty");
+	VERIFY_GOTO(rnic_tw_start(tw, 0, dl0) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 1, dl1) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_start(tw, 2, dl2) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_advance(tw, dl2 - 1, ids, 4) == 0, fail, "early");
 	n = rnic_tw_advance(tw, dl2 + TICK - 1, ids, 4);  /* dl2 is mid-tick */
-	VERIFY(n == 1 && ids[0] == 2, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 2, fail, "n %u", n);
 	for (now = t0 + 3600 * SEC; now < dl0; now += 3600 * SEC)
-		VERIFY(rnic_tw_advance(tw, now, ids, 4) == 0, "early at %" PRIu64,
+		VERIFY_GOTO(rnic_tw_advance(tw, now, ids, 4) == 0, fail, "early at %" PRIu64,
 		       now);
-	VERIFY(rnic_tw_advance(tw, ceil_tick(dl0) * TICK - 1, ids, 4) == 0, "early");
+	VERIFY_GOTO(rnic_tw_advance(tw, ceil_tick(dl0) * TICK - 1, ids, 4) == 0, fail, "early");
 	n = rnic_tw_advance(tw, ceil_tick(dl0) * TICK, ids, 4);
-	VERIFY(n == 1 && ids[0] == 0, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 0, fail, "n %u", n);
 	for (now = dl0 + 86400 * SEC; now < dl1; now += 86400 * SEC)
-		VERIFY(rnic_tw_advance(tw, now, ids, 4) == 0, "early at %" PRIu64,
+		VERIFY_GOTO(rnic_tw_advance(tw, now, ids, 4) == 0, fail, "early at %" PRIu64,
 		       now);
-	VERIFY(rnic_tw_advance(tw, ceil_tick(dl1) * TICK - 1, ids, 4) == 0, "early");
+	VERIFY_GOTO(rnic_tw_advance(tw, ceil_tick(dl1) * TICK - 1, ids, 4) == 0, fail, "early");
 	n = rnic_tw_advance(tw, ceil_tick(dl1) * TICK, ids, 4);
-	VERIFY(n == 1 && ids[0] == 1, "n %u", n);
+	VERIFY_GOTO(n == 1 && ids[0] == 1, fail, "n %u", n);
 	/* A never-ending deadline stays pending and harmless. */
-	VERIFY(rnic_tw_start(tw, 3, UINT64_MAX) == 0, "start");
-	VERIFY(rnic_tw_advance(tw, dl1 + 1000 * 86400 * SEC, ids, 4) == 0, "fired");
-	VERIFY(rnic_tw_pending(tw, 3), "lost");
+	VERIFY_GOTO(rnic_tw_start(tw, 3, UINT64_MAX) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_advance(tw, dl1 + 1000 * 86400 * SEC, ids, 4) == 0, fail, "fired");
+	VERIFY_GOTO(rnic_tw_pending(tw, 3), fail, "lost");
 	rnic_tw_free(tw);
 	return 0;
 fail:
@@ -428,19 +421,19 @@ test_tw_hint(void)
 	unsigned n;
 
 	tw = rnic_tw_create(8, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 	for (unsigned i = 0; i < RTE_DIM(far); i++) {
-		VERIFY(rnic_tw_start(tw, 0, now + far[i]) == 0, "start far");
+		VERIFY_GOTO(rnic_tw_start(tw, 0, now + far[i]) == 0, fail, "start far");
 		/* Advances with nothing due: the hint is now the far slot. */
-		VERIFY(rnic_tw_advance(tw, now + 1 * US, ids, 4) == 0, "early");
-		VERIFY(rnic_tw_advance(tw, now + 2 * US, ids, 4) == 0, "early");
-		VERIFY(rnic_tw_start(tw, 1, now + 7 * US) == 0, "start near");
-		VERIFY(rnic_tw_advance(tw, now + 6 * US, ids, 4) == 0, "near early");
+		VERIFY_GOTO(rnic_tw_advance(tw, now + 1 * US, ids, 4) == 0, fail, "early");
+		VERIFY_GOTO(rnic_tw_advance(tw, now + 2 * US, ids, 4) == 0, fail, "early");
+		VERIFY_GOTO(rnic_tw_start(tw, 1, now + 7 * US) == 0, fail, "start near");
+		VERIFY_GOTO(rnic_tw_advance(tw, now + 6 * US, ids, 4) == 0, fail, "near early");
 		n = rnic_tw_advance(tw, now + 7 * US, ids, 4);
-		VERIFY(n == 1 && ids[0] == 1, "level %u: near did not fire (n %u)", i, n);
-		VERIFY(rnic_tw_advance(tw, now + far[i] - 1, ids, 4) == 0, "far early");
+		VERIFY_GOTO(n == 1 && ids[0] == 1, fail, "level %u: near did not fire (n %u)", i, n);
+		VERIFY_GOTO(rnic_tw_advance(tw, now + far[i] - 1, ids, 4) == 0, fail, "far early");
 		n = rnic_tw_advance(tw, now + far[i], ids, 4);
-		VERIFY(n == 1 && ids[0] == 0, "level %u: far did not fire (n %u)", i, n);
+		VERIFY_GOTO(n == 1 && ids[0] == 0, fail, "level %u: far did not fire (n %u)", i, n);
 		now += far[i];
 	}
 	rnic_tw_free(tw);
@@ -464,29 +457,29 @@ test_tw_jump(void)
 
 	memset(seen, 0, sizeof(seen));
 	tw = rnic_tw_create(N, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 	ids = calloc(4 * N, sizeof(*ids));
-	VERIFY(ids != NULL, "calloc");
+	VERIFY_GOTO(ids != NULL, fail, "calloc");
 	/* An empty wheel jumps decades in one call. */
-	VERIFY(rnic_tw_advance(tw, t0, ids, N) == 0, "empty");
+	VERIFY_GOTO(rnic_tw_advance(tw, t0, ids, N) == 0, fail, "empty");
 	for (uint32_t i = 0; i < N; i++) {
 		uint64_t dl = t0 + rnd_range(0, 3600 * SEC);
 
 		et[i] = ceil_tick(dl);
-		VERIFY(rnic_tw_start(tw, i, dl) == 0, "start");
+		VERIFY_GOTO(rnic_tw_start(tw, i, dl) == 0, fail, "start");
 	}
 	n = rnic_tw_advance(tw, t0 + 36000 * SEC, ids, 4 * N);
-	VERIFY(n == N, "n %u", n);
+	VERIFY_GOTO(n == N, fail, "n %u", n);
 	for (unsigned i = 0; i < n; i++) {
-		VERIFY(!seen[ids[i]], "id %u twice", ids[i]);
+		VERIFY_GOTO(!seen[ids[i]], fail, "id %u twice", ids[i]);
 		seen[ids[i]] = 1;
-		VERIFY(i == 0 || et[ids[i - 1]] <= et[ids[i]], "order at %u", i);
+		VERIFY_GOTO(i == 0 || et[ids[i - 1]] <= et[ids[i]], fail, "order at %u", i);
 	}
 	/* Still exact after the jump. */
 	dlx = (ceil_tick(t0 + 36000 * SEC) + 3) * TICK;
-	VERIFY(rnic_tw_start(tw, 0, dlx) == 0, "start");
-	VERIFY(rnic_tw_advance(tw, dlx - 1, ids, N) == 0, "early");
-	VERIFY(rnic_tw_advance(tw, dlx, ids, N) == 1 && ids[0] == 0, "lost");
+	VERIFY_GOTO(rnic_tw_start(tw, 0, dlx) == 0, fail, "start");
+	VERIFY_GOTO(rnic_tw_advance(tw, dlx - 1, ids, N) == 0, fail, "early");
+	VERIFY_GOTO(rnic_tw_advance(tw, dlx, ids, N) == 1 && ids[0] == 0, fail, "lost");
 	free(ids);
 	rnic_tw_free(tw);
 	return 0;
@@ -514,15 +507,15 @@ test_tw_many(void)
 	et = calloc(N, sizeof(*et));
 	sorted = calloc(N, sizeof(*sorted));
 	seen = calloc(N, 1);
-	VERIFY(tw != NULL && et != NULL && sorted != NULL && seen != NULL,
+	VERIFY_GOTO(tw != NULL && et != NULL && sorted != NULL && seen != NULL, fail,
 	       "alloc");
-	VERIFY(rnic_tw_advance(tw, now, ids, MAXB) == 0, "empty");
+	VERIFY_GOTO(rnic_tw_advance(tw, now, ids, MAXB) == 0, fail, "empty");
 	for (uint32_t i = 0; i < N; i++) {
 		uint64_t dl = now + rnd_level_ticks() * TICK + rnd() % TICK;
 
 		et[i] = ceil_tick(dl);
 		sorted[i] = et[i];
-		VERIFY(rnic_tw_start(tw, i, dl) == 0, "start");
+		VERIFY_GOTO(rnic_tw_start(tw, i, dl) == 0, fail, "start");
 	}
 	qsort(sorted, N, sizeof(*sorted), cmp_u64);
 	prev_tick = now / TICK;
@@ -531,7 +524,7 @@ test_tw_many(void)
 
 		while (k < N && sorted[k] <= now / TICK)
 			k++;
-		VERIFY(k < N, "all due but %u of %u fired", fired, N);
+		VERIFY_GOTO(k < N, fail, "all due but %u of %u fired", fired, N);
 		switch (rnd() % 4) {
 		case 0:   /* exactly at the next deadline */
 			now = sorted[k] * TICK;
@@ -557,15 +550,15 @@ test_tw_many(void)
 			for (unsigned i = 0; i < n; i++) {
 				uint32_t id = ids[i];
 
-				VERIFY(id < N && !seen[id], "id %u twice", id);
+				VERIFY_GOTO(id < N && !seen[id], fail, "id %u twice", id);
 				seen[id] = 1;
-				VERIFY(et[id] <= now / TICK, "id %u early: tick %"
+				VERIFY_GOTO(et[id] <= now / TICK, fail, "id %u early: tick %"
 				       PRIu64 " now %" PRIu64, id, et[id],
 				       now / TICK);
-				VERIFY(et[id] > prev_tick, "id %u late: tick %"
+				VERIFY_GOTO(et[id] > prev_tick, fail, "id %u late: tick %"
 				       PRIu64 " was due at %" PRIu64, id, et[id],
 				       prev_tick);
-				VERIFY(et[id] >= last, "id %u out of order", id);
+				VERIFY_GOTO(et[id] >= last, fail, "id %u out of order", id);
 				last = et[id];
 			}
 			fired += n;
@@ -573,10 +566,10 @@ test_tw_many(void)
 				break;
 		} while (1);
 		prev_tick = RTE_MAX(prev_tick, now / TICK);
-		VERIFY(rnic_tw_count(tw) == N - fired, "count %u fired %u",
+		VERIFY_GOTO(rnic_tw_count(tw) == N - fired, fail, "count %u fired %u",
 		       rnic_tw_count(tw), fired);
 	}
-	VERIFY(fired == N, "fired %u", fired);
+	VERIFY_GOTO(fired == N, fail, "fired %u", fired);
 	printf("  %u timers, %u advance calls (%u capped), last at %.1f days\n",
 	       N, calls, capped, (double)now / (86400.0 * SEC));
 	free(et);
@@ -604,10 +597,10 @@ test_tw_model(void)
 	unsigned pending = 0, fired = 0;
 
 	tw = rnic_tw_create(N, TICK, SOCKET_ID_ANY);
-	VERIFY(tw != NULL, "create");
+	VERIFY_GOTO(tw != NULL, fail, "create");
 	for (unsigned i = 0; i < N; i++)
 		model[i] = UINT64_MAX;
-	VERIFY(rnic_tw_advance(tw, now, ids, 64) == 0, "empty");
+	VERIFY_GOTO(rnic_tw_advance(tw, now, ids, 64) == 0, fail, "empty");
 	for (unsigned op = 0; op < OPS; op++) {
 		unsigned r = rnd() % 16;
 		uint32_t id = rnd() % N;
@@ -620,11 +613,11 @@ test_tw_model(void)
 
 			pending += model[id] == UINT64_MAX;
 			model[id] = ceil_tick(dl);
-			VERIFY(rnic_tw_start(tw, id, dl) == 0, "start");
+			VERIFY_GOTO(rnic_tw_start(tw, id, dl) == 0, fail, "start");
 		} else if (r < 10) {
 			int rc = rnic_tw_stop(tw, id);
 
-			VERIFY(rc == (model[id] == UINT64_MAX ? -ENOENT : 0),
+			VERIFY_GOTO(rc == (model[id] == UINT64_MAX ? -ENOENT : 0), fail,
 			       "stop %u: %d", id, rc);
 			pending -= model[id] != UINT64_MAX;
 			model[id] = UINT64_MAX;
@@ -641,7 +634,7 @@ test_tw_model(void)
 
 				n = rnic_tw_advance(tw, now, ids, max);
 				for (unsigned i = 0; i < n; i++) {
-					VERIFY(model[ids[i]] <= now_t,
+					VERIFY_GOTO(model[ids[i]] <= now_t, fail,
 					       "op %u: id %u early", op, ids[i]);
 					model[ids[i]] = UINT64_MAX;
 				}
@@ -651,13 +644,13 @@ test_tw_model(void)
 					break;
 			} while (1);
 			for (unsigned i = 0; i < N; i++)
-				VERIFY(model[i] == UINT64_MAX || model[i] > now_t,
+				VERIFY_GOTO(model[i] == UINT64_MAX || model[i] > now_t, fail,
 				       "op %u: id %u due at %" PRIu64 " not fired by %"
 				       PRIu64, op, i, model[i], now_t);
 		}
-		VERIFY(rnic_tw_count(tw) == pending, "op %u: count %u model %u",
+		VERIFY_GOTO(rnic_tw_count(tw) == pending, fail, "op %u: count %u model %u",
 		       op, rnic_tw_count(tw), pending);
-		VERIFY(rnic_tw_pending(tw, id) == (model[id] != UINT64_MAX),
+		VERIFY_GOTO(rnic_tw_pending(tw, id) == (model[id] != UINT64_MAX), fail,
 		       "op %u: id %u", op, id);
 	}
 	printf("  %u ops, %u fired, %u pending at the end\n", OPS, fired, pending);
@@ -682,21 +675,21 @@ test_helpers(void)
 		12288, 16384, 24576, 32768, 49152,
 	};
 
-	VERIFY(rnic_ib_timeout_ns(0) == RNIC_TIMEOUT_INFINITE, "0 is infinite");
-	VERIFY(rnic_ib_timeout_ns(1) == 8192, "%" PRIu64, rnic_ib_timeout_ns(1));
-	VERIFY(rnic_ib_timeout_ns(14) == 4096ull * 16384, "14: ~67 ms");
-	VERIFY(rnic_ib_timeout_ns(31) == 4096ull << 31, "31");
-	VERIFY(rnic_ib_timeout_ns(31) / SEC == 8796, "31 is ~2.44 h");
-	VERIFY(rnic_ib_timeout_ns(32) == RNIC_TIMEOUT_INFINITE, "5 bits");
-	VERIFY(rnic_ib_timeout_ns(33) == rnic_ib_timeout_ns(1), "5 bits");
+	VERIFY_GOTO(rnic_ib_timeout_ns(0) == RNIC_TIMEOUT_INFINITE, fail, "0 is infinite");
+	VERIFY_GOTO(rnic_ib_timeout_ns(1) == 8192, fail, "%" PRIu64, rnic_ib_timeout_ns(1));
+	VERIFY_GOTO(rnic_ib_timeout_ns(14) == 4096ull * 16384, fail, "14: ~67 ms");
+	VERIFY_GOTO(rnic_ib_timeout_ns(31) == 4096ull << 31, fail, "31");
+	VERIFY_GOTO(rnic_ib_timeout_ns(31) / SEC == 8796, fail, "31 is ~2.44 h");
+	VERIFY_GOTO(rnic_ib_timeout_ns(32) == RNIC_TIMEOUT_INFINITE, fail, "5 bits");
+	VERIFY_GOTO(rnic_ib_timeout_ns(33) == rnic_ib_timeout_ns(1), fail, "5 bits");
 	for (unsigned c = 0; c < 32; c++)
-		VERIFY(rnic_rnr_timer_ns(c) == rnr_10us[c] * 10 * US,
+		VERIFY_GOTO(rnic_rnr_timer_ns(c) == rnr_10us[c] * 10 * US, fail,
 		       "code %u: %" PRIu64, c, rnic_rnr_timer_ns(c));
-	VERIFY(rnic_rnr_timer_ns(0) == 655360 * US, "655.36 ms");
-	VERIFY(rnic_rnr_timer_ns(31) == 491520 * US, "491.52 ms");
-	VERIFY(rnic_rnr_timer_ns(0x21) == rnic_rnr_timer_ns(1), "5 bits");
-	VERIFY(rnic_timer_id(7, RNIC_TIMER_LOSS) == 14, "loss id");
-	VERIFY(rnic_timer_id(7, RNIC_TIMER_RNR) == 15, "rnr id");
+	VERIFY_GOTO(rnic_rnr_timer_ns(0) == 655360 * US, fail, "655.36 ms");
+	VERIFY_GOTO(rnic_rnr_timer_ns(31) == 491520 * US, fail, "491.52 ms");
+	VERIFY_GOTO(rnic_rnr_timer_ns(0x21) == rnic_rnr_timer_ns(1), fail, "5 bits");
+	VERIFY_GOTO(rnic_timer_id(7, RNIC_TIMER_LOSS) == 14, fail, "loss id");
+	VERIFY_GOTO(rnic_timer_id(7, RNIC_TIMER_RNR) == 15, fail, "rnr id");
 	return 0;
 fail:
 	return -1;
@@ -744,46 +737,46 @@ test_svc_bad_args(void)
 	struct rnic_timer_stats st;
 
 	rte_errno = 0;
-	VERIFY(rnic_timer_svc_create(0, TICK, ring_in, ring_out) == NULL, "0 QPs");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_timer_svc_create(0, TICK, ring_in, ring_out) == NULL, fail, "0 QPs");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 	rte_errno = 0;
-	VERIFY(rnic_timer_svc_create(8, 0, ring_in, ring_out) == NULL, "tick 0");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_timer_svc_create(8, 0, ring_in, ring_out) == NULL, fail, "tick 0");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 	rte_errno = 0;
-	VERIFY(rnic_timer_svc_create(8, TICK, NULL, ring_out) == NULL, "no ring");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_timer_svc_create(8, TICK, NULL, ring_out) == NULL, fail, "no ring");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 	rte_errno = 0;
-	VERIFY(rnic_timer_svc_create(8, TICK, ring_in, NULL) == NULL, "no ring");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_timer_svc_create(8, TICK, ring_in, NULL) == NULL, fail, "no ring");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
 	rte_errno = 0;
-	VERIFY(rnic_timer_svc_create(RNIC_TW_MAX_TIMERS, TICK, ring_in,
-				     ring_out) == NULL, "too many QPs");
-	VERIFY(rte_errno == EINVAL, "rte_errno %d", rte_errno);
-	VERIFY(rnic_timer_svc_poll(NULL, 0) == 0, "NULL");
-	VERIFY(rnic_timer_svc_stats(NULL, &st) == -EINVAL, "NULL");
-	VERIFY(!rnic_timer_svc_pending(NULL, 0, RNIC_TIMER_LOSS), "NULL");
+	VERIFY_GOTO(rnic_timer_svc_create(RNIC_TW_MAX_TIMERS, TICK, ring_in,
+				     ring_out) == NULL, fail, "too many QPs");
+	VERIFY_GOTO(rte_errno == EINVAL, fail, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_timer_svc_poll(NULL, 0) == 0, fail, "NULL");
+	VERIFY_GOTO(rnic_timer_svc_stats(NULL, &st) == -EINVAL, fail, "NULL");
+	VERIFY_GOTO(!rnic_timer_svc_pending(NULL, 0, RNIC_TIMER_LOSS), fail, "NULL");
 	rnic_timer_svc_free(NULL);
 
 	/* Bad commands are counted and dropped, and nothing fires. */
 	svc = rnic_timer_svc_create(8, TICK, ring_in, ring_out);
-	VERIFY(svc != NULL, "rte_errno %d", rte_errno);
-	VERIFY(rnic_timer_svc_stats(svc, NULL) == -EINVAL, "NULL stats");
-	VERIFY(!rnic_timer_svc_pending(svc, 8, RNIC_TIMER_LOSS), "bad qp");
-	VERIFY(!rnic_timer_svc_pending(svc, 0, (enum rnic_timer_kind)2), "bad kind");
-	VERIFY(cmd(8, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0, US) == 0, "qp");
-	VERIFY(cmd(0, RNIC_TIMER_SET, 2, 3, 0, US) == 0, "timer");
-	VERIFY(cmd(0, 0x42, RNIC_TIMER_LOSS, 3, 0, US) == 0, "type");
-	VERIFY(cmd(0, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 8, 0, US) == 0, "retry");
-	VERIFY(cmd(1, RNIC_TIMER_RESTART, RNIC_TIMER_RNR, 0, 0, 0) == 0,
+	VERIFY_GOTO(svc != NULL, fail, "rte_errno %d", rte_errno);
+	VERIFY_GOTO(rnic_timer_svc_stats(svc, NULL) == -EINVAL, fail, "NULL stats");
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 8, RNIC_TIMER_LOSS), fail, "bad qp");
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 0, (enum rnic_timer_kind)2), fail, "bad kind");
+	VERIFY_GOTO(cmd(8, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0, US) == 0, fail, "qp");
+	VERIFY_GOTO(cmd(0, RNIC_TIMER_SET, 2, 3, 0, US) == 0, fail, "timer");
+	VERIFY_GOTO(cmd(0, 0x42, RNIC_TIMER_LOSS, 3, 0, US) == 0, fail, "type");
+	VERIFY_GOTO(cmd(0, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 8, 0, US) == 0, fail, "retry");
+	VERIFY_GOTO(cmd(1, RNIC_TIMER_RESTART, RNIC_TIMER_RNR, 0, 0, 0) == 0, fail,
 	       "restart before set");
-	VERIFY(cmd(2, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0,
+	VERIFY_GOTO(cmd(2, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, fail,
 	       "stop of an idle timer: fine");
-	VERIFY(rnic_timer_svc_poll(svc, SEC) == 6, "work");
-	VERIFY(rnic_timer_svc_poll(svc, 100 * SEC) == 0, "something fired");
-	VERIFY(rnic_timer_svc_stats(svc, &st) == 0, "stats");
-	VERIFY(st.commands == 6 && st.bad_commands == 5, "commands %" PRIu64
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, SEC) == 6, fail, "work");
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, 100 * SEC) == 0, fail, "something fired");
+	VERIFY_GOTO(rnic_timer_svc_stats(svc, &st) == 0, fail, "stats");
+	VERIFY_GOTO(st.commands == 6 && st.bad_commands == 5, fail, "commands %" PRIu64
 	       " bad %" PRIu64, st.commands, st.bad_commands);
-	VERIFY(st.expired == 0 && st.exceeded == 0, "events");
+	VERIFY_GOTO(st.expired == 0 && st.exceeded == 0, fail, "events");
 	rnic_timer_svc_free(svc);
 	return 0;
 fail:
@@ -793,22 +786,22 @@ fail:
 }
 
 /* Expect exactly one event, with these fields. */
-#define EXPECT_ONE(now, qp_, type_, timer_, retry_) do { \
+#define VERIFY_ONE(now, qp_, type_, timer_, retry_) do { \
 	unsigned _n; \
-	VERIFY(rnic_timer_svc_poll(svc, (now)) >= 1, "no work at %" PRIu64, \
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, (now)) >= 1, fail, "no work at %" PRIu64, \
 	       (uint64_t)(now)); \
 	_n = drain(ev, RTE_DIM(ev)); \
-	VERIFY(_n == 1, "%u events", _n); \
-	VERIFY(ev[0].qp == (qp_) && ev[0].type == (type_) && \
+	VERIFY_GOTO(_n == 1, fail, "%u events", _n); \
+	VERIFY_GOTO(ev[0].qp == (qp_) && ev[0].type == (type_) && \
 	       ev[0].timer == (timer_) && ev[0].retry == (retry_) && \
-	       ev[0].value_ns == (now), \
+	       ev[0].value_ns == (now), fail, \
 	       "got qp %u type %#x timer %u retry %u at %" PRIu64, ev[0].qp, \
 	       ev[0].type, ev[0].timer, ev[0].retry, ev[0].value_ns); \
 } while (0)
 
-#define EXPECT_NONE(now) do { \
+#define VERIFY_NONE(now) do { \
 	rnic_timer_svc_poll(svc, (now)); \
-	VERIFY(drain(ev, RTE_DIM(ev)) == 0, "event at %" PRIu64 ": qp %u " \
+	VERIFY_GOTO(drain(ev, RTE_DIM(ev)) == 0, fail, "event at %" PRIu64 ": qp %u " \
 	       "type %#x", (uint64_t)(now), ev[0].qp, ev[0].type); \
 } while (0)
 
@@ -821,75 +814,75 @@ test_svc_set_stop_restart(void)
 	uint64_t t = SEC;
 
 	svc = rnic_timer_svc_create(64, TICK, ring_in, ring_out);
-	VERIFY(svc != NULL, "create");
+	VERIFY_GOTO(svc != NULL, fail, "create");
 
 	/* SET: fires once at its deadline, with the counter decremented,
 	 * and is not re-armed (seed 3.4.5.1.4: the requester decides). */
-	VERIFY(cmd(5, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0, 100 * US) == 0, "");
-	VERIFY(rnic_timer_svc_poll(svc, t) == 1, "work");
-	VERIFY(rnic_timer_svc_pending(svc, 5, RNIC_TIMER_LOSS), "armed");
-	VERIFY(!rnic_timer_svc_pending(svc, 5, RNIC_TIMER_RNR), "other timer");
-	EXPECT_NONE(t + 100 * US - 1);
-	EXPECT_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 2);
-	VERIFY(!rnic_timer_svc_pending(svc, 5, RNIC_TIMER_LOSS), "re-armed");
-	EXPECT_NONE(t + 10 * SEC);
+	VERIFY_GOTO(cmd(5, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0, 100 * US) == 0, fail, "");
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, t) == 1, fail, "work");
+	VERIFY_GOTO(rnic_timer_svc_pending(svc, 5, RNIC_TIMER_LOSS), fail, "armed");
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 5, RNIC_TIMER_RNR), fail, "other timer");
+	VERIFY_NONE(t + 100 * US - 1);
+	VERIFY_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 2);
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 5, RNIC_TIMER_LOSS), fail, "re-armed");
+	VERIFY_NONE(t + 10 * SEC);
 	t += 10 * SEC;
 
 	/* RESTART with the stored value, keeping the counter. */
-	VERIFY(cmd(5, RNIC_TIMER_RESTART, RNIC_TIMER_LOSS, 0,
-		   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, "");
+	VERIFY_GOTO(cmd(5, RNIC_TIMER_RESTART, RNIC_TIMER_LOSS, 0,
+		   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	EXPECT_NONE(t + 100 * US - 1);
-	EXPECT_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 1);
+	VERIFY_NONE(t + 100 * US - 1);
+	VERIFY_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 1);
 	t += 100 * US;
 	/* A plain RESTART resets the counter to the SET value (7.1.4.1). */
-	VERIFY(cmd(5, RNIC_TIMER_RESTART, RNIC_TIMER_LOSS, 0, 0, 0) == 0, "");
+	VERIFY_GOTO(cmd(5, RNIC_TIMER_RESTART, RNIC_TIMER_LOSS, 0, 0, 0) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	EXPECT_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 2);
+	VERIFY_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 2);
 	t += 100 * US;
 
 	/* STOP before the deadline. */
-	VERIFY(cmd(6, RNIC_TIMER_SET, RNIC_TIMER_RNR, 3, 0, 50 * US) == 0, "");
+	VERIFY_GOTO(cmd(6, RNIC_TIMER_SET, RNIC_TIMER_RNR, 3, 0, 50 * US) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	VERIFY(cmd(6, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, "");
+	VERIFY_GOTO(cmd(6, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t + 10 * US);
-	VERIFY(!rnic_timer_svc_pending(svc, 6, RNIC_TIMER_RNR), "stopped");
-	EXPECT_NONE(t + SEC);
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 6, RNIC_TIMER_RNR), fail, "stopped");
+	VERIFY_NONE(t + SEC);
 	t += SEC;
 	/* STOP sent before the deadline, seen after it: commands go first. */
-	VERIFY(cmd(6, RNIC_TIMER_SET, RNIC_TIMER_RNR, 3, 0, 50 * US) == 0, "");
+	VERIFY_GOTO(cmd(6, RNIC_TIMER_SET, RNIC_TIMER_RNR, 3, 0, 50 * US) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	VERIFY(cmd(6, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, "");
-	EXPECT_NONE(t + 60 * US);
+	VERIFY_GOTO(cmd(6, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, fail, "");
+	VERIFY_NONE(t + 60 * US);
 	t += 60 * US;
 
 	/* SET on a running timer re-arms it with the new value. */
-	VERIFY(cmd(7, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 2, 0, 100 * US) == 0, "");
+	VERIFY_GOTO(cmd(7, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 2, 0, 100 * US) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	VERIFY(cmd(7, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 4, 0, 300 * US) == 0, "");
+	VERIFY_GOTO(cmd(7, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 4, 0, 300 * US) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t + 50 * US);
-	EXPECT_NONE(t + 350 * US - 1);
-	EXPECT_ONE(t + 350 * US, 7, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 3);
+	VERIFY_NONE(t + 350 * US - 1);
+	VERIFY_ONE(t + 350 * US, 7, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 3);
 	t += SEC;
 
 	/* The two timers of a QP are independent. */
-	VERIFY(cmd(9, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 1, 0, 40 * US) == 0, "");
-	VERIFY(cmd(9, RNIC_TIMER_SET, RNIC_TIMER_RNR, 1, 0,
-		   rnic_rnr_timer_ns(5)) == 0, "");  /* 60 us */
+	VERIFY_GOTO(cmd(9, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 1, 0, 40 * US) == 0, fail, "");
+	VERIFY_GOTO(cmd(9, RNIC_TIMER_SET, RNIC_TIMER_RNR, 1, 0,
+		   rnic_rnr_timer_ns(5)) == 0, fail, "");  /* 60 us */
 	rnic_timer_svc_poll(svc, t);
-	EXPECT_ONE(t + 40 * US, 9, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 0);
-	EXPECT_ONE(t + 60 * US, 9, RNIC_TIMER_EXPIRED, RNIC_TIMER_RNR, 0);
+	VERIFY_ONE(t + 40 * US, 9, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 0);
+	VERIFY_ONE(t + 60 * US, 9, RNIC_TIMER_EXPIRED, RNIC_TIMER_RNR, 0);
 	t += SEC;
 
 	/* An infinite timeout (IBA timeout 0) never fires. */
-	VERIFY(cmd(10, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 7, 0,
-		   rnic_ib_timeout_ns(0)) == 0, "");
+	VERIFY_GOTO(cmd(10, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 7, 0,
+		   rnic_ib_timeout_ns(0)) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	VERIFY(!rnic_timer_svc_pending(svc, 10, RNIC_TIMER_LOSS), "armed");
-	EXPECT_NONE(t + 100000 * SEC);
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 10, RNIC_TIMER_LOSS), fail, "armed");
+	VERIFY_NONE(t + 100000 * SEC);
 
-	VERIFY(rnic_timer_svc_stats(svc, &st) == 0, "stats");
-	VERIFY(st.bad_commands == 0 && st.expired == 6 && st.exceeded == 0,
+	VERIFY_GOTO(rnic_timer_svc_stats(svc, &st) == 0, fail, "stats");
+	VERIFY_GOTO(st.bad_commands == 0 && st.expired == 6 && st.exceeded == 0, fail,
 	       "bad %" PRIu64 " expired %" PRIu64 " exceeded %" PRIu64,
 	       st.bad_commands, st.expired, st.exceeded);
 	rnic_timer_svc_free(svc);
@@ -913,61 +906,61 @@ test_svc_countdown(void)
 	const uint64_t rnr = rnic_rnr_timer_ns(1);   /* 10 us */
 
 	svc = rnic_timer_svc_create(4, TICK, ring_in, ring_out);
-	VERIFY(svc != NULL, "create");
+	VERIFY_GOTO(svc != NULL, fail, "create");
 
 	/* Loss timer, retry_cnt 7: 7 retries, then exceeded. */
-	VERIFY(cmd(1, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 7, 0, to) == 0, "");
+	VERIFY_GOTO(cmd(1, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 7, 0, to) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
 	for (int left = 6; left >= 0; left--) {
 		/* 4.096 us units are not whole ticks: the deadline rounds up. */
-		EXPECT_NONE(fire_at(t + to) - 1);
+		VERIFY_NONE(fire_at(t + to) - 1);
 		t = fire_at(t + to);
-		EXPECT_ONE(t, 1, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, left);
-		VERIFY(cmd(1, RNIC_TIMER_RESTART, RNIC_TIMER_LOSS, 0,
-			   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, "");
+		VERIFY_ONE(t, 1, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, left);
+		VERIFY_GOTO(cmd(1, RNIC_TIMER_RESTART, RNIC_TIMER_LOSS, 0,
+			   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, fail, "");
 		rnic_timer_svc_poll(svc, t);
 	}
 	t = fire_at(t + to);
-	EXPECT_ONE(t, 1, RNIC_TIMER_RETRY_EXCEEDED, RNIC_TIMER_LOSS, 0);
-	VERIFY(!rnic_timer_svc_pending(svc, 1, RNIC_TIMER_LOSS), "re-armed");
+	VERIFY_ONE(t, 1, RNIC_TIMER_RETRY_EXCEEDED, RNIC_TIMER_LOSS, 0);
+	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 1, RNIC_TIMER_LOSS), fail, "re-armed");
 
 	/* Retry 0: the first expiry is already exceeded. */
-	VERIFY(cmd(2, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 0, 0, to) == 0, "");
+	VERIFY_GOTO(cmd(2, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 0, 0, to) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
-	EXPECT_ONE(fire_at(t + to), 2, RNIC_TIMER_RETRY_EXCEEDED,
+	VERIFY_ONE(fire_at(t + to), 2, RNIC_TIMER_RETRY_EXCEEDED,
 		   RNIC_TIMER_LOSS, 0);
 	t = fire_at(t + to);
 
 	/* RNR retry 7: forever. */
-	VERIFY(cmd(3, RNIC_TIMER_SET, RNIC_TIMER_RNR, RNIC_TIMER_RETRY_INFINITE,
-		   0, rnr) == 0, "");
+	VERIFY_GOTO(cmd(3, RNIC_TIMER_SET, RNIC_TIMER_RNR, RNIC_TIMER_RETRY_INFINITE,
+		   0, rnr) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
 	for (int i = 0; i < 100; i++) {
 		t += rnr;
-		EXPECT_ONE(t, 3, RNIC_TIMER_EXPIRED, RNIC_TIMER_RNR, 7);
-		VERIFY(cmd(3, RNIC_TIMER_RESTART, RNIC_TIMER_RNR, 0,
-			   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, "");
+		VERIFY_ONE(t, 3, RNIC_TIMER_EXPIRED, RNIC_TIMER_RNR, 7);
+		VERIFY_GOTO(cmd(3, RNIC_TIMER_RESTART, RNIC_TIMER_RNR, 0,
+			   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, fail, "");
 		rnic_timer_svc_poll(svc, t);
 	}
-	VERIFY(cmd(3, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, "");
-	EXPECT_NONE(t + SEC);
+	VERIFY_GOTO(cmd(3, RNIC_TIMER_STOP, RNIC_TIMER_RNR, 0, 0, 0) == 0, fail, "");
+	VERIFY_NONE(t + SEC);
 	t += SEC;
 
 	/* RNR retry 6 is finite. */
-	VERIFY(cmd(0, RNIC_TIMER_SET, RNIC_TIMER_RNR, 6, 0, rnr) == 0, "");
+	VERIFY_GOTO(cmd(0, RNIC_TIMER_SET, RNIC_TIMER_RNR, 6, 0, rnr) == 0, fail, "");
 	rnic_timer_svc_poll(svc, t);
 	for (int left = 5; left >= 0; left--) {
 		t += rnr;
-		EXPECT_ONE(t, 0, RNIC_TIMER_EXPIRED, RNIC_TIMER_RNR, left);
-		VERIFY(cmd(0, RNIC_TIMER_RESTART, RNIC_TIMER_RNR, 0,
-			   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, "");
+		VERIFY_ONE(t, 0, RNIC_TIMER_EXPIRED, RNIC_TIMER_RNR, left);
+		VERIFY_GOTO(cmd(0, RNIC_TIMER_RESTART, RNIC_TIMER_RNR, 0,
+			   RNIC_TIMER_F_KEEP_COUNT, 0) == 0, fail, "");
 		rnic_timer_svc_poll(svc, t);
 	}
 	t += rnr;
-	EXPECT_ONE(t, 0, RNIC_TIMER_RETRY_EXCEEDED, RNIC_TIMER_RNR, 0);
+	VERIFY_ONE(t, 0, RNIC_TIMER_RETRY_EXCEEDED, RNIC_TIMER_RNR, 0);
 
-	VERIFY(rnic_timer_svc_stats(svc, &st) == 0, "stats");
-	VERIFY(st.expired == 7 + 100 + 6 && st.exceeded == 3,
+	VERIFY_GOTO(rnic_timer_svc_stats(svc, &st) == 0, fail, "stats");
+	VERIFY_GOTO(st.expired == 7 + 100 + 6 && st.exceeded == 3, fail,
 	       "expired %" PRIu64 " exceeded %" PRIu64, st.expired, st.exceeded);
 	rnic_timer_svc_free(svc);
 	return 0;
@@ -994,12 +987,12 @@ test_svc_out_full(void)
 	memset(seen, 0, sizeof(seen));
 	small = rte_ring_create_elem("timer_out_small", sizeof(ev[0]), 16,
 				     SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	VERIFY(small != NULL, "ring: %s", rte_strerror(rte_errno));
+	VERIFY_GOTO(small != NULL, fail, "ring: %s", rte_strerror(rte_errno));
 	svc = rnic_timer_svc_create(QPS, TICK, ring_in, small);
-	VERIFY(svc != NULL, "create");
+	VERIFY_GOTO(svc != NULL, fail, "create");
 	for (uint32_t qp = 0; qp < QPS; qp++) {
-		VERIFY(cmd(qp, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0,
-			   10 * US + qp % 7) == 0, "");
+		VERIFY_GOTO(cmd(qp, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0,
+			   10 * US + qp % 7) == 0, fail, "");
 		if (qp % 32 == 31)
 			rnic_timer_svc_poll(svc, t);
 	}
@@ -1008,26 +1001,26 @@ test_svc_out_full(void)
 
 	/* All 300 are due; the ring takes 15. */
 	t += SEC;
-	VERIFY(rnic_timer_svc_poll(svc, t) == 15, "first burst");
-	VERIFY(rnic_timer_svc_poll(svc, t) == 0, "ring overfilled");
-	VERIFY(rnic_timer_svc_poll(svc, t + SEC) == 0, "ring overfilled");
-	VERIFY(rte_ring_count(small) == 15, "count %u", rte_ring_count(small));
-	VERIFY(rnic_timer_svc_pending(svc, STOPPED, RNIC_TIMER_LOSS), "held back");
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, t) == 15, fail, "first burst");
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, t) == 0, fail, "ring overfilled");
+	VERIFY_GOTO(rnic_timer_svc_poll(svc, t + SEC) == 0, fail, "ring overfilled");
+	VERIFY_GOTO(rte_ring_count(small) == 15, fail, "count %u", rte_ring_count(small));
+	VERIFY_GOTO(rnic_timer_svc_pending(svc, STOPPED, RNIC_TIMER_LOSS), fail, "held back");
 	n = rte_ring_dequeue_burst_elem(small, ev, sizeof(ev[0]), 64, NULL);
 	for (unsigned i = 0; i < n; i++)
 		seen[ev[i].qp]++;
 	total += n;
-	VERIFY(!seen[STOPPED], "order: qp %u already out", STOPPED);
-	VERIFY(cmd(STOPPED, RNIC_TIMER_STOP, RNIC_TIMER_LOSS, 0, 0, 0) == 0, "");
+	VERIFY_GOTO(!seen[STOPPED], fail, "order: qp %u already out", STOPPED);
+	VERIFY_GOTO(cmd(STOPPED, RNIC_TIMER_STOP, RNIC_TIMER_LOSS, 0, 0, 0) == 0, fail, "");
 
 	while (total < QPS - 1 && polls++ < 1000) {
 		rnic_timer_svc_poll(svc, t + SEC);
 		n = rte_ring_dequeue_burst_elem(small, ev, sizeof(ev[0]),
 						1 + polls % 20, NULL);
 		for (unsigned i = 0; i < n; i++) {
-			VERIFY(ev[i].qp < QPS && !seen[ev[i].qp], "qp %u twice",
+			VERIFY_GOTO(ev[i].qp < QPS && !seen[ev[i].qp], fail, "qp %u twice",
 			       ev[i].qp);
-			VERIFY(ev[i].type == RNIC_TIMER_EXPIRED && ev[i].retry == 2,
+			VERIFY_GOTO(ev[i].type == RNIC_TIMER_EXPIRED && ev[i].retry == 2, fail,
 			       "qp %u: type %#x retry %u", ev[i].qp, ev[i].type,
 			       ev[i].retry);
 			seen[ev[i].qp]++;
@@ -1036,10 +1029,10 @@ test_svc_out_full(void)
 	}
 	rnic_timer_svc_poll(svc, t + 2 * SEC);
 	total += rte_ring_count(small);
-	VERIFY(total == QPS - 1, "delivered %u of %u", total, QPS - 1);
-	VERIFY(!seen[STOPPED], "stopped timer fired");
-	VERIFY(rnic_timer_svc_stats(svc, &st) == 0, "stats");
-	VERIFY(st.expired == QPS - 1 && st.out_stalls > 0,
+	VERIFY_GOTO(total == QPS - 1, fail, "delivered %u of %u", total, QPS - 1);
+	VERIFY_GOTO(!seen[STOPPED], fail, "stopped timer fired");
+	VERIFY_GOTO(rnic_timer_svc_stats(svc, &st) == 0, fail, "stats");
+	VERIFY_GOTO(st.expired == QPS - 1 && st.out_stalls > 0, fail,
 	       "expired %" PRIu64 " stalls %" PRIu64, st.expired, st.out_stalls);
 	printf("  %u expiries through a 15-slot ring in %u polls, %" PRIu64
 	       " stalls\n", total, polls, st.out_stalls);

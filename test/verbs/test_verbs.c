@@ -1547,10 +1547,7 @@ test_shared_txq(void)
 	rte_malloc_get_socket_stats((int)rte_socket_id(), &heap0);
 	d = rnic_dev_create(&da);
 	VERIFY(d != NULL, "create: %s", rte_strerror(rte_errno));
-	if (!rnic_dev_shared_txq(d)) {
-		printf("FAIL %s:%d: one TX queue, not shared\n", __func__, __LINE__);
-		goto out;
-	}
+	VERIFY_GOTO(rnic_dev_shared_txq(d), out, "one TX queue, not shared");
 	p = rnic_alloc_pd(d);
 	c = rnic_create_cq(d, 64);
 	m = rnic_reg_mr(p, mem, 0x20000, RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
@@ -1606,26 +1603,20 @@ test_shared_txq(void)
 			rnic_dev_poll_timer(d);
 			got = rnic_poll_cq(c, 1, &wc);
 		}
-		if (!got || wc.status != RNIC_WC_SUCCESS || wc.wr_id != (uint64_t)op) {
-			printf("FAIL %s:%d: %s over the shared queue: %s\n", __func__, __LINE__,
-			       op ? "READ" : "WRITE", got ? rnic_wc_status_str(wc.status) : "no wc");
-			goto out;
-		}
+		VERIFY_GOTO(got && wc.status == RNIC_WC_SUCCESS && wc.wr_id == (uint64_t)op, out,
+			    "%s over the shared queue: %s", op ? "READ" : "WRITE",
+			    got ? rnic_wc_status_str(wc.status) : "no wc");
 	}
-	if (memcmp(mem, mem + 0x8000, 0x3000) != 0 || memcmp(mem, mem + 0x10000, 0x3000) != 0) {
-		printf("FAIL %s:%d: data\n", __func__, __LINE__);
-		goto out;
-	}
+	VERIFY_GOTO(memcmp(mem, mem + 0x8000, 0x3000) == 0 &&
+		    memcmp(mem, mem + 0x10000, 0x3000) == 0, out, "data");
 	rc = 0;
 out:
 	rnic_dev_destroy(d);   /* frees its QPs, MRs, AHs, CQs and PDs */
 	rte_malloc_get_socket_stats((int)rte_socket_id(), &heap1);
-	if (heap1.heap_allocsz_bytes != heap0.heap_allocsz_bytes) {
-		printf("FAIL %s:%d: rnic_dev_destroy left %zd bytes of DPDK heap allocated\n",
-		       __func__, __LINE__,
-		       (ssize_t)(heap1.heap_allocsz_bytes - heap0.heap_allocsz_bytes));
+	if (!TEST_CHECK(heap1.heap_allocsz_bytes == heap0.heap_allocsz_bytes,
+			"rnic_dev_destroy left %zd bytes of DPDK heap allocated",
+			(ssize_t)(heap1.heap_allocsz_bytes - heap0.heap_allocsz_bytes)))
 		rc = -1;
-	}
 	return rc;
 }
 

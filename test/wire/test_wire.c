@@ -43,21 +43,10 @@
 #include <rte_udp.h>
 
 #include "rnic_wire.h"
+#include "test_common.h"
 
-static unsigned int n_pass, n_fail;
 static struct rte_mempool *mp;
 static bool err_seen[RNIC_PKT_ERR_MAX];
-
-/* On failure: print where and why, count it and leave the test function. */
-#define VERIFY(cond, fmt, ...) do {						\
-	if (!(cond)) {								\
-		printf("FAIL %s:%d: %s " fmt "\n", __func__, __LINE__, #cond,	\
-		       ##__VA_ARGS__);						\
-		n_fail++;							\
-		return -1;							\
-	}									\
-	n_pass++;								\
-} while (0)
 
 #define ERRN(e) rnic_pkt_err_name[(e) < RNIC_PKT_ERR_MAX ? (e) : 0]
 
@@ -1661,22 +1650,19 @@ main(int argc, char **argv)
 		return 2;
 	}
 	for (unsigned int i = 0; i < RTE_DIM(tests); i++) {
-		unsigned int before = n_pass;
+		unsigned int before = test_verify_passed;
 		int rc = tests[i].fn();
 
 		printf("%-16s %s (%u checks)\n", tests[i].name, rc == 0 ? "ok" : "FAILED",
-		       n_pass - before);
+		       test_verify_passed - before);
 		failed_tests += rc != 0;
 		/* Every mbuf went back to the pool. */
-		if (rc == 0 && rte_mempool_in_use_count(mp) != 0) {
-			printf("FAIL %s: %u mbufs leaked\n", tests[i].name,
-			       rte_mempool_in_use_count(mp));
-			n_fail++;
+		if (rc == 0 && !TEST_CHECK(rte_mempool_in_use_count(mp) == 0, "%s: %u mbufs leaked",
+					    tests[i].name, rte_mempool_in_use_count(mp)))
 			failed_tests++;
-		}
 	}
-	printf("%u passed, %u failed\n", n_pass, n_fail);
+	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
-	return n_fail == 0 && failed_tests == 0 ? 0 : 1;
+	return test_verify_failed == 0 && failed_tests == 0 ? 0 : 1;
 }
