@@ -111,12 +111,15 @@ extern const unsigned int rnic_dev_stat_count;
 /* PD, MR                                                              */
 /* ------------------------------------------------------------------ */
 
+/** Mirrors ibv_access_flags (the same values). */
 enum rnic_access_flags {
-	RNIC_ACCESS_LOCAL_WRITE = 1 << 0,
-	RNIC_ACCESS_REMOTE_WRITE = 1 << 1,
-	RNIC_ACCESS_REMOTE_READ = 1 << 2,
-	RNIC_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	RNIC_ACCESS_LOCAL_WRITE = 0x1,
+	RNIC_ACCESS_REMOTE_WRITE = 0x2,
+	RNIC_ACCESS_REMOTE_READ = 0x4,
+	RNIC_ACCESS_REMOTE_ATOMIC = 0x8,
 };
+#define RNIC_ACCESS_ALL (RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE | \
+			 RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC)
 
 /* ------------------------------------------------------------------ */
 /* CQ                                                                  */
@@ -291,6 +294,10 @@ struct rnic_qp_attr {
 	uint8_t rnr_retry;       /**< 0..RNIC_RETRY_MAX; RNIC_RNR_RETRY_INFINITE */
 };
 
+/** Largest timeout and min_rnr_timer: 5-bit codes (IBA 9.7.6.1.3, table 45). */
+#define RNIC_TIMER_CODE_MAX 31
+/** Largest max_rd_atomic / max_dest_rd_atomic. */
+#define RNIC_MAX_RD_ATOMIC 16
 /** Largest retry_cnt / rnr_retry (3-bit fields, IBA 9.7.6.1.3). */
 #define RNIC_RETRY_MAX 7
 /** rnr_retry 7: retry forever (IBA 9.7.5.2.8). */
@@ -321,11 +328,12 @@ enum rnic_wr_opcode {
 	RNIC_WR_MAX,
 };
 
+/** Mirrors ibv_send_flags (the same values). */
 enum rnic_send_flags {
-	RNIC_SEND_FENCE = 1 << 0,
-	RNIC_SEND_SIGNALED = 1 << 1,
-	RNIC_SEND_SOLICITED = 1 << 2,
-	RNIC_SEND_INLINE = 1 << 3,
+	RNIC_SEND_FENCE = 0x1,
+	RNIC_SEND_SIGNALED = 0x2,
+	RNIC_SEND_SOLICITED = 0x4,
+	RNIC_SEND_INLINE = 0x8,
 };
 
 /** UD address handle. */

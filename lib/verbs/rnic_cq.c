@@ -24,9 +24,9 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 		return rnic_fail_null(EINVAL);
 	if (dev->n_cqs >= dev->attr.max_cqs)
 		return rnic_fail_null(ENOSPC);
-	cq = rte_zmalloc("rnic_cq", sizeof(*cq), 0);
+	cq = rnic_obj_zalloc("rnic_cq", sizeof(*cq));
 	if (cq == NULL)
-		return rnic_fail_null(ENOMEM);
+		return NULL;
 	snprintf(name, sizeof(name), "rnic_cq%u_%u", dev->port_id,
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	cq->ring = rte_ring_create_elem(name, sizeof(struct rnic_wc), cqe,
@@ -45,10 +45,8 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 int
 rnic_destroy_cq(struct rnic_cq *cq)
 {
-	if (cq == NULL)
-		return -EINVAL;
-	if (cq->refs)
-		return -EBUSY;
+	if (cq == NULL || cq->refs)
+		return cq == NULL ? -EINVAL : -EBUSY;
 	cq->dev->n_cqs--;
 	TAILQ_REMOVE(&cq->dev->cqs, cq, next);
 	rte_ring_free(cq->ring);

@@ -19,9 +19,9 @@ rnic_alloc_pd(struct rnic_device *dev)
 
 	if (dev == NULL)
 		return rnic_fail_null(EINVAL);
-	pd = rte_zmalloc("rnic_pd", sizeof(*pd), 0);
+	pd = rnic_obj_zalloc("rnic_pd", sizeof(*pd));
 	if (pd == NULL)
-		return rnic_fail_null(ENOMEM);
+		return NULL;
 	pd->dev = dev;
 	pd->handle = ++dev->n_pds;
 	TAILQ_INSERT_TAIL(&dev->pds, pd, next);
@@ -31,10 +31,8 @@ rnic_alloc_pd(struct rnic_device *dev)
 int
 rnic_dealloc_pd(struct rnic_pd *pd)
 {
-	if (pd == NULL)
-		return -EINVAL;
-	if (pd->refs)
-		return -EBUSY;
+	if (pd == NULL || pd->refs)
+		return pd == NULL ? -EINVAL : -EBUSY;
 	TAILQ_REMOVE(&pd->dev->pds, pd, next);
 	rte_free(pd);
 	return 0;
@@ -43,13 +41,11 @@ rnic_dealloc_pd(struct rnic_pd *pd)
 struct rnic_mr *
 rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access)
 {
-	const int all = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
-			RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC;
 	struct rnic_device *dev;
 	struct rnic_mr *mr;
 	uint32_t i, key;
 
-	if (pd == NULL || addr == NULL || length == 0 || (access & ~all) ||
+	if (pd == NULL || addr == NULL || length == 0 || (access & ~RNIC_ACCESS_ALL) ||
 	    ((uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr))
 		return rnic_fail_null(EINVAL);
 	/* IBA 10.6.3.1: remote write/atomic need local write. */

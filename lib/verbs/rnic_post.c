@@ -60,135 +60,164 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	qp->app.db_rung++;
 }
 
-int
-rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr **bad_wr)
+/* Structural checks of a send WR; the engine's WQEParser does the rest. */
+static int
+send_wr_check(const struct rnic_qp *qp, const struct rnic_send_wr *wr, uint64_t *total)
 {
-	uint32_t pi, start;
+	if ((unsigned int)wr->opcode >= RNIC_WR_MAX || wr->num_sge < 0 ||
+	    (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
+	    (wr->num_sge > 0 && wr->sg_list == NULL) ||
+	    (qp->type == RNIC_QPT_UD && wr->wr.ud.ah == NULL))
+		return -EINVAL;
+	*total = 0;
+	for (int i = 0; i < wr->num_sge; i++)
+		*total += wr->sg_list[i].length;
+	if ((wr->send_flags & RNIC_SEND_INLINE) && *total > qp->cap.max_inline_data)
+		return -EINVAL;
+	return 0;
+}
+
+/* The remote side of a WQE: address, key, operands, UD destination. */
+static void
+wqe_fill_remote(const struct rnic_qp *qp, struct rnic_wqe *w, const struct rnic_send_wr *wr)
+{
+	w->rkey = 0;
+	w->remote_addr = 0;
+	switch (wr->opcode) {
+	case RNIC_WR_ATOMIC_CMP_AND_SWP:
+	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+		break;
+	case RNIC_WR_SEND_WITH_INV:
+		w->inv_rkey = wr->invalidate_rkey;
+		break;
+	default:
+		w->remote_addr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+		break;
+	}
+	if (qp->type == RNIC_QPT_UD) {
+		w->ah = wr->wr.ud.ah->attr;
+		w->ud_qpn = wr->wr.ud.remote_qpn;
+		w->ud_qkey = wr->wr.ud.remote_qkey;
+	}
+}
+
+/* Write @p wr into send queue slot @p idx. */
+static void
+wqe_fill(const struct rnic_qp *qp, uint32_t idx, const struct rnic_send_wr *wr,
+	 uint64_t total)
+{
+	struct rnic_wqe *w = rnic_sq_wqe(qp, idx);
+
+	w->wr_id = wr->wr_id;
+	w->opcode = (uint8_t)wr->opcode;
+	w->flags = (uint8_t)wr->send_flags;
+	if (qp->sq_sig_all)
+		w->flags |= RNIC_SEND_SIGNALED;
+	w->status = RNIC_WC_SUCCESS;
+	/* Over 2^31 is a local length error found by the parser. */
+	w->total_len = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	w->imm = wr->imm_data;
+	wqe_fill_remote(qp, w, wr);
+	if (wr->send_flags & RNIC_SEND_INLINE) {
+		uint8_t *dst = (uint8_t *)w->sge;
+
+		for (int i = 0; i < wr->num_sge; i++) {
+			memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			dst += wr->sg_list[i].length;
+		}
+		w->num_sge = 0;
+	} else {
+		memcpy(w->sge, wr->sg_list, sizeof(struct rnic_sge) * wr->num_sge);
+		w->num_sge = (uint8_t)wr->num_sge;
+	}
+}
+
+/* Write the WRs from *@p wrp on; *@p wrp is left at the first not posted. */
+static int
+post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
+{
+	uint32_t start = qp->app.sq_pi, pi = start;
+	struct rnic_send_wr *wr;
 	int rc = 0;
 
-	if (bad_wr != NULL)
-		*bad_wr = wr;
-	if (qp == NULL || wr == NULL)
-		return -EINVAL;
-	if (!send_state_ok(qp))
-		return -EINVAL;
-	pi = start = qp->app.sq_pi;
-	for (; wr != NULL; wr = wr->next) {
-		struct rnic_wqe *w;
-		uint64_t total = 0;
+	for (wr = *wrp; wr != NULL; wr = wr->next) {
+		uint64_t total;
 
-		if ((unsigned int)wr->opcode >= RNIC_WR_MAX || wr->num_sge < 0 ||
-		    (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL) ||
-		    (qp->type == RNIC_QPT_UD && wr->wr.ud.ah == NULL)) {
-			rc = -EINVAL;
-			break;
-		}
-		if (pi - LOAD_ACQ(&qp->sq_done) >= qp->cap.max_send_wr) {   /* [SQ-DONE] */
+		rc = send_wr_check(qp, wr, &total);
+		if (rc == 0 && pi - LOAD_ACQ(&qp->sq_done) >= qp->cap.max_send_wr)   /* [SQ-DONE] */
 			rc = -ENOMEM;
+		if (rc != 0)
 			break;
-		}
-		for (int i = 0; i < wr->num_sge; i++)
-			total += wr->sg_list[i].length;
-		if ((wr->send_flags & RNIC_SEND_INLINE) && total > qp->cap.max_inline_data) {
-			rc = -EINVAL;
-			break;
-		}
-		w = rnic_sq_wqe(qp, pi);
-		w->wr_id = wr->wr_id;
-		w->opcode = (uint8_t)wr->opcode;
-		w->flags = (uint8_t)wr->send_flags;
-		if (qp->sq_sig_all)
-			w->flags |= RNIC_SEND_SIGNALED;
-		w->status = RNIC_WC_SUCCESS;
-		/* Over 2^31 is a local length error found by the parser. */
-		w->total_len = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
-		w->imm = wr->imm_data;
-		w->rkey = 0;
-		w->remote_addr = 0;
-		switch (wr->opcode) {
-		case RNIC_WR_ATOMIC_CMP_AND_SWP:
-		case RNIC_WR_ATOMIC_FETCH_AND_ADD:
-			w->remote_addr = wr->wr.atomic.remote_addr;
-			w->rkey = wr->wr.atomic.rkey;
-			w->compare_add = wr->wr.atomic.compare_add;
-			w->swap = wr->wr.atomic.swap;
-			break;
-		case RNIC_WR_SEND_WITH_INV:
-			w->inv_rkey = wr->invalidate_rkey;
-			break;
-		default:
-			w->remote_addr = wr->wr.rdma.remote_addr;
-			w->rkey = wr->wr.rdma.rkey;
-			break;
-		}
-		if (qp->type == RNIC_QPT_UD) {
-			w->ah = wr->wr.ud.ah->attr;
-			w->ud_qpn = wr->wr.ud.remote_qpn;
-			w->ud_qkey = wr->wr.ud.remote_qkey;
-		}
-		if (wr->send_flags & RNIC_SEND_INLINE) {
-			uint8_t *dst = (uint8_t *)w->sge;
-
-			for (int i = 0; i < wr->num_sge; i++) {
-				memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr,
-				       wr->sg_list[i].length);
-				dst += wr->sg_list[i].length;
-			}
-			w->num_sge = 0;
-		} else {
-			memcpy(w->sge, wr->sg_list, sizeof(struct rnic_sge) * wr->num_sge);
-			w->num_sge = (uint8_t)wr->num_sge;
-		}
-		pi++;
+		wqe_fill(qp, pi++, wr, total);
 	}
 	if (pi != start)
 		ring_doorbell(qp, start, pi);
+	*wrp = wr;
+	return rc;
+}
+
+int
+rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr **bad_wr)
+{
+	int rc = -EINVAL;
+
+	if (qp != NULL && wr != NULL && send_state_ok(qp))
+		rc = post_send_list(qp, &wr);
 	if (bad_wr != NULL)
 		*bad_wr = rc == 0 ? NULL : wr;   /* the first WR not posted */
 	return rc;
 }
 
-int
-rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr **bad_wr)
+/* As post_send_list, for the receive queue. */
+static int
+post_recv_list(struct rnic_qp *qp, struct rnic_recv_wr **wrp)
 {
-	uint32_t pi, start;
+	uint32_t start = qp->app.rq_pi, pi = start;
+	struct rnic_recv_wr *wr;
 	int rc = 0;
 
-	if (bad_wr != NULL)
-		*bad_wr = wr;
-	if (qp == NULL || wr == NULL)
-		return -EINVAL;
-	if (rnic_qp_state_get(qp) == RNIC_QPS_RESET || qp->cap.max_recv_wr == 0)
-		return -EINVAL;
-	pi = start = qp->app.rq_pi;
-	for (; wr != NULL; wr = wr->next) {
+	for (wr = *wrp; wr != NULL; wr = wr->next) {
 		struct rnic_rwqe *r;
 		uint64_t total = 0;
 
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
+		    (wr->num_sge > 0 && wr->sg_list == NULL))
 			rc = -EINVAL;
-			break;
-		}
-		if (pi - LOAD_ACQ(&qp->rq_ci) >= qp->cap.max_recv_wr) {   /* [RQ-CI] */
+		else if (pi - LOAD_ACQ(&qp->rq_ci) >= qp->cap.max_recv_wr)   /* [RQ-CI] */
 			rc = -ENOMEM;
+		if (rc != 0)
 			break;
-		}
 		for (int i = 0; i < wr->num_sge; i++)
 			total += wr->sg_list[i].length;
-		r = rnic_rq_wqe(qp, pi);
+		r = rnic_rq_wqe(qp, pi++);
 		r->wr_id = wr->wr_id;
 		r->num_sge = (uint32_t)wr->num_sge;
 		r->total_len = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 		memcpy(r->sge, wr->sg_list, sizeof(struct rnic_sge) * wr->num_sge);
-		pi++;
 	}
 	if (pi != start) {
 		STORE_REL(&qp->app.rq_pi, pi);   /* [RQ-PI] */
 		if (rnic_qp_state_get(qp) == RNIC_QPS_ERR)   /* flush them */
 			rnic_qp_kick(qp);
 	}
+	*wrp = wr;
+	return rc;
+}
+
+int
+rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr **bad_wr)
+{
+	int rc = -EINVAL;
+
+	if (qp != NULL && wr != NULL && rnic_qp_state_get(qp) != RNIC_QPS_RESET &&
+	    qp->cap.max_recv_wr != 0)
+		rc = post_recv_list(qp, &wr);
 	if (bad_wr != NULL)
 		*bad_wr = rc == 0 ? NULL : wr;
 	return rc;

@@ -291,43 +291,33 @@ qp_build_l2(struct rnic_qp *qp)
 	l->udp_dport = RNIC_ROCE_UDP_PORT;
 }
 
-/* Validate attribute values; names the first bad one in the log. */
+/* Validate attribute values against their ranges. */
 static int
-check_values(const struct rnic_qp *qp, const struct rnic_qp_attr *a, int mask)
+check_values(const struct rnic_qp_attr *a, int mask)
 {
+	const struct { int bit; uint32_t v, max; } lim[] = {
+		{ M(RQ_PSN), a->rq_psn, RNIC_PSN_MASK },
+		{ M(SQ_PSN), a->sq_psn, RNIC_PSN_MASK },
+		{ M(DEST_QPN), a->dest_qp_num, RNIC_PSN_MASK },
+		{ M(TIMEOUT), a->timeout, RNIC_TIMER_CODE_MAX },
+		{ M(RETRY_CNT), a->retry_cnt, RNIC_RETRY_MAX },
+		{ M(RNR_RETRY), a->rnr_retry, RNIC_RETRY_MAX },
+		{ M(MIN_RNR_TIMER), a->min_rnr_timer, RNIC_TIMER_CODE_MAX },
+		{ M(MAX_QP_RD_ATOMIC), a->max_rd_atomic, RNIC_MAX_RD_ATOMIC },
+		{ M(MAX_DEST_RD_ATOMIC), a->max_dest_rd_atomic, RNIC_MAX_RD_ATOMIC },
+		{ M(PORT), a->port_num - 1u, 0 },       /* one port, number 1 */
+		{ M(PKEY_INDEX), a->pkey_index, 0 },    /* one-entry P_Key table */
+		{ M(ACCESS_FLAGS), (uint32_t)a->qp_access_flags, RNIC_ACCESS_ALL },  /* a subset */
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(lim); i++)
+		if ((mask & lim[i].bit) && lim[i].v > lim[i].max)
+			return -EINVAL;
 	if ((mask & M(PATH_MTU)) && rnic_mtu_bytes(a->path_mtu) == 0)
 		return -EINVAL;
-	if ((mask & M(RQ_PSN)) && a->rq_psn > RNIC_PSN_MASK)
+	/* No alternate path (APM), no resizing of queues. */
+	if (mask & (M(ALT_PATH) | M(PATH_MIG_STATE) | M(CAP)))
 		return -EINVAL;
-	if ((mask & M(SQ_PSN)) && a->sq_psn > RNIC_PSN_MASK)
-		return -EINVAL;
-	if ((mask & M(DEST_QPN)) && a->dest_qp_num > RNIC_PSN_MASK)
-		return -EINVAL;
-	if ((mask & M(TIMEOUT)) && a->timeout > 31)
-		return -EINVAL;
-	if ((mask & M(RETRY_CNT)) && a->retry_cnt > RNIC_RETRY_MAX)
-		return -EINVAL;
-	if ((mask & M(RNR_RETRY)) && a->rnr_retry > RNIC_RETRY_MAX)
-		return -EINVAL;
-	if ((mask & M(MIN_RNR_TIMER)) && a->min_rnr_timer > 31)
-		return -EINVAL;
-	if ((mask & M(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > 16)
-		return -EINVAL;
-	if ((mask & M(MAX_DEST_RD_ATOMIC)) && a->max_dest_rd_atomic > 16)
-		return -EINVAL;
-	if ((mask & M(PORT)) && a->port_num != 1)
-		return -EINVAL;
-	if ((mask & M(PKEY_INDEX)) && a->pkey_index != 0)
-		return -EINVAL;   /* one-entry P_Key table */
-	if ((mask & M(ACCESS_FLAGS)) &&
-	    (a->qp_access_flags & ~(RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
-				    RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC)))
-		return -EINVAL;
-	if ((mask & M(ALT_PATH)) || (mask & M(PATH_MIG_STATE)))
-		return -EINVAL;   /* no alternate path (APM) support */
-	if ((mask & M(CAP)))
-		return -EINVAL;   /* resizing queues is not supported */
-	RTE_SET_USED(qp);
 	return 0;
 }
 
@@ -406,7 +396,7 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 	allowed = t->req[ti] | t->opt[ti] | M(STATE) | M(CUR_STATE);
 	if ((mask & t->req[ti]) != t->req[ti] || (mask & ~allowed))
 		return -EINVAL;
-	rc = check_values(qp, a, mask);
+	rc = check_values(a, mask);
 	if (rc != 0)
 		return rc;
 
