@@ -190,70 +190,98 @@ connect_qp(struct rnic_qp *qp, struct rnic_pd *pd, const struct opts *o, uint32_
 	return 0;
 }
 
+/* The client's side: connect (retrying until the server listens), send
+ * our record, read the server's, send "done". @return the socket, -1. */
+static int
+exchange_client(const struct opts *o, char msg[MSG_LEN], struct dest *rem)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->tcp_port) };
+	int fd, one = 1;
+
+	if (inet_pton(AF_INET, o->server, &sa.sin_addr) != 1) {
+		fprintf(stderr, "rnic-pingpong: bad server address %s\n", o->server);
+		return -1;
+	}
+	/* The server may not listen yet: retry until the deadline. */
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		close(fd);
+		if (expired()) {
+			fprintf(stderr, "rnic-pingpong: couldn't connect to %s:%u\n",
+				o->server, o->tcp_port);
+			return -1;
+		}
+		for (int i = 0; i < 200; i++) {
+			engine_poll();
+			usleep(500);
+		}
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (xfer(fd, msg, MSG_LEN, true) != 0 || xfer(fd, msg, MSG_LEN, false) != 0 ||
+	    dest_parse(msg, rem) != 0 || xfer(fd, (char *)"done", 5, true) != 0) {
+		perror("rnic-pingpong: client exchange");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The server's side up to the client's record: listen, accept, read it.
+ * @return the connection, -1; *lfd the listener (closed by the caller). */
+static int
+exchange_accept(const struct opts *o, char msg[MSG_LEN], struct dest *rem, int *lfd)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->tcp_port),
+				  .sin_addr.s_addr = htonl(INADDR_ANY) };
+	int fd, one = 1;
+
+	*lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (*lfd < 0)
+		return -1;
+	setsockopt(*lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(*lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(*lfd, 1) != 0) {
+		fprintf(stderr, "rnic-pingpong: couldn't listen to port %u: %s\n", o->tcp_port,
+			strerror(errno));
+		return -1;
+	}
+	printf("rnic-pingpong: listening on port %u\n", o->tcp_port);
+	fflush(stdout);
+	if (wait_fd(*lfd, POLLIN) != 0 || (fd = accept(*lfd, NULL, NULL)) < 0) {
+		perror("rnic-pingpong: accept");
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (xfer(fd, msg, MSG_LEN, false) != 0 || dest_parse(msg, rem) != 0) {
+		perror("rnic-pingpong: server read");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The out-of-band exchange; the server connects @p qp in the middle. */
 static int
 exchange(const struct opts *o, const struct dest *me, struct dest *rem,
 	 struct rnic_qp *qp, struct rnic_pd *pd, struct rnic_ah **ah)
 {
 	char msg[MSG_LEN] = { 0 }, done[5];
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->tcp_port) };
-	int fd = -1, lfd = -1, one = 1, rc = -1;
+	int fd, lfd = -1, rc = -1;
 
 	dest_fmt(me, msg);
 	if (o->server != NULL) {
-		if (inet_pton(AF_INET, o->server, &sa.sin_addr) != 1) {
-			fprintf(stderr, "rnic-pingpong: bad server address %s\n", o->server);
+		fd = exchange_client(o, msg, rem);
+		if (fd < 0)
 			return -1;
-		}
-		/* The server may not listen yet: retry until the deadline. */
-		for (;;) {
-			fd = socket(AF_INET, SOCK_STREAM, 0);
-			if (fd < 0)
-				return -1;
-			if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-				break;
-			close(fd);
-			fd = -1;
-			if (expired()) {
-				fprintf(stderr, "rnic-pingpong: couldn't connect to %s:%u\n",
-					o->server, o->tcp_port);
-				return -1;
-			}
-			for (int i = 0; i < 200; i++) {
-				engine_poll();
-				usleep(500);
-			}
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (xfer(fd, msg, MSG_LEN, true) != 0 || xfer(fd, msg, MSG_LEN, false) != 0 ||
-		    dest_parse(msg, rem) != 0 || xfer(fd, (char *)"done", 5, true) != 0) {
-			perror("rnic-pingpong: client exchange");
-			goto out;
-		}
-		rc = 0;
-		goto out;
+		close(fd);
+		return 0;
 	}
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0)
-		return -1;
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 1) != 0) {
-		fprintf(stderr, "rnic-pingpong: couldn't listen to port %u: %s\n", o->tcp_port,
-			strerror(errno));
+	fd = exchange_accept(o, msg, rem, &lfd);
+	if (fd < 0)
 		goto out;
-	}
-	printf("rnic-pingpong: listening on port %u\n", o->tcp_port);
-	fflush(stdout);
-	if (wait_fd(lfd, POLLIN) != 0 || (fd = accept(lfd, NULL, NULL)) < 0) {
-		perror("rnic-pingpong: accept");
-		goto out;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (xfer(fd, msg, MSG_LEN, false) != 0 || dest_parse(msg, rem) != 0) {
-		perror("rnic-pingpong: server read");
-		goto out;
-	}
 	if (connect_qp(qp, pd, o, me->psn, rem, ah) != 0)
 		goto out;
 	dest_fmt(me, msg);
