@@ -87,12 +87,6 @@ expired(void)
 
 /* Socket waits poll the engine meanwhile (ARP, late ACKs). */
 static int
-wait_fd(int fd, short ev)
-{
-	return rnic_app_sock_wait(fd, ev, deadline, engine_poll);
-}
-
-static int
 xfer(int fd, void *buf, size_t len, bool wr)
 {
 	return rnic_app_sock_xfer(fd, buf, len, wr, deadline, engine_poll);
@@ -190,8 +184,8 @@ connect_qp(struct rnic_qp *qp, struct rnic_pd *pd, const struct opts *o, uint32_
 	return 0;
 }
 
-/* The client's side: connect (retrying until the server listens), send
- * our record, read the server's, send "done". @return the socket, -1. */
+/* The client's side: connect, send our record, read the server's, send
+ * "done". @return the socket, -1. */
 static int
 exchange_client(const struct opts *o, char msg[MSG_LEN], struct dest *rem)
 {
@@ -202,24 +196,9 @@ exchange_client(const struct opts *o, char msg[MSG_LEN], struct dest *rem)
 		fprintf(stderr, "rnic-pingpong: bad server address %s\n", o->server);
 		return -1;
 	}
-	/* The server may not listen yet: retry until the deadline. */
-	for (;;) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			return -1;
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-			break;
-		close(fd);
-		if (expired()) {
-			fprintf(stderr, "rnic-pingpong: couldn't connect to %s:%u\n",
-				o->server, o->tcp_port);
-			return -1;
-		}
-		for (int i = 0; i < 200; i++) {
-			engine_poll();
-			usleep(500);
-		}
-	}
+	fd = rnic_app_sock_connect("rnic-pingpong", o->server, &sa, deadline, engine_poll);
+	if (fd < 0)
+		return -1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (xfer(fd, msg, MSG_LEN, true) != 0 || xfer(fd, msg, MSG_LEN, false) != 0 ||
 	    dest_parse(msg, rem) != 0 || xfer(fd, (char *)"done", 5, true) != 0) {
@@ -235,25 +214,11 @@ exchange_client(const struct opts *o, char msg[MSG_LEN], struct dest *rem)
 static int
 exchange_accept(const struct opts *o, char msg[MSG_LEN], struct dest *rem, int *lfd)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->tcp_port),
-				  .sin_addr.s_addr = htonl(INADDR_ANY) };
 	int fd, one = 1;
 
-	*lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (*lfd < 0)
+	fd = rnic_app_sock_accept("rnic-pingpong", o->tcp_port, lfd, deadline, engine_poll);
+	if (fd < 0)
 		return -1;
-	setsockopt(*lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(*lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(*lfd, 1) != 0) {
-		fprintf(stderr, "rnic-pingpong: couldn't listen to port %u: %s\n", o->tcp_port,
-			strerror(errno));
-		return -1;
-	}
-	printf("rnic-pingpong: listening on port %u\n", o->tcp_port);
-	fflush(stdout);
-	if (wait_fd(*lfd, POLLIN) != 0 || (fd = accept(*lfd, NULL, NULL)) < 0) {
-		perror("rnic-pingpong: accept");
-		return -1;
-	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (xfer(fd, msg, MSG_LEN, false) != 0 || dest_parse(msg, rem) != 0) {
 		perror("rnic-pingpong: server read");
