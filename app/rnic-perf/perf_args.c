@@ -123,8 +123,323 @@ enum {
 	OPT_QUEUES, OPT_TIMER_EVERY,
 };
 
-int
-perf_parse_args(int argc, char **argv, struct perf_opts *o)
+/* What the option groups share while parsing: whether the test was named
+ * and how many lcore mappings were given. */
+struct parse_state {
+	bool test_set, kind_set;
+	unsigned int n_maps;
+};
+
+/* An option group: 0 when it took option @p c, -1 on a bad value (the
+ * message printed), 1 when @p c is none of its options. */
+typedef int (*opt_group_fn)(int c, const char *arg, struct perf_opts *o, struct parse_state *st);
+
+static void
+set_defaults(struct perf_opts *o)
+{
+	struct perf_params *p = &o->p;
+
+	memset(o, 0, sizeof(*o));
+	p->verb = VERB_WRITE;
+	p->kind = KIND_BW;
+	p->conn = RNIC_QPT_RC;
+	p->qps = 1;
+	p->mtu = 1024;
+	p->post_list = 1;
+	p->out_reads = 16;
+	p->atomic_type = ATOMIC_FETCH_AND_ADD;
+	p->margin = -1;
+	p->qp_timeout = 14;   /* perftest's DEF_QP_TIME */
+	o->link = LINK_RING;
+	o->tcp_port = PERF_DEF_PORT;
+	o->host = "127.0.0.1";
+	o->ring_size = 4096;
+	o->progress = true;
+}
+
+/* --test, --bw, --lat */
+static int
+opt_test(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	uint32_t v;
+
+	switch (c) {
+	case OPT_TEST:
+		for (v = 0; v < 4 && strcmp(arg, verb_names[v]) != 0; v++)
+			;
+		if (v == 4) {
+			fprintf(stderr, "rnic-perf: --test: \"%s\" is not one of send, write, "
+				"read, atomic\n", arg);
+			return -1;
+		}
+		o->p.verb = v;
+		st->test_set = true;
+		return 0;
+	case OPT_BW:
+	case OPT_LAT:
+		o->p.kind = c == OPT_BW ? KIND_BW : KIND_LAT;
+		st->kind_set = true;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* How much and how long: -s, -a, -n, -D, --margin. */
+static int
+opt_amount(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	struct perf_params *p = &o->p;
+	char *end;
+
+	RTE_SET_USED(st);
+	switch (c) {
+	case 's':
+		if (num(arg, "-s (size)", 0, PERF_MAX_SIZE, &p->size))
+			return -1;
+		o->size_set = true;
+		return 0;
+	case 'a':
+		p->all_sizes = 1;
+		return 0;
+	case 'n':
+		if (num(arg, "-n (iterations)", 5, 100000000000ull, &p->iters))
+			return -1;
+		o->iters_set = true;
+		return 0;
+	case 'D':
+		p->duration = strtod(arg, &end);
+		if (*end != '\0' || !(p->duration > 0) || p->duration > 86400) {
+			fprintf(stderr, "rnic-perf: -D (duration) should be over 0 and at most 86400 s\n");
+			return -1;
+		}
+		return 0;
+	case OPT_MARGIN:
+		p->margin = strtod(arg, &end);
+		if (*end != '\0' || p->margin < 0) {
+			fprintf(stderr, "rnic-perf: --margin should be >= 0 seconds\n");
+			return -1;
+		}
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The connection: -q, -c, -m, -u, -b. */
+static int
+opt_connection(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	struct perf_params *p = &o->p;
+	uint64_t v;
+
+	RTE_SET_USED(st);
+	switch (c) {
+	case 'q':
+		if (num(arg, "-q (QPs)", 1, PERF_MAX_QPS, &v))
+			return -1;
+		p->qps = (uint32_t)v;
+		return 0;
+	case 'c':
+		if (strcasecmp(arg, "RC") == 0)
+			p->conn = RNIC_QPT_RC;
+		else if (strcasecmp(arg, "UC") == 0)
+			p->conn = RNIC_QPT_UC;
+		else if (strcasecmp(arg, "UD") == 0)
+			p->conn = RNIC_QPT_UD;
+		else {
+			fprintf(stderr, "rnic-perf: -c: \"%s\" is not RC, UC or UD\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'm':
+		if (num(arg, "-m (MTU)", 256, 4096, &v))
+			return -1;
+		if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
+			fprintf(stderr, "rnic-perf: -m: MTU must be 256, 512, 1024, 2048 or 4096\n");
+			return -1;
+		}
+		p->mtu = (uint32_t)v;
+		return 0;
+	case 'u':
+		if (num(arg, "-u (QP timeout)", 0, 31, &v))
+			return -1;
+		p->qp_timeout = (uint32_t)v;
+		return 0;
+	case 'b':
+		p->duplex = 1;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The work requests: -t, -r, -l, -Q, -I, -o, -A. */
+static int
+opt_wr(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	static const struct {
+		int c;
+		const char *what;
+		uint64_t lo, hi;
+	} range[] = {
+		{ 't', "-t (TX depth)", 1, 32768 }, { 'r', "-r (RX depth)", 1, 16384 },
+		{ 'l', "-l (post list)", 1, 1024 }, { 'Q', "-Q (CQ moderation)", 1, 1024 },
+		{ 'I', "-I (inline size)", 0, 1024 }, { 'o', "-o (outstanding reads)", 1, 16 },
+	};
+	struct perf_params *p = &o->p;
+	uint64_t v = 0;
+
+	RTE_SET_USED(st);
+	for (unsigned int i = 0; i < RTE_DIM(range); i++)
+		if (range[i].c == c && num(arg, range[i].what, range[i].lo, range[i].hi, &v))
+			return -1;
+	switch (c) {
+	case 't':
+		p->tx_depth = (uint32_t)v;
+		o->tx_set = true;
+		return 0;
+	case 'r':
+		p->rx_depth = (uint32_t)v;
+		o->rx_set = true;
+		return 0;
+	case 'l':
+		p->post_list = (uint32_t)v;
+		return 0;
+	case 'Q':
+		p->cq_mod = (uint32_t)v;
+		o->cq_mod_set = true;
+		return 0;
+	case 'I':
+		p->inline_size = (uint32_t)v;
+		return 0;
+	case 'o':
+		p->out_reads = (uint32_t)v;
+		return 0;
+	case 'A':
+		if (strcmp(arg, "CMP_AND_SWAP") == 0)
+			p->atomic_type = ATOMIC_CMP_AND_SWAP;
+		else if (strcmp(arg, "FETCH_AND_ADD") == 0)
+			p->atomic_type = ATOMIC_FETCH_AND_ADD;
+		else {
+			fprintf(stderr, "rnic-perf: -A: choose CMP_AND_SWAP or FETCH_AND_ADD\n");
+			return -1;
+		}
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The report: -N, --report_gbits, --out_json, --no-progress, -v, -h. */
+static int
+opt_report(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	RTE_SET_USED(st);
+	switch (c) {
+	case 'N':
+		o->p.no_peak = 1;
+		return 0;
+	case OPT_GBITS:
+		o->gbits = true;
+		return 0;
+	case OPT_JSON:
+		o->json = arg;
+		return 0;
+	case OPT_NOPROG:
+		o->progress = false;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		perf_usage(stdout, "rnic-perf");
+		exit(0);
+	default:
+		return 1;
+	}
+}
+
+/* Where the ends are: --link, --server, --client, -p, --config. */
+static int
+opt_link(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	uint64_t v;
+
+	RTE_SET_USED(st);
+	switch (c) {
+	case OPT_LINK:
+		if (strcmp(arg, "ring") == 0)
+			o->link = LINK_RING;
+		else if (strcmp(arg, "pair") == 0)
+			o->link = LINK_PAIR;
+		else if (strcmp(arg, "memif") == 0)
+			o->link = LINK_MEMIF;
+		else {
+			fprintf(stderr, "rnic-perf: --link: \"%s\" is not ring, pair or memif\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case OPT_SERVER:
+		o->server = true;
+		return 0;
+	case OPT_CLIENT:
+		o->client = true;
+		return 0;
+	case 'p':
+		if (num(arg, "-p (TCP port)", 1, 65535, &v))
+			return -1;
+		o->tcp_port = (uint16_t)v;
+		return 0;
+	case OPT_CONFIG:
+		o->config = arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* The engine: --rtc, --pipeline, --engine-on-main, --ring-size, --queues,
+ * --timer-every. */
+static int
+opt_engine(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_RTC:
+	case OPT_PIPELINE:
+	case OPT_MAIN:
+		o->map = c == OPT_RTC ? MAP_RTC : c == OPT_PIPELINE ? MAP_PIPELINE : MAP_MAIN;
+		st->n_maps++;
+		return 0;
+	case OPT_RING:
+		if (num(arg, "--ring-size", 64, 1u << 20, &v))
+			return -1;
+		if (v & (v - 1)) {
+			fprintf(stderr, "rnic-perf: --ring-size must be a power of two\n");
+			return -1;
+		}
+		o->ring_size = (uint32_t)v;
+		return 0;
+	case OPT_QUEUES:
+		if (num(arg, "--queues", 1, 2, &v))
+			return -1;
+		o->queues = (uint16_t)v;
+		return 0;
+	case OPT_TIMER_EVERY:
+		if (num(arg, "--timer-every", 1, 4096, &v))
+			return -1;
+		o->timer_every = (uint32_t)v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static int
+parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st)
 {
 	static const struct option lo[] = {
 		{ "test", required_argument, NULL, OPT_TEST },
@@ -166,250 +481,40 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct perf_params *p = &o->p;
-	bool test_set = false, kind_set = false;
-	unsigned int n_maps = 0;
-	uint64_t v;
+	static const opt_group_fn groups[] = {
+		opt_test, opt_amount, opt_connection, opt_wr, opt_report, opt_link, opt_engine,
+	};
 	int c;
 
-	memset(o, 0, sizeof(*o));
-	p->verb = VERB_WRITE;
-	p->kind = KIND_BW;
-	p->conn = RNIC_QPT_RC;
-	p->qps = 1;
-	p->mtu = 1024;
-	p->post_list = 1;
-	p->out_reads = 16;
-	p->atomic_type = ATOMIC_FETCH_AND_ADD;
-	p->margin = -1;
-	p->qp_timeout = 14;   /* perftest's DEF_QP_TIME */
-	o->link = LINK_RING;
-	o->tcp_port = PERF_DEF_PORT;
-	o->host = "127.0.0.1";
-	o->ring_size = 4096;
-	o->progress = true;
 	optind = 1;
 	opterr = 1;
 	/* '+': stop at the first non-option? No: permute, so that the test
 	 * name may come first or last, as with perftest's server name. */
 	while ((c = getopt_long(argc, argv, "s:an:D:q:c:m:t:r:l:Q:I:o:A:bNu:p:vh", lo, NULL)) != -1) {
-		switch (c) {
-		case OPT_TEST:
-			for (v = 0; v < 4 && strcmp(optarg, verb_names[v]) != 0; v++)
-				;
-			if (v == 4) {
-				fprintf(stderr, "rnic-perf: --test: \"%s\" is not one of send, write, "
-					"read, atomic\n", optarg);
-				return -1;
-			}
-			p->verb = (uint32_t)v;
-			test_set = true;
-			break;
-		case OPT_BW:
-		case OPT_LAT:
-			p->kind = c == OPT_BW ? KIND_BW : KIND_LAT;
-			kind_set = true;
-			break;
-		case 's':
-			if (num(optarg, "-s (size)", 0, PERF_MAX_SIZE, &p->size))
-				return -1;
-			o->size_set = true;
-			break;
-		case 'a':
-			p->all_sizes = 1;
-			break;
-		case 'n':
-			if (num(optarg, "-n (iterations)", 5, 100000000000ull, &p->iters))
-				return -1;
-			o->iters_set = true;
-			break;
-		case 'D': {
-			char *end;
+		int rc = 1;
 
-			p->duration = strtod(optarg, &end);
-			if (*end != '\0' || !(p->duration > 0) || p->duration > 86400) {
-				fprintf(stderr, "rnic-perf: -D (duration) should be over 0 and at most 86400 s\n");
-				return -1;
-			}
-			break;
-		}
-		case OPT_MARGIN: {
-			char *end;
-
-			p->margin = strtod(optarg, &end);
-			if (*end != '\0' || p->margin < 0) {
-				fprintf(stderr, "rnic-perf: --margin should be >= 0 seconds\n");
-				return -1;
-			}
-			break;
-		}
-		case 'q':
-			if (num(optarg, "-q (QPs)", 1, PERF_MAX_QPS, &v))
-				return -1;
-			p->qps = (uint32_t)v;
-			break;
-		case 'c':
-			if (strcasecmp(optarg, "RC") == 0)
-				p->conn = RNIC_QPT_RC;
-			else if (strcasecmp(optarg, "UC") == 0)
-				p->conn = RNIC_QPT_UC;
-			else if (strcasecmp(optarg, "UD") == 0)
-				p->conn = RNIC_QPT_UD;
-			else {
-				fprintf(stderr, "rnic-perf: -c: \"%s\" is not RC, UC or UD\n", optarg);
-				return -1;
-			}
-			break;
-		case 'm':
-			if (num(optarg, "-m (MTU)", 256, 4096, &v))
-				return -1;
-			if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
-				fprintf(stderr, "rnic-perf: -m: MTU must be 256, 512, 1024, 2048 or 4096\n");
-				return -1;
-			}
-			p->mtu = (uint32_t)v;
-			break;
-		case 't':
-			if (num(optarg, "-t (TX depth)", 1, 32768, &v))
-				return -1;
-			p->tx_depth = (uint32_t)v;
-			o->tx_set = true;
-			break;
-		case 'r':
-			if (num(optarg, "-r (RX depth)", 1, 16384, &v))
-				return -1;
-			p->rx_depth = (uint32_t)v;
-			o->rx_set = true;
-			break;
-		case 'l':
-			if (num(optarg, "-l (post list)", 1, 1024, &v))
-				return -1;
-			p->post_list = (uint32_t)v;
-			break;
-		case 'Q':
-			if (num(optarg, "-Q (CQ moderation)", 1, 1024, &v))
-				return -1;
-			p->cq_mod = (uint32_t)v;
-			o->cq_mod_set = true;
-			break;
-		case 'I':
-			if (num(optarg, "-I (inline size)", 0, 1024, &v))
-				return -1;
-			p->inline_size = (uint32_t)v;
-			break;
-		case 'o':
-			if (num(optarg, "-o (outstanding reads)", 1, 16, &v))
-				return -1;
-			p->out_reads = (uint32_t)v;
-			break;
-		case 'A':
-			if (strcmp(optarg, "CMP_AND_SWAP") == 0)
-				p->atomic_type = ATOMIC_CMP_AND_SWAP;
-			else if (strcmp(optarg, "FETCH_AND_ADD") == 0)
-				p->atomic_type = ATOMIC_FETCH_AND_ADD;
-			else {
-				fprintf(stderr, "rnic-perf: -A: choose CMP_AND_SWAP or FETCH_AND_ADD\n");
-				return -1;
-			}
-			break;
-		case 'b':
-			p->duplex = 1;
-			break;
-		case 'N':
-			p->no_peak = 1;
-			break;
-		case 'u':
-			if (num(optarg, "-u (QP timeout)", 0, 31, &v))
-				return -1;
-			p->qp_timeout = (uint32_t)v;
-			break;
-		case OPT_GBITS:
-			o->gbits = true;
-			break;
-		case OPT_JSON:
-			o->json = optarg;
-			break;
-		case 'p':
-			if (num(optarg, "-p (TCP port)", 1, 65535, &v))
-				return -1;
-			o->tcp_port = (uint16_t)v;
-			break;
-		case OPT_LINK:
-			if (strcmp(optarg, "ring") == 0)
-				o->link = LINK_RING;
-			else if (strcmp(optarg, "pair") == 0)
-				o->link = LINK_PAIR;
-			else if (strcmp(optarg, "memif") == 0)
-				o->link = LINK_MEMIF;
-			else {
-				fprintf(stderr, "rnic-perf: --link: \"%s\" is not ring, pair or memif\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case OPT_SERVER:
-			o->server = true;
-			break;
-		case OPT_CLIENT:
-			o->client = true;
-			break;
-		case OPT_RTC:
-			o->map = MAP_RTC;
-			n_maps++;
-			break;
-		case OPT_PIPELINE:
-			o->map = MAP_PIPELINE;
-			n_maps++;
-			break;
-		case OPT_MAIN:
-			o->map = MAP_MAIN;
-			n_maps++;
-			break;
-		case OPT_CONFIG:
-			o->config = optarg;
-			break;
-		case OPT_RING:
-			if (num(optarg, "--ring-size", 64, 1u << 20, &v))
-				return -1;
-			if (v & (v - 1)) {
-				fprintf(stderr, "rnic-perf: --ring-size must be a power of two\n");
-				return -1;
-			}
-			o->ring_size = (uint32_t)v;
-			break;
-		case OPT_QUEUES:
-			if (num(optarg, "--queues", 1, 2, &v))
-				return -1;
-			o->queues = (uint16_t)v;
-			break;
-		case OPT_TIMER_EVERY:
-			if (num(optarg, "--timer-every", 1, 4096, &v))
-				return -1;
-			o->timer_every = (uint32_t)v;
-			break;
-		case OPT_NOPROG:
-			o->progress = false;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			perf_usage(stdout, "rnic-perf");
-			exit(0);
-		default:
+		for (unsigned int g = 0; g < RTE_DIM(groups) && rc == 1; g++)
+			rc = groups[g](c, optarg, o, st);
+		if (rc != 0)   /* a bad value, or getopt's '?' */
 			return -1;
-		}
 	}
+	return 0;
+}
+
+/* What is left: the test name (write_bw...) and, for a client, the host. */
+static int
+parse_operands(int argc, char **argv, struct perf_opts *o, struct parse_state *st)
+{
 	for (int i = optind; i < argc; i++) {
 		struct perf_opts save = *o;
 
 		if (parse_test_word(argv[i], o) == 0) {
-			if (test_set || kind_set) {
+			if (st->test_set || st->kind_set) {
 				fprintf(stderr, "rnic-perf: \"%s\" and --test/--bw/--lat: give one\n",
 					argv[i]);
 				return -1;
 			}
-			test_set = kind_set = true;
+			st->test_set = st->kind_set = true;
 			continue;
 		}
 		*o = save;
@@ -421,11 +526,18 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		fprintf(stderr, "rnic-perf: unexpected argument \"%s\"\n", argv[i]);
 		return -1;
 	}
-	if (n_maps > 1) {
+	return 0;
+}
+
+/* Options that exclude or need each other. */
+static int
+check_topology(struct perf_opts *o, const struct parse_state *st)
+{
+	if (st->n_maps > 1) {
 		fprintf(stderr, "rnic-perf: --rtc, --pipeline and --engine-on-main exclude each other\n");
 		return -1;
 	}
-	if (o->config && n_maps == 0)
+	if (o->config && st->n_maps == 0)
 		o->map = MAP_CONFIG;
 	if (o->server && o->client) {
 		fprintf(stderr, "rnic-perf: --server or --client, not both\n");
@@ -440,7 +552,15 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		fprintf(stderr, "rnic-perf: --server/--client go with --link memif\n");
 		return -1;
 	}
-	/* perftest's defaults */
+	return 0;
+}
+
+/* perftest's defaults for what was not given. */
+static void
+apply_test_defaults(struct perf_opts *o)
+{
+	struct perf_params *p = &o->p;
+
 	if (!o->size_set)
 		p->size = p->kind == KIND_BW ? 65536 : 2;
 	if (p->verb == VERB_ATOMIC)
@@ -461,13 +581,22 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		p->margin = p->duration / 5 < 1.0 ? p->duration / 5 : 1.0;
 	if (p->margin < 0)
 		p->margin = 0;
-	{
-		char err[200];
+}
 
-		if (perf_check_params(p, err, sizeof(err)) != 0) {
-			fprintf(stderr, "rnic-perf: %s\n", err);
-			return -1;
-		}
+int
+perf_parse_args(int argc, char **argv, struct perf_opts *o)
+{
+	struct parse_state st = { false, false, 0 };
+	char err[200];
+
+	set_defaults(o);
+	if (parse_options(argc, argv, o, &st) != 0 || parse_operands(argc, argv, o, &st) != 0 ||
+	    check_topology(o, &st) != 0)
+		return -1;
+	apply_test_defaults(o);
+	if (perf_check_params(&o->p, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rnic-perf: %s\n", err);
+		return -1;
 	}
 	return 0;
 }

@@ -365,6 +365,119 @@ engine_main(void *arg)
 	return 0;
 }
 
+/* --pipeline: TX roles on worker 1, RX on worker 2, timer on worker 3. */
+static int
+plan_pipeline(struct perf_side *sides, unsigned int nsides, const unsigned int *workers,
+	      unsigned int nw)
+{
+	for (unsigned int i = 0; i < nsides; i++) {
+		if (rnic_dev_shared_txq(sides[i].dev) && nw > 1) {
+			fprintf(stderr, "rnic-perf: --pipeline: the device on port %s has one "
+				"TX queue shared by its TX and RX roles (net_memif with a "
+				"1-queue peer): they must be polled by one lcore; use --rtc "
+				"or the default mapping\n", port_name(sides[i].port_id));
+			return -1;
+		}
+		plan_add(workers[0], &sides[i], RNIC_ROLE_TX);
+		plan_add(workers[1 % nw], &sides[i], RNIC_ROLE_RX);
+		plan_add(workers[2 % nw], &sides[i], RNIC_ROLE_TIMER);
+	}
+	if (nw < 3)
+		fprintf(stderr, "rnic-perf: --pipeline wants 3 worker lcores, EAL has %u: "
+			"roles share lcores\n", nw);
+	return 0;
+}
+
+/* --config: the lcores section; a device it does not name gets all its
+ * roles on a worker of its own (or the main lcore, with no worker). */
+static int
+plan_config(const struct rnic_config *cfg, struct perf_side *sides, unsigned int nsides,
+	    const unsigned int *workers, unsigned int nw)
+{
+	bool named[2] = { false, false };
+
+	for (unsigned int i = 0; i < cfg->n_lcores; i++) {
+		const struct rnic_cfg_lcore *l = &cfg->lcores[i];
+
+		if (l->port_idx >= (int)nsides)
+			continue;
+		if (!rte_lcore_is_enabled(l->lcore) ||
+		    (unsigned int)l->lcore == rte_get_main_lcore()) {
+			fprintf(stderr, "rnic-perf: lcores[%u].lcore: %d is not an enabled "
+				"worker lcore (check the EAL --lcores argument)\n", i, l->lcore);
+			return -1;
+		}
+		plan_add(l->lcore, &sides[l->port_idx], l->roles);
+		named[l->port_idx] = true;
+	}
+	for (unsigned int i = 0; i < nsides; i++) {
+		const struct rnic_cfg_port *cp = &cfg->ports[i];
+
+		if (rnic_dev_shared_txq(sides[i].dev) && named[i] &&
+		    cp->lcore[RNIC_CFG_ROLE_TX] != cp->lcore[RNIC_CFG_ROLE_RX]) {
+			fprintf(stderr, "rnic-perf: ports[%u] has one TX queue shared by its "
+				"tx and rx roles: put them on one lcore\n", i);
+			return -1;
+		}
+		if (named[i])
+			continue;
+		if (nw == 0) {
+			on_main = true;
+			continue;
+		}
+		plan_add(workers[i % nw], &sides[i], RNIC_ROLE_ALL);
+	}
+	return 0;
+}
+
+/* Which lcore polls which roles of which device, by @p map. */
+static int
+plan_map(enum perf_map map, const struct rnic_config *cfg, struct perf_side *sides,
+	 unsigned int nsides, const unsigned int *workers, unsigned int nw)
+{
+	switch (map) {
+	case MAP_MAIN:
+		on_main = true;
+		return 0;
+	case MAP_DEFAULT:
+		if (nw < nsides)
+			fprintf(stderr, "rnic-perf: %u device(s) on %u worker lcore(s): some share "
+				"one (give EAL more lcores, e.g. --lcores=0@0,1@1,2@1)\n", nsides, nw);
+		for (unsigned int i = 0; i < nsides; i++)
+			plan_add(workers[i % nw], &sides[i], RNIC_ROLE_ALL);
+		return 0;
+	case MAP_RTC:
+		for (unsigned int i = 0; i < nsides; i++)
+			plan_add(workers[0], &sides[i], RNIC_ROLE_ALL);
+		return 0;
+	case MAP_PIPELINE:
+		return plan_pipeline(sides, nsides, workers, nw);
+	case MAP_CONFIG:
+		return plan_config(cfg, sides, nsides, workers, nw);
+	}
+	return 0;
+}
+
+/* Each planned lcore runs engine_main. */
+static int
+launch_plans(struct perf_side *sides, unsigned int nsides)
+{
+	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < nsides; i++)
+		rnic_dev_set_polled(sides[i].dev, true);
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++) {
+		for (unsigned int k = 0; k < plans[lc].n; k++)
+			rnic_telemetry_add_lcore(lc, plans[lc].dev[k], plans[lc].roles[k]);
+		if (plans[lc].n && rte_eal_remote_launch(engine_main, &plans[lc], lc) != 0) {
+			fprintf(stderr, "rnic-perf: cannot launch lcore %u\n", lc);
+			perf_engine_stop(sides, nsides);
+			return -1;
+		}
+	}
+	launched = true;
+	return 0;
+}
+
 int
 perf_engine_launch(struct perf_opts *o, struct rnic_config *cfg, struct perf_side *sides,
 		   unsigned int nsides)
@@ -387,95 +500,15 @@ perf_engine_launch(struct perf_opts *o, struct rnic_config *cfg, struct perf_sid
 				"engines; give EAL more lcores, e.g. --lcores=0@0,1@1\n");
 		map = MAP_MAIN;
 	}
-	switch (map) {
-	case MAP_MAIN:
-		on_main = true;
-		break;
-	case MAP_DEFAULT:
-		if (nw < nsides)
-			fprintf(stderr, "rnic-perf: %u device(s) on %u worker lcore(s): some share "
-				"one (give EAL more lcores, e.g. --lcores=0@0,1@1,2@1)\n", nsides, nw);
-		for (unsigned int i = 0; i < nsides; i++)
-			plan_add(workers[i % nw], &sides[i], RNIC_ROLE_ALL);
-		break;
-	case MAP_RTC:
-		for (unsigned int i = 0; i < nsides; i++)
-			plan_add(workers[0], &sides[i], RNIC_ROLE_ALL);
-		break;
-	case MAP_PIPELINE:
-		for (unsigned int i = 0; i < nsides; i++) {
-			if (rnic_dev_shared_txq(sides[i].dev) && nw > 1) {
-				fprintf(stderr, "rnic-perf: --pipeline: the device on port %s has one "
-					"TX queue shared by its TX and RX roles (net_memif with a "
-					"1-queue peer): they must be polled by one lcore; use --rtc "
-					"or the default mapping\n", port_name(sides[i].port_id));
-				return -1;
-			}
-			plan_add(workers[0], &sides[i], RNIC_ROLE_TX);
-			plan_add(workers[1 % nw], &sides[i], RNIC_ROLE_RX);
-			plan_add(workers[2 % nw], &sides[i], RNIC_ROLE_TIMER);
-		}
-		if (nw < 3)
-			fprintf(stderr, "rnic-perf: --pipeline wants 3 worker lcores, EAL has %u: "
-				"roles share lcores\n", nw);
-		break;
-	case MAP_CONFIG: {
-		bool named[2] = { false, false };
-
-		for (unsigned int i = 0; i < cfg->n_lcores; i++) {
-			const struct rnic_cfg_lcore *l = &cfg->lcores[i];
-
-			if (l->port_idx >= (int)nsides)
-				continue;
-			if (!rte_lcore_is_enabled(l->lcore) ||
-			    (unsigned int)l->lcore == rte_get_main_lcore()) {
-				fprintf(stderr, "rnic-perf: lcores[%u].lcore: %d is not an enabled "
-					"worker lcore (check the EAL --lcores argument)\n", i, l->lcore);
-				return -1;
-			}
-			plan_add(l->lcore, &sides[l->port_idx], l->roles);
-			named[l->port_idx] = true;
-		}
-		for (unsigned int i = 0; i < nsides; i++) {
-			const struct rnic_cfg_port *cp = &cfg->ports[i];
-
-			if (rnic_dev_shared_txq(sides[i].dev) && named[i] &&
-			    cp->lcore[RNIC_CFG_ROLE_TX] != cp->lcore[RNIC_CFG_ROLE_RX]) {
-				fprintf(stderr, "rnic-perf: ports[%u] has one TX queue shared by its "
-					"tx and rx roles: put them on one lcore\n", i);
-				return -1;
-			}
-			if (named[i])
-				continue;
-			if (nw == 0) {
-				on_main = true;
-				continue;
-			}
-			plan_add(workers[i % nw], &sides[i], RNIC_ROLE_ALL);
-		}
-		break;
-	}
-	}
+	if (plan_map(map, cfg, sides, nsides, workers, nw) != 0)
+		return -1;
 	if (on_main) {
 		/* Every device on the main lcore: nothing else polls. */
 		for (unsigned int i = 0; i < nsides; i++)
 			rnic_dev_set_polled(sides[i].dev, false);
 		return 0;
 	}
-	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
-	for (unsigned int i = 0; i < nsides; i++)
-		rnic_dev_set_polled(sides[i].dev, true);
-	for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
-		for (unsigned int k = 0; k < plans[lc].n; k++)
-			rnic_telemetry_add_lcore(lc, plans[lc].dev[k], plans[lc].roles[k]);
-		if (plans[lc].n && rte_eal_remote_launch(engine_main, &plans[lc], lc) != 0) {
-			fprintf(stderr, "rnic-perf: cannot launch lcore %u\n", lc);
-			perf_engine_stop(sides, nsides);
-			return -1;
-		}
-	}
-	launched = true;
-	return 0;
+	return launch_plans(sides, nsides);
 }
 
 /* One line per polling thread, for the test information block. */

@@ -49,18 +49,6 @@ pt_oob_init(bool client, void (*poll)(void), uint64_t dl)
 	deadline = dl;
 }
 
-static bool
-expired(void)
-{
-	return rte_get_tsc_cycles() > deadline;
-}
-
-static int
-wait_fd(int fd, short ev)
-{
-	return rnic_app_sock_wait(fd, ev, deadline, poll_hook);
-}
-
 static int
 xfer(void *buf, size_t len, bool wr)
 {
@@ -181,44 +169,15 @@ pt_open(const char *server, uint16_t port)
 	if (server != NULL) {
 		if (inet_pton(AF_INET, server, &sa.sin_addr) != 1)
 			return -1;
-		for (;;) {
-			sock = socket(AF_INET, SOCK_STREAM, 0);
-			if (sock < 0)
-				return -1;
-			if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-				break;
-			close(sock);
-			sock = -1;
-			if (expired()) {
-				fprintf(stderr, "rnic-perf: couldn't connect to %s:%u\n",
-					server, port);
-				return -1;
-			}
-			for (int i = 0; i < 200; i++) {
-				poll_hook();
-				usleep(500);
-			}
-		}
+		sock = rnic_app_sock_connect("rnic-perf", server, &sa, deadline, poll_hook);
+		if (sock < 0)
+			return -1;
 	} else {
-		lfd = socket(AF_INET, SOCK_STREAM, 0);
-		if (lfd < 0)
-			return -1;
-		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		sa.sin_addr.s_addr = htonl(INADDR_ANY);
-		if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 1) != 0) {
-			fprintf(stderr, "rnic-perf: couldn't listen to port %u: %s\n",
-				port, strerror(errno));
+		sock = rnic_app_sock_accept("rnic-perf", port, &lfd, deadline, poll_hook);
+		if (lfd >= 0)
 			close(lfd);
+		if (sock < 0)
 			return -1;
-		}
-		printf("rnic-perf: listening on port %u\n", port);
-		fflush(stdout);
-		if (wait_fd(lfd, POLLIN) != 0 || (sock = accept(lfd, NULL, NULL)) < 0) {
-			perror("rnic-perf: accept");
-			close(lfd);
-			return -1;
-		}
-		close(lfd);
 	}
 	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return 0;

@@ -134,6 +134,11 @@ static uint32_t cycle = CYCLE, cline = CACHE_LINE;  /* the larger of both sides'
 static uint8_t *loc, *rmt, *slots;
 static uint64_t region, slot_len;
 
+/* the sizes of the run, the largest last */
+static uint64_t sizes[24], nsizes, max_s;
+/* the buffers' allocation */
+static uint8_t *arena;
+
 /* mirror of the guest's buffer as learnt from what it sent or returned */
 static uint8_t *mirror, *known;
 
@@ -360,124 +365,164 @@ atomic_verify(uint64_t j, const struct atomic_slot *a, uint64_t got, uint64_t ns
 	atomic_cur[k] = o.fadd ? a->compare + 1 : a->swap;
 }
 
+/* One size of a bandwidth run as client: what is posted and completed. */
+struct bw_run {
+	uint64_t s, posted, done;
+	uint64_t window;             /* WRs in flight at most */
+	uint64_t nslot;              /* READ / atomic landing slots */
+	uint64_t aslots;             /* atomic: perftest's cycling slots */
+	struct atomic_slot as[512];
+};
+
+/* Fill @p wr (its wr_id, sg_list and flags set) for WR @p j of @p b. */
+static void
+bw_fill_wr(struct bw_run *b, uint64_t j, struct rnic_send_wr *wr, struct rnic_sge *sge)
+{
+	uint64_t off = cyc_off(b->s, j), laddr = (uintptr_t)loc + off;
+	enum rnic_wr_opcode op;
+
+	switch (o.test) {
+	case T_WRITE: op = RNIC_WR_RDMA_WRITE; break;
+	case T_SEND: op = RNIC_WR_SEND; break;
+	case T_READ:
+		op = RNIC_WR_RDMA_READ;
+		laddr = (uintptr_t)slots + (j % b->nslot) * b->s;
+		memset((void *)(uintptr_t)laddr, FILL, b->s);
+		break;
+	default: {
+		struct atomic_slot *a = &b->as[j % b->nslot];
+		uint64_t k = j % b->aslots;
+
+		op = o.fadd ? RNIC_WR_ATOMIC_FETCH_AND_ADD : RNIC_WR_ATOMIC_CMP_AND_SWP;
+		laddr = (uintptr_t)slots + (j % b->nslot) * 8;
+		*(uint64_t *)(uintptr_t)laddr = 0x7b7b7b7b7b7b7b7bull;
+		a->first = !atomic_known[k];
+		a->compare = a->first ? 0 : atomic_cur[k];
+		a->swap = a->first ? 0 : (j + 1) * 0x9e3779b97f4a7c15ull;
+		/* FetchAdd adds 1 (perftest's ATOMIC_ADD_VALUE) and is
+		 * expected to return the slot's current value */
+		wr->wr.atomic.compare_add = o.fadd ? 1 : a->compare;
+		wr->wr.atomic.swap = a->swap;
+		break;
+	}
+	}
+	*sge = (struct rnic_sge){ .addr = laddr, .length = (uint32_t)b->s, .lkey = lkey };
+	wr->opcode = op;
+	if (op == RNIC_WR_ATOMIC_FETCH_AND_ADD || op == RNIC_WR_ATOMIC_CMP_AND_SWP) {
+		wr->wr.atomic.remote_addr = rem.vaddr + off;
+		wr->wr.atomic.rkey = rem.rkey;
+	} else if (op != RNIC_WR_SEND) {
+		wr->wr.rdma.remote_addr = rem.vaddr + off;
+		wr->wr.rdma.rkey = rem.rkey;
+	}
+}
+
+/* Post until the window is full or every iteration is posted. */
+static int
+bw_post(struct bw_run *b)
+{
+	while (b->posted < o.iters && b->posted - b->done < b->window) {
+		uint64_t j = b->posted;
+		struct rnic_sge sge;
+		struct rnic_send_wr wr = { .wr_id = j, .sg_list = &sge, .num_sge = 1,
+					   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+
+		bw_fill_wr(b, j, &wr, &sge);
+		if (rnic_post_send(qp, &wr, &bad) != 0) {
+			ERR("post_send %" PRIu64 " failed\n", j);
+			return -1;
+		}
+		b->posted++;
+	}
+	return 0;
+}
+
+/* Take the completions there are, in order, each checked. */
+static int
+bw_reap(struct bw_run *b)
+{
+	struct rnic_wc wc[32];
+	int n = rnic_poll_cq(cq, RTE_DIM(wc), wc);
+
+	if (n == 0 && expired()) {
+		ERR("timed out after %u s: %" PRIu64 " of %u completed (size %" PRIu64 ")\n",
+		    o.timeout_s, b->done, o.iters, b->s);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t j = wc[i].wr_id;
+
+		if (!wc_ok(&wc[i], "WR"))
+			return -1;
+		if (j != b->done)
+			ERR("completion for WR %" PRIu64 " while %" PRIu64 " was due\n", j, b->done);
+		if (o.test == T_READ)
+			mirror_check(slots + (j % b->nslot) * b->s, cyc_off(b->s, j), b->s, j);
+		else if (o.test == T_ATOMIC)
+			atomic_verify(j, &b->as[j % b->nslot],
+				      *(uint64_t *)(slots + (j % b->nslot) * 8), b->aslots);
+		b->done++;
+		ops++;
+		bytes += b->s;
+	}
+	return 0;
+}
+
+/* After an atomic run: one CmpSwap(x, x) per slot used returns x if the
+ * last op landed. */
+static int
+atomic_check_final(const struct bw_run *b)
+{
+	uint64_t used = RTE_MIN((uint64_t)o.iters, b->aslots);
+
+	for (uint64_t k = 0; k < used; k++) {
+		struct rnic_sge sge = { .addr = (uintptr_t)slots, .length = 8, .lkey = lkey };
+		struct rnic_send_wr wr = { .wr_id = 1ull << 40, .sg_list = &sge, .num_sge = 1,
+					   .opcode = RNIC_WR_ATOMIC_CMP_AND_SWP,
+					   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+		struct rnic_wc wc;
+
+		wr.wr.atomic.remote_addr = rem.vaddr + cyc_off(ATOMIC_SIZE, k);
+		wr.wr.atomic.rkey = rem.rkey;
+		wr.wr.atomic.compare_add = wr.wr.atomic.swap = atomic_cur[k];
+		if (rnic_post_send(qp, &wr, &bad) != 0 || wait_wc(&wc) != 0 ||
+		    !wc_ok(&wc, "check CmpSwap"))
+			return -1;
+		if (*(uint64_t *)slots != atomic_cur[k])
+			ERR("slot %" PRIu64 " holds 0x%016" PRIx64 " after the run, expected "
+			    "0x%016" PRIx64 "\n", k, *(uint64_t *)slots, atomic_cur[k]);
+		check_ops++;
+	}
+	printf("  atomic: %" PRIu64 " returned values checked, %" PRIu64 " slots' final "
+	       "values checked\n", b->done, used);
+	return 0;
+}
+
 static int
 client_bw(uint64_t s)
 {
-	uint64_t posted = 0, done = 0, window = o.tx_depth, nslot = 0, aslots = 0;
-	struct atomic_slot as[512];
+	struct bw_run b = { .s = s, .window = o.tx_depth };
 	double t0, t1;
 
 	if (o.test == T_READ) {
-		nslot = RTE_MIN((uint64_t)o.tx_depth, RTE_MAX(1ul, (uint64_t)SLOT_MEM / s));
-		window = nslot;
+		b.nslot = RTE_MIN((uint64_t)o.tx_depth, RTE_MAX(1ul, (uint64_t)SLOT_MEM / s));
+		b.window = b.nslot;
 	} else if (o.test == T_ATOMIC) {
-		aslots = cycle / inc_of(ATOMIC_SIZE);  /* perftest's cycling slots */
-		window = nslot = RTE_MIN((uint64_t)o.tx_depth, aslots);
+		b.aslots = cycle / inc_of(ATOMIC_SIZE);  /* perftest's cycling slots */
+		b.window = b.nslot = RTE_MIN((uint64_t)o.tx_depth, b.aslots);
 	}
 	t0 = now_us();
-	while (done < o.iters) {
-		struct rnic_wc wc[32];
-		int n;
-
-		while (posted < o.iters && posted - done < window) {
-			uint64_t j = posted, off = cyc_off(s, j);
-			enum rnic_wr_opcode op;
-			uint64_t laddr = (uintptr_t)loc + off;
-			struct rnic_sge sge;
-			struct rnic_send_wr wr = { .wr_id = j, .sg_list = &sge, .num_sge = 1,
-						   .send_flags = RNIC_SEND_SIGNALED }, *bad;
-
-			switch (o.test) {
-			case T_WRITE: op = RNIC_WR_RDMA_WRITE; break;
-			case T_SEND: op = RNIC_WR_SEND; break;
-			case T_READ:
-				op = RNIC_WR_RDMA_READ;
-				laddr = (uintptr_t)slots + (j % nslot) * s;
-				memset((void *)(uintptr_t)laddr, FILL, s);
-				break;
-			default: {
-				struct atomic_slot *a = &as[j % nslot];
-				uint64_t k = j % aslots;
-
-				op = o.fadd ? RNIC_WR_ATOMIC_FETCH_AND_ADD : RNIC_WR_ATOMIC_CMP_AND_SWP;
-				laddr = (uintptr_t)slots + (j % nslot) * 8;
-				*(uint64_t *)(uintptr_t)laddr = 0x7b7b7b7b7b7b7b7bull;
-				a->first = !atomic_known[k];
-				a->compare = a->first ? 0 : atomic_cur[k];
-				a->swap = a->first ? 0 : (j + 1) * 0x9e3779b97f4a7c15ull;
-				/* FetchAdd adds 1 (perftest's ATOMIC_ADD_VALUE) and is
-				 * expected to return the slot's current value */
-				wr.wr.atomic.compare_add = o.fadd ? 1 : a->compare;
-				wr.wr.atomic.swap = a->swap;
-				break;
-			}
-			}
-			sge = (struct rnic_sge){ .addr = laddr, .length = (uint32_t)s, .lkey = lkey };
-			wr.opcode = op;
-			if (op == RNIC_WR_ATOMIC_FETCH_AND_ADD || op == RNIC_WR_ATOMIC_CMP_AND_SWP) {
-				wr.wr.atomic.remote_addr = rem.vaddr + off;
-				wr.wr.atomic.rkey = rem.rkey;
-			} else if (op != RNIC_WR_SEND) {
-				wr.wr.rdma.remote_addr = rem.vaddr + off;
-				wr.wr.rdma.rkey = rem.rkey;
-			}
-			if (rnic_post_send(qp, &wr, &bad) != 0) {
-				ERR("post_send %" PRIu64 " failed\n", j);
-				return -1;
-			}
-			posted++;
-		}
-		engine_poll();
-		n = rnic_poll_cq(cq, RTE_DIM(wc), wc);
-		if (n == 0 && expired()) {
-			ERR("timed out after %u s: %" PRIu64 " of %u completed (size %" PRIu64 ")\n",
-			    o.timeout_s, done, o.iters, s);
+	while (b.done < o.iters) {
+		if (bw_post(&b) != 0)
 			return -1;
-		}
-		for (int i = 0; i < n; i++) {
-			uint64_t j = wc[i].wr_id;
-
-			if (!wc_ok(&wc[i], "WR"))
-				return -1;
-			if (j != done)
-				ERR("completion for WR %" PRIu64 " while %" PRIu64 " was due\n", j, done);
-			if (o.test == T_READ)
-				mirror_check(slots + (j % nslot) * s, cyc_off(s, j), s, j);
-			else if (o.test == T_ATOMIC)
-				atomic_verify(j, &as[j % nslot],
-					      *(uint64_t *)(slots + (j % nslot) * 8), aslots);
-			done++;
-			ops++;
-			bytes += s;
-		}
+		engine_poll();
+		if (bw_reap(&b) != 0)
+			return -1;
 	}
 	t1 = now_us();
-	bw_line(s, done, t1 - t0);
-	if (o.test == T_ATOMIC) {
-		/* one CmpSwap(x, x) per slot used: returns x if the last op landed */
-		uint64_t used = RTE_MIN((uint64_t)o.iters, aslots);
-
-		for (uint64_t k = 0; k < used; k++) {
-			struct rnic_sge sge = { .addr = (uintptr_t)slots, .length = 8, .lkey = lkey };
-			struct rnic_send_wr wr = { .wr_id = 1ull << 40, .sg_list = &sge, .num_sge = 1,
-						   .opcode = RNIC_WR_ATOMIC_CMP_AND_SWP,
-						   .send_flags = RNIC_SEND_SIGNALED }, *bad;
-			struct rnic_wc wc;
-
-			wr.wr.atomic.remote_addr = rem.vaddr + cyc_off(ATOMIC_SIZE, k);
-			wr.wr.atomic.rkey = rem.rkey;
-			wr.wr.atomic.compare_add = wr.wr.atomic.swap = atomic_cur[k];
-			if (rnic_post_send(qp, &wr, &bad) != 0 || wait_wc(&wc) != 0 ||
-			    !wc_ok(&wc, "check CmpSwap"))
-				return -1;
-			if (*(uint64_t *)slots != atomic_cur[k])
-				ERR("slot %" PRIu64 " holds 0x%016" PRIx64 " after the run, expected "
-				    "0x%016" PRIx64 "\n", k, *(uint64_t *)slots, atomic_cur[k]);
-			check_ops++;
-		}
-		printf("  atomic: %" PRIu64 " returned values checked, %" PRIu64 " slots' final "
-		       "values checked\n", done, used);
-	}
+	bw_line(s, b.done, t1 - t0);
+	if (o.test == T_ATOMIC)
+		return atomic_check_final(&b);
 	return 0;
 }
 
@@ -821,46 +866,25 @@ parse_args(int argc, char **argv)
 	return 0;
 }
 
-int
-perftest_peer_main(int argc, char **argv)
+/* perftest -a: 2^1 .. 2^23; else the one size */
+static void
+plan_sizes(void)
 {
-	struct rnic_qp_init_attr qa = { 0 };
-	struct rnic_qp_attr a = { 0 };
-	uint64_t sizes[24], nsizes = 0, max_s, arena_len, expect_ops, pbytes = 0;
-	double rem_bw = 0;
-	struct pt_peer peer;
-	struct rnic_pd *pd;
-	struct rnic_mr *mr;
-	uint8_t *arena = NULL;
-	int n, rc = 0, status = 1;
-
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		fprintf(stderr, "rnic-perf: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
-		return 1;
-	}
-	argc -= n;
-	argv += n;
-	/* From here every exit goes through "out", which frees what this
-	 * holds (the device with its PD, MR, CQ and QP; the buffers; the
-	 * socket). */
-	if (parse_args(argc, argv) != 0) {
-		usage();
-		goto out;
-	}
-	is_client = o.server != NULL;
+	nsizes = 0;
 	if (o.all)
 		for (uint64_t s = 2; s <= MAX_SIZE; s <<= 1)
-			sizes[nsizes++] = s;  /* perftest -a: 2^1 .. 2^23 */
+			sizes[nsizes++] = s;
 	else
 		sizes[nsizes++] = o.size;
 	max_s = sizes[nsizes - 1];
-	dev = rnic_app_peer_dev("rnic-perf", o.port_id, o.ip, 16384);
-	if (dev == NULL)
-		goto out;
-	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
-	pt_oob_init(is_client, engine_poll, deadline);
+}
+
+/* The arena, the mirror and the timestamps, the arena filled as perftest
+ * fills its buffer. @return the arena's length, 0 when out of memory. */
+static uint64_t
+alloc_buffers(void)
+{
+	uint64_t arena_len;
 
 	/* perftest's BUFF_SIZE(size, cycle buffer) per half, then the slots */
 	region = RTE_MAX(max_s, (uint64_t)CYCLE);
@@ -874,7 +898,7 @@ perftest_peer_main(int argc, char **argv)
 	tstamp = calloc(o.iters, sizeof(*tstamp));
 	if (arena == NULL || mirror == NULL || known == NULL || tstamp == NULL) {
 		fprintf(stderr, "rnic-perf: out of memory\n");
-		goto out;
+		return 0;
 	}
 	loc = arena;
 	rmt = arena + region;
@@ -885,6 +909,18 @@ perftest_peer_main(int argc, char **argv)
 	else
 		for (uint64_t k = 0; k < region; k++)
 			loc[k] = (uint8_t)(k * 7 + 1);
+	return arena_len;
+}
+
+/* PD, the arena's MR, the CQ and the RC QP, brought to INIT. */
+static int
+create_qp(uint64_t arena_len)
+{
+	struct rnic_qp_init_attr qa = { 0 };
+	struct rnic_qp_attr a = { 0 };
+	struct rnic_pd *pd;
+	struct rnic_mr *mr;
+
 	pd = rnic_alloc_pd(dev);
 	mr = pd ? rnic_reg_mr(pd, arena, arena_len, RNIC_ACCESS_LOCAL_WRITE |
 			      RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_READ |
@@ -897,9 +933,10 @@ perftest_peer_main(int argc, char **argv)
 	qp = mr && cq ? rnic_create_qp(pd, &qa) : NULL;
 	if (qp == NULL) {
 		fprintf(stderr, "rnic-perf: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
-		goto out;
+		return -1;
 	}
 	lkey = rnic_mr_lkey(mr);
+	me.rkey = rnic_mr_rkey(mr);
 	a.qp_state = RNIC_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = 1;
@@ -908,14 +945,19 @@ perftest_peer_main(int argc, char **argv)
 	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
 			   RNIC_QP_ACCESS_FLAGS) != 0) {
 		fprintf(stderr, "rnic-perf: modify QP to INIT failed\n");
-		goto out;
+		return -1;
 	}
+	return 0;
+}
 
+/* This side's QP record, and the test and local address lines. */
+static void
+print_local(void)
+{
 	srand48(getpid() * time(NULL));
 	me.qpn = rnic_qp_num(qp);
 	me.psn = lrand48() & 0xffffff;
 	me.out_reads = MAX_RD;
-	me.rkey = rnic_mr_rkey(mr);
 	me.vaddr = (uintptr_t)rmt;  /* the remote half, as perftest */
 	me.gid[10] = me.gid[11] = 0xff;
 	memcpy(me.gid + 12, &o.ip, 4);
@@ -928,15 +970,23 @@ perftest_peer_main(int argc, char **argv)
 	       "VAddr 0x%016" PRIx64 ", GID ::ffff:%u.%u.%u.%u\n", me.qpn, me.psn, me.out_reads,
 	       me.rkey, me.vaddr, me.gid[12], me.gid[13], me.gid[14], me.gid[15]);
 	fflush(stdout);
+}
+
+/* perftest's exchange up to a connected QP: the prelude, the QP records,
+ * connecting, and the syncs after it. */
+static int
+oob_connect(void)
+{
+	struct pt_peer peer;
 
 	if (pt_open(o.server, o.tcp_port) != 0 || pt_prelude(CYCLE, CACHE_LINE, 3, &peer) != 0)
-		goto out;
+		return -1;
 	cycle = RTE_MAX((uint32_t)CYCLE, peer.cycle_buffer);
 	cline = RTE_MAX((uint32_t)CACHE_LINE, peer.cache_line);
 	if (cycle > region || cycle / cline > CYCLE / 8 || cline % CACHE_LINE != 0) {
 		fprintf(stderr, "rnic-perf: cycle buffer %u / cache line %u not "
 			"supported\n", cycle, cline);
-		goto out;
+		return -1;
 	}
 	if (o.test == T_ATOMIC)      /* distinct non-zero start values per slot */
 		for (uint64_t off = 0; off < cycle; off += CACHE_LINE) {
@@ -946,34 +996,68 @@ perftest_peer_main(int argc, char **argv)
 		}
 	for (int i = 0; i < TI[o.test].pre_records; i++)
 		if (pt_hand_shake(&me, &rem) != 0)
-			goto out;
+			return -1;
 	printf("  remote address: QPN 0x%06x, PSN 0x%06x, OUT 0x%02x, RKey 0x%08x, "
 	       "VAddr 0x%016" PRIx64 ", GID ::ffff:%u.%u.%u.%u\n", rem.qpn, rem.psn,
 	       rem.out_reads, rem.rkey, rem.vaddr, rem.gid[12], rem.gid[13], rem.gid[14],
 	       rem.gid[15]);
 	fflush(stdout);
 	if (connect_qp() != 0)
-		goto out;
+		return -1;
 	/* the "print" exchange, then the one after RTR */
 	if (pt_hand_shake(&me, NULL) != 0 || pt_hand_shake(&me, NULL) != 0)
-		goto out;
+		return -1;
+	return 0;
+}
+
+/* @p fn for every size while it succeeds. */
+static int
+each_size(int (*fn)(uint64_t s))
+{
+	int rc = 0;
+
+	for (uint64_t i = 0; i < nsizes && rc == 0; i++)
+		rc = fn(sizes[i]);
+	return rc;
+}
+
+/* send_bw: per size, the client syncs and sends, the server receives; with
+ * -a one more sync after each size. */
+static int
+run_send_bw(void)
+{
+	int rc = 0;
+
+	for (uint64_t i = 0; i < nsizes && rc == 0; i++) {
+		if (is_client)
+			rc = pt_hand_shake(&me, NULL) != 0 ? -1 : client_bw(sizes[i]);
+		else
+			rc = server_send_bw(sizes[i]);
+		if (rc == 0 && o.all && pt_hand_shake(&me, NULL) != 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* The test, every size, in perftest's order of exchanges. */
+static int
+run_test(void)
+{
+	double rem_bw = 0;
+	int rc = 0;
 
 	if (TI[o.test].lat)
 		printf(" #bytes  #iters     t_min      t_max      t_typical  t_avg      t_stdev    "
 		       "99%%        99.9%%  [usec]\n");
 	else
 		printf(" #bytes     #iterations  BW peak[MB/s]  BW average[MB/s]  MsgRate[Mpps]\n");
-	expect_ops = (uint64_t)o.iters * nsizes;
 	switch (o.test) {
 	case T_WRITE:
 	case T_READ:
 	case T_ATOMIC:
-		if (is_client) {
-			for (uint64_t i = 0; i < nsizes && rc == 0; i++)
-				rc = client_bw(sizes[i]);
-		} else {
-			expect_ops = 0;  /* passive: the guest's ops are checked below */
-		}
+		/* a passive server: the guest's ops are checked after the run */
+		if (is_client)
+			rc = each_size(client_bw);
 		/* end-of-run sync (the server waits in it), BW reports, close */
 		if (rc == 0 && (pt_hand_shake(&me, NULL) != 0 ||
 				pt_xchg_reports(max_s, o.iters, last_mbs, last_rate, &rem_bw) != 0 ||
@@ -981,143 +1065,161 @@ perftest_peer_main(int argc, char **argv)
 			rc = -1;
 		if (!is_client)
 			printf("  guest reported: %.2f MB/s\n", rem_bw);
-		break;
+		return rc;
 	case T_SEND:
-		for (uint64_t i = 0; i < nsizes && rc == 0; i++) {
-			if (is_client)
-				rc = pt_hand_shake(&me, NULL) != 0 ? -1 : client_bw(sizes[i]);
-			else
-				rc = server_send_bw(sizes[i]);
-			if (rc == 0 && o.all && pt_hand_shake(&me, NULL) != 0)
-				rc = -1;
-		}
-		if (rc == 0 && pt_close(&me) != 0)
-			rc = -1;
+		rc = run_send_bw();
 		break;
 	case T_WRITE_LAT:
-		for (uint64_t i = 0; i < nsizes && rc == 0; i++)
-			rc = write_lat(sizes[i]);
-		break;
+		return each_size(write_lat);
 	case T_SEND_LAT:
-		for (uint64_t i = 0; i < nsizes && rc == 0; i++)
-			rc = send_lat(sizes[i]);
-		if (rc == 0 && pt_close(&me) != 0)
-			rc = -1;
+		rc = each_size(send_lat);
 		break;
 	case T_READ_LAT:
 		if (is_client)
-			for (uint64_t i = 0; i < nsizes && rc == 0; i++)
-				rc = read_lat(sizes[i]);
-		else
-			expect_ops = 0;
-		if (rc == 0 && pt_close(&me) != 0)
-			rc = -1;
+			rc = each_size(read_lat);
 		break;
 	}
-	if (rc != 0 && errors == 0)
-		errors++;
-	/* Keep answering (ACKs, READ responses) until the guest has gone. */
-	pt_wait_eof(rc == 0 ? 10000 : 1000);
-	pt_shutdown();
+	if (rc == 0 && pt_close(&me) != 0)
+		rc = -1;
+	return rc;
+}
 
-	if (!is_client || o.test == T_WRITE_LAT || o.test == T_SEND_LAT) {
-		struct rnic_qp_attr qa2;
-		struct rnic_qp_init_attr ia;
+/* The operations (and for a passive server their bytes) the run must
+ * account for. */
+static uint64_t
+expected_ops(uint64_t *pbytes)
+{
+	uint64_t sum = 0;
 
-		if (rnic_query_qp(qp, &qa2, RNIC_QP_STATE, &ia) == 0 &&
-		    qa2.qp_state != RNIC_QPS_RTS)
-			ERR("QP in state %d after the run\n", qa2.qp_state);
-	}
-	if (!is_client && o.test == T_WRITE) {
-		uint64_t same = 0, len = RTE_MIN(max_s, region);
-
-		for (uint64_t k = 0; k < len; k++)
-			same += rmt[k] == FILL;
-		printf("  written data: %" PRIu64 " of %" PRIu64 " bytes overwritten\n", len - same,
-		       len);
-		if (len >= 16 && same == len)
-			ERR("nothing was written\n");
-	}
+	*pbytes = 0;
 	if (!is_client && o.test == T_ATOMIC) {
-		uint64_t moved = 0, total = 0, nsl = 0;
-		uint32_t *hits = calloc(cycle / CACHE_LINE, sizeof(*hits));
-
-		if (hits == NULL) {
-			fprintf(stderr, "rnic-perf: out of memory\n");
-			goto out;
-		}
-		for (uint64_t j = 0; j < o.iters; j++)
-			hits[cyc_off(ATOMIC_SIZE, j) / CACHE_LINE]++;
-		for (uint64_t off = 0; off < cycle; off += CACHE_LINE) {
-			uint64_t v0 = atomic_v0(off), want, v;
-
-			memcpy(&v, rmt + off, 8);
-			want = o.fadd ? v0 + hits[off / CACHE_LINE] : v0;
-			if (v != want)
-				ERR("slot at +%" PRIu64 " = 0x%016" PRIx64 ", expected 0x%016" PRIx64
-				    " (%u %s)\n", off, v, want, hits[off / CACHE_LINE],
-				    o.fadd ? "FetchAdds of 1" : "CmpSwap(0, 0)");
-			nsl += hits[off / CACHE_LINE] > 0;
-			total += v - v0;
-			memset(rmt + off, FILL, 8);
-		}
-		free(hits);
-		for (uint64_t k = 0; k < region; k++)
-			moved += rmt[k] != FILL;
-		if (moved)
-			ERR("%" PRIu64 " bytes outside the atomic slots changed\n", moved);
-		printf("  atomic: %" PRIu64 " slots hit, total added %" PRIu64 " (%s)\n", nsl,
-		       total, o.fadd ? "FetchAdd of 1 per op" : "CmpSwap(0, 0) changes nothing");
-		expect_ops = o.iters;
-		pbytes = (uint64_t)o.iters * ATOMIC_SIZE;
+		*pbytes = (uint64_t)o.iters * ATOMIC_SIZE;
+		return o.iters;
 	}
 	if (!is_client && (o.test == T_WRITE || o.test == T_READ || o.test == T_READ_LAT)) {
-		uint64_t sum = 0;
-
 		for (uint64_t i = 0; i < nsizes; i++)
 			sum += sizes[i];
-		expect_ops = (uint64_t)o.iters * nsizes;
-		pbytes = o.iters * sum;
+		*pbytes = o.iters * sum;
 	}
-	{
-		/* the engine's view; for a passive server a lower bound on what the
-		 * guest's READs / atomics / WRITEs must have made it do */
-		struct rnic_dev_stats st;
-		struct rte_eth_stats es;
-		uint64_t need = 0, have = 0;
-		const char *what = NULL;
+	return (uint64_t)o.iters * nsizes;
+}
 
-		rnic_dev_stats_get(dev, &st);
-		printf("  engine: rx_pkts %" PRIu64 " tx_pkts %" PRIu64 " acks_sent %" PRIu64
-		       " naks_sent %" PRIu64 " rnr_naks_sent %" PRIu64 " read_resp_sent %" PRIu64
-		       " atomic_resp_sent %" PRIu64 " dup_requests %" PRIu64 " tx_retransmits %"
-		       PRIu64 " timer_expired %" PRIu64 " drop_bad_resp %" PRIu64 " drop_ghost_resp %"
-		       PRIu64 " naks_rcvd %" PRIu64 "\n", st.rx_pkts, st.tx_pkts, st.acks_sent,
-		       st.naks_sent, st.rnr_naks_sent, st.read_resp_sent, st.atomic_resp_sent,
-		       st.dup_requests, st.tx_retransmits, st.timer_expired, st.drop_bad_resp,
-		       st.drop_ghost_resp, st.naks_rcvd);
-		if (rte_eth_stats_get(o.port_id, &es) == 0)
-			printf("  port %u: ipackets %" PRIu64 " opackets %" PRIu64 " imissed %" PRIu64
-			       " ierrors %" PRIu64 " oerrors %" PRIu64 " rx_nombuf %" PRIu64 "\n",
-			       o.port_id, es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
-			       es.rx_nombuf);
-		for (uint64_t i = 0; i < nsizes; i++)
-			need += (uint64_t)o.iters * ((sizes[i] + 1023) / 1024);
-		if (!is_client && (o.test == T_READ || o.test == T_READ_LAT)) {
-			what = "READ response packets";
-			have = st.read_resp_sent;
-		} else if (!is_client && o.test == T_ATOMIC) {
-			what = "atomic responses";
-			have = st.atomic_resp_sent;
-			need = o.iters;
-		} else if (!is_client && o.test == T_WRITE) {
-			what = "packets received";
-			have = st.rx_pkts;
-		}
-		if (what != NULL && have < need)
-			ERR("%s: %" PRIu64 ", the guest's %u ops need at least %" PRIu64 "\n", what,
-			    have, o.iters, need);
+/* A QP the guest drove, or a ping-pong's, must still be RTS. */
+static void
+check_qp_state(void)
+{
+	struct rnic_qp_attr qa2;
+	struct rnic_qp_init_attr ia;
+
+	if (is_client && o.test != T_WRITE_LAT && o.test != T_SEND_LAT)
+		return;
+	if (rnic_query_qp(qp, &qa2, RNIC_QP_STATE, &ia) == 0 && qa2.qp_state != RNIC_QPS_RTS)
+		ERR("QP in state %d after the run\n", qa2.qp_state);
+}
+
+/* write_bw server: the guest's WRITEs replaced the FILL pattern. */
+static void
+check_written(void)
+{
+	uint64_t same = 0, len = RTE_MIN(max_s, region);
+
+	for (uint64_t k = 0; k < len; k++)
+		same += rmt[k] == FILL;
+	printf("  written data: %" PRIu64 " of %" PRIu64 " bytes overwritten\n", len - same, len);
+	if (len >= 16 && same == len)
+		ERR("nothing was written\n");
+}
+
+/* atomic_bw server: each slot's final value, and no other byte moved. */
+static int
+check_atomic_server(void)
+{
+	uint64_t moved = 0, total = 0, nsl = 0;
+	uint32_t *hits = calloc(cycle / CACHE_LINE, sizeof(*hits));
+
+	if (hits == NULL) {
+		fprintf(stderr, "rnic-perf: out of memory\n");
+		return -1;
 	}
+	for (uint64_t j = 0; j < o.iters; j++)
+		hits[cyc_off(ATOMIC_SIZE, j) / CACHE_LINE]++;
+	for (uint64_t off = 0; off < cycle; off += CACHE_LINE) {
+		uint64_t v0 = atomic_v0(off), want, v;
+
+		memcpy(&v, rmt + off, 8);
+		want = o.fadd ? v0 + hits[off / CACHE_LINE] : v0;
+		if (v != want)
+			ERR("slot at +%" PRIu64 " = 0x%016" PRIx64 ", expected 0x%016" PRIx64
+			    " (%u %s)\n", off, v, want, hits[off / CACHE_LINE],
+			    o.fadd ? "FetchAdds of 1" : "CmpSwap(0, 0)");
+		nsl += hits[off / CACHE_LINE] > 0;
+		total += v - v0;
+		memset(rmt + off, FILL, 8);
+	}
+	free(hits);
+	for (uint64_t k = 0; k < region; k++)
+		moved += rmt[k] != FILL;
+	if (moved)
+		ERR("%" PRIu64 " bytes outside the atomic slots changed\n", moved);
+	printf("  atomic: %" PRIu64 " slots hit, total added %" PRIu64 " (%s)\n", nsl,
+	       total, o.fadd ? "FetchAdd of 1 per op" : "CmpSwap(0, 0) changes nothing");
+	return 0;
+}
+
+/* The engine's view; for a passive server a lower bound on what the
+ * guest's READs / atomics / WRITEs must have made it do. */
+static void
+check_engine(void)
+{
+	struct rnic_dev_stats st;
+	struct rte_eth_stats es;
+	uint64_t need = 0, have = 0;
+	const char *what = NULL;
+
+	rnic_dev_stats_get(dev, &st);
+	printf("  engine: rx_pkts %" PRIu64 " tx_pkts %" PRIu64 " acks_sent %" PRIu64
+	       " naks_sent %" PRIu64 " rnr_naks_sent %" PRIu64 " read_resp_sent %" PRIu64
+	       " atomic_resp_sent %" PRIu64 " dup_requests %" PRIu64 " tx_retransmits %"
+	       PRIu64 " timer_expired %" PRIu64 " drop_bad_resp %" PRIu64 " drop_ghost_resp %"
+	       PRIu64 " naks_rcvd %" PRIu64 "\n", st.rx_pkts, st.tx_pkts, st.acks_sent,
+	       st.naks_sent, st.rnr_naks_sent, st.read_resp_sent, st.atomic_resp_sent,
+	       st.dup_requests, st.tx_retransmits, st.timer_expired, st.drop_bad_resp,
+	       st.drop_ghost_resp, st.naks_rcvd);
+	if (rte_eth_stats_get(o.port_id, &es) == 0)
+		printf("  port %u: ipackets %" PRIu64 " opackets %" PRIu64 " imissed %" PRIu64
+		       " ierrors %" PRIu64 " oerrors %" PRIu64 " rx_nombuf %" PRIu64 "\n",
+		       o.port_id, es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
+		       es.rx_nombuf);
+	for (uint64_t i = 0; i < nsizes; i++)
+		need += (uint64_t)o.iters * ((sizes[i] + 1023) / 1024);
+	if (!is_client && (o.test == T_READ || o.test == T_READ_LAT)) {
+		what = "READ response packets";
+		have = st.read_resp_sent;
+	} else if (!is_client && o.test == T_ATOMIC) {
+		what = "atomic responses";
+		have = st.atomic_resp_sent;
+		need = o.iters;
+	} else if (!is_client && o.test == T_WRITE) {
+		what = "packets received";
+		have = st.rx_pkts;
+	}
+	if (what != NULL && have < need)
+		ERR("%s: %" PRIu64 ", the guest's %u ops need at least %" PRIu64 "\n", what,
+		    have, o.iters, need);
+}
+
+/* The checks after the run and the "verified:" line: the exit status. */
+static int
+verify_and_report(void)
+{
+	uint64_t pbytes, expect_ops = expected_ops(&pbytes);
+
+	check_qp_state();
+	if (!is_client && o.test == T_WRITE)
+		check_written();
+	if (!is_client && o.test == T_ATOMIC && check_atomic_server() != 0)
+		return 1;
+	check_engine();
 	if (!is_client && o.test != T_SEND && o.test != T_SEND_LAT && o.test != T_WRITE_LAT) {
 		/* passive server: the guest's ops, counted once everything checked out */
 		ops = errors == 0 ? expect_ops : 0;
@@ -1128,10 +1230,14 @@ perftest_peer_main(int argc, char **argv)
 	printf("verified: ops=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n", ops, bytes,
 	       errors);
 	fflush(stdout);
-	status = errors == 0 && ops == expect_ops ? 0 : 1;
-out:
+	return errors == 0 && ops == expect_ops ? 0 : 1;
+}
+
+/* The socket; the device, which frees its QP, CQ, MR and PD; the buffers. */
+static void
+free_all(void)
+{
 	pt_shutdown();
-	/* The device frees its QP, CQ, MR and PD; the buffers are ours. */
 	rnic_dev_destroy(dev);
 	dev = NULL;
 	qp = NULL;
@@ -1140,8 +1246,52 @@ out:
 	free(mirror);
 	free(known);
 	free(tstamp);
-	loc = rmt = slots = mirror = known = NULL;
+	arena = loc = rmt = slots = mirror = known = NULL;
 	tstamp = NULL;
+}
+
+int
+perftest_peer_main(int argc, char **argv)
+{
+	uint64_t arena_len;
+	int n, rc, status = 1;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "rnic-perf: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	/* From here every exit goes through "out", which frees what this
+	 * holds (free_all). */
+	if (parse_args(argc, argv) != 0) {
+		usage();
+		goto out;
+	}
+	is_client = o.server != NULL;
+	plan_sizes();
+	dev = rnic_app_peer_dev("rnic-perf", o.port_id, o.ip, 16384);
+	if (dev == NULL)
+		goto out;
+	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
+	pt_oob_init(is_client, engine_poll, deadline);
+	arena_len = alloc_buffers();
+	if (arena_len == 0 || create_qp(arena_len) != 0)
+		goto out;
+	print_local();
+	if (oob_connect() != 0)
+		goto out;
+	rc = run_test();
+	if (rc != 0 && errors == 0)
+		errors++;
+	/* Keep answering (ACKs, READ responses) until the guest has gone. */
+	pt_wait_eof(rc == 0 ? 10000 : 1000);
+	pt_shutdown();
+	status = verify_and_report();
+out:
+	free_all();
 	rte_eal_cleanup();
 	return status;
 }

@@ -112,60 +112,315 @@ wait_polling(struct perf_oob *oob, uint32_t type, double secs)
 	}
 }
 
-int
-main(int argc, char **argv)
-{
+/* Everything one run holds, from the options to the results. */
+struct perf_run {
 	struct perf_opts o;
-	struct rnic_config *cfg = NULL;
+	struct rnic_config *cfg;
 	struct perf_side sides[2];
+	unsigned int nsides;
+	struct perf_oob oob;
 	struct perf_result results[32];
-	struct perf_oob oob = { .fd = -1, .listen_fd = -1 };
-	uint64_t sizes[32];
-	unsigned int nsizes, nres = 0, nsides;
-	char **eal_argv = argv, err[512];
-	int eal_argc = argc, rc, status = 0;
-	bool memif = false, server = false, eal_from_cfg = false, oob_ok = false;
+	unsigned int nres;
+	bool memif, server;      /* --link memif; this process is its server */
+	bool oob_ok;             /* the out-of-band exchange is still in step */
+};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* "-- --perftest ...": perftest's peer over perftest's own exchange. */
+/* "-- --perftest ...": perftest's peer over perftest's own exchange. Drops
+ * "--perftest" from @p argv and says so. */
+static bool
+perftest_wanted(int argc, char **argv)
+{
 	for (int i = 1; i + 1 < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
 			if (strcmp(argv[i + 1], "--perftest") == 0) {
 				memmove(&argv[i + 1], &argv[i + 2],
 					(size_t)(argc - i - 1) * sizeof(char *));
-				return perftest_peer_main(argc - 1, argv);
+				return true;
 			}
 			break;
 		}
 	}
+	return false;
+}
+
+/* "rnic-perf --config FILE ...": the EAL arguments come from the file, in
+ * a new *eal_argv (freed by the caller when it is not @p argv). */
+static int
+eal_args_from_config(int argc, char **argv, struct rnic_config **cfg, int *eal_argc,
+		     char ***eal_argv)
+{
+	char err[512];
+
+	if (argc < 3 || strcmp(argv[1], "--config") != 0)
+		return 0;
+	*cfg = rnic_config_load_file(argv[2], err, sizeof(err));
+	if (*cfg == NULL) {
+		fprintf(stderr, "rnic-perf: %s: %s\n", argv[2], err);
+		return -1;
+	}
+	*eal_argc = (int)(*cfg)->eal_argc + 1;
+	*eal_argv = calloc((size_t)*eal_argc + 1, sizeof(char *));
+	if (*eal_argv == NULL) {
+		fprintf(stderr, "rnic-perf: out of memory\n");
+		rnic_config_free(*cfg);
+		*cfg = NULL;
+		return -1;
+	}
+	(*eal_argv)[0] = argv[0];
+	for (unsigned int i = 0; i < (*cfg)->eal_argc; i++)
+		(*eal_argv)[i + 1] = (*cfg)->eal_argv[i];
+	return 0;
+}
+
+/* With a configuration its ports section decides the topology. */
+static int
+link_from_config(struct perf_opts *o, const struct rnic_config *cfg)
+{
+	if (cfg->n_ports >= 2 && cfg->ports[0].ring_peer_idx == 1)
+		o->link = LINK_RING;
+	else if (cfg->n_ports >= 2 && cfg->ports[0].ring_peer_idx < 0)
+		o->link = LINK_PAIR;
+	else if (cfg->n_ports == 1 && cfg->ports[0].ring_peer_idx < 0)
+		o->link = LINK_MEMIF;
+	else {
+		fprintf(stderr, "rnic-perf: %s: want two ring_peer ports, two device ports "
+			"or one device port\n", o->config);
+		return -1;
+	}
+	if (o->link == LINK_MEMIF && o->server == o->client) {
+		fprintf(stderr, "rnic-perf: a one-port configuration is one end of --link "
+			"memif: add --server or --client\n");
+		return -1;
+	}
+	if (o->link != LINK_MEMIF && (o->server || o->client)) {
+		fprintf(stderr, "rnic-perf: --server/--client go with a one-port "
+			"(memif) configuration\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The options, and the configuration they name: 0, or the exit status. */
+static int
+parse_run(struct perf_run *r, int argc, char **argv)
+{
+	char err[512];
+
+	if (perf_parse_args(argc, argv, &r->o) != 0) {
+		fprintf(stderr, "(rnic-perf -- --help for the options)\n");
+		return 2;
+	}
+	if (r->o.config != NULL && r->cfg == NULL) {
+		r->cfg = rnic_config_load_file(r->o.config, err, sizeof(err));
+		if (r->cfg == NULL) {
+			fprintf(stderr, "rnic-perf: %s: %s\n", r->o.config, err);
+			return 1;
+		}
+	}
+	if (r->cfg != NULL && link_from_config(&r->o, r->cfg) != 0)
+		return 1;
+	return 0;
+}
+
+/* --link memif: the client sends its test parameters, the server takes them. */
+static int
+exchange_params(struct perf_run *r)
+{
+	struct perf_params p;
+	char err[512];
+
+	if (!r->server)
+		return perf_oob_client(&r->oob, r->o.host, r->o.tcp_port, 60) != 0 ||
+		       perf_oob_send(&r->oob, PM_PARAMS, &r->o.p, sizeof(r->o.p)) != 0 ||
+		       perf_oob_recv(&r->oob, PM_PARAMS_OK, NULL, 0, 30) < 0 ? -1 : 0;
+	if (perf_oob_server(&r->oob, r->o.tcp_port, 600) != 0 ||
+	    perf_oob_recv(&r->oob, PM_PARAMS, &p, sizeof(p), 30) != (int)sizeof(p))
+		return -1;
+	if (perf_check_params(&p, err, sizeof(err)) != 0) {
+		perf_oob_send(&r->oob, PM_ERROR, err, (uint32_t)strlen(err) + 1);
+		return -1;
+	}
+	r->o.p = p;
+	perf_oob_send(&r->oob, PM_PARAMS_OK, NULL, 0);
+	return 0;
+}
+
+/* Devices, QPs connected to the peer's, and the engines running. */
+static int
+setup_sides(struct perf_run *r)
+{
+	struct perf_side *sides = r->sides;
+
+	if (r->memif) {
+		if (exchange_params(r) != 0)
+			return -1;
+		r->oob_ok = true;
+	}
+	if (perf_engine_devices(&r->o, r->cfg, sides, r->nsides) != 0)
+		return -1;
+	for (unsigned int i = 0; i < r->nsides; i++)
+		if (perf_side_create(&r->o, &sides[i]) != 0)
+			return -1;
+	if (r->memif) {
+		if (perf_exchange_info(&r->oob, &sides[0]) != 0)
+			return -1;
+	} else {
+		peer_local(&sides[0], &sides[1]);
+		peer_local(&sides[1], &sides[0]);
+	}
+	for (unsigned int i = 0; i < r->nsides; i++)
+		if (perf_side_connect(&r->o, &sides[i]) != 0 ||
+		    (sides[i].own_port_setup && perf_link_wait(&sides[i], 20) != 0))
+			return -1;
+	return perf_engine_launch(&r->o, r->cfg, sides, r->nsides);
+}
+
+/* The memif server: one measurement per size the client asks for, until
+ * its FIN. */
+static int
+serve_sizes(struct perf_run *r)
+{
+	int status = 0;
+
+	for (;;) {
+		struct perf_result *res;
+		uint64_t size;
+		int m = server_next(&r->oob, &size);
+
+		if (m == PM_FIN)
+			break;
+		if (m != PM_SIZE || r->nres == RTE_DIM(r->results)) {
+			r->oob_ok = false;
+			return 1;
+		}
+		res = &r->results[r->nres];
+		if (perf_run_server(&r->o, &r->sides[0], &r->oob, size, res) != 0)
+			status = 1;
+		perf_print_row(&r->o, res);
+		if (res->errors)
+			status = 1;
+		r->nres++;
+	}
+	return status;
+}
+
+/* The driving end: every size, in this process or with the memif server. */
+static int
+drive_sizes(struct perf_run *r)
+{
+	uint64_t sizes[32];
+	unsigned int nsizes;
+	int status = 0;
+
+	perf_sizes(&r->o.p, sizes, &nsizes);
+	for (unsigned int i = 0; i < nsizes && !perf_quit; i++) {
+		struct perf_result *res = &r->results[r->nres++];
+		int rc;
+
+		if (r->memif)
+			rc = perf_run_client(&r->o, &r->sides[0], &r->oob, sizes[i], res);
+		else
+			rc = perf_run_local(&r->o, &r->sides[0], &r->sides[1], sizes[i], res);
+		perf_print_row(&r->o, res);
+		for (unsigned int k = 0; k < r->nsides; k++)
+			if (perf_check_counters(&r->sides[k], r->o.verbose) != 0)
+				rc = -1;
+		if (rc != 0) {
+			status = 1;
+			fprintf(stderr, "rnic-perf: size %" PRIu64 " failed: stopping\n", sizes[i]);
+			break;
+		}
+	}
+	if (r->memif && r->oob_ok && perf_oob_send(&r->oob, PM_FIN, NULL, 0) != 0)
+		r->oob_ok = false;
+	return status;
+}
+
+/*
+ * Teardown. Over net_memif, both engines stop before either port
+ * closes, the client closes first and the server once its interrupt
+ * thread has handled the disconnect (test/memif explains why).
+ */
+static int
+teardown(struct perf_run *r)
+{
+	int status = 0;
+
+	if (!r->memif || !r->oob_ok) {
+		perf_engine_stop(r->sides, r->nsides);
+		perf_engine_close(r->sides, r->nsides, false);
+	} else if (r->server) {
+		perf_engine_stop(r->sides, r->nsides);
+		if (perf_oob_send(&r->oob, PM_FIN, NULL, 0) != 0 ||
+		    perf_oob_recv(&r->oob, PM_CLOSED, NULL, 0, 30) < 0)
+			status = 1;
+		perf_engine_close(r->sides, r->nsides, true);
+	} else {
+		if (wait_polling(&r->oob, PM_FIN, 30) != 0)
+			status = 1;
+		perf_engine_stop(r->sides, r->nsides);
+		perf_engine_close(r->sides, r->nsides, false);
+		perf_oob_send(&r->oob, PM_CLOSED, NULL, 0);
+	}
+	return status;
+}
+
+/* Ports, devices, the measurements and the report: the exit status. */
+static int
+run_test(struct perf_run *r)
+{
+	int status;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	r->memif = r->o.link == LINK_MEMIF;
+	r->server = r->memif && r->o.server;
+	r->nsides = r->memif ? 1 : 2;
+	memset(r->sides, 0, sizeof(r->sides));
+	r->sides[0].idx = r->server ? 1 : 0;
+	r->sides[1].idx = 1;
+	if (perf_engine_ports(&r->o, r->cfg, r->sides, r->nsides) != 0)
+		return 1;
+	if (setup_sides(r) != 0) {
+		perf_engine_stop(r->sides, r->nsides);
+		perf_engine_close(r->sides, r->nsides, false);
+		return 1;
+	}
+	perf_print_info(&r->o, &r->sides[0], r->server);
+	perf_print_addresses(&r->o, &r->sides[0]);
+	perf_print_header(&r->o);
+	status = r->server ? serve_sizes(r) : drive_sizes(r);
+	perf_print_footer();
+	if (r->o.json != NULL && !r->server && perf_json_write(&r->o, r->results, r->nres) != 0)
+		status = 1;
+	if (teardown(r) != 0)
+		status = 1;
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct perf_run r = { .oob = { .fd = -1, .listen_fd = -1 } };
+	char **eal_argv = argv;
+	int eal_argc = argc, rc, status;
+	bool eal_from_cfg;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (perftest_wanted(argc, argv))
+		return perftest_peer_main(argc - 1, argv);
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		perf_usage(stdout, "rnic-perf");
 		return 0;
 	}
-	/* "rnic-perf --config FILE ...": the EAL arguments come from the file. */
-	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
-		cfg = rnic_config_load_file(argv[2], err, sizeof(err));
-		if (cfg == NULL) {
-			fprintf(stderr, "rnic-perf: %s: %s\n", argv[2], err);
-			return 1;
-		}
-		eal_argc = (int)cfg->eal_argc + 1;
-		eal_argv = calloc((size_t)eal_argc + 1, sizeof(char *));
-		if (eal_argv == NULL) {
-			fprintf(stderr, "rnic-perf: out of memory\n");
-			rnic_config_free(cfg);
-			return 1;
-		}
-		eal_argv[0] = argv[0];
-		for (unsigned int i = 0; i < cfg->eal_argc; i++)
-			eal_argv[i + 1] = cfg->eal_argv[i];
-		eal_from_cfg = true;
-	}
+	if (eal_args_from_config(argc, argv, &r.cfg, &eal_argc, &eal_argv) != 0)
+		return 1;
+	eal_from_cfg = eal_argv != argv;
 	rc = rte_eal_init(eal_argc, eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "rnic-perf: EAL init failed: %s (on a machine without hugepages "
 			"give --no-huge --no-pci --no-shconf -m 1024)\n", rte_strerror(rte_errno));
-		rnic_config_free(cfg);
+		rnic_config_free(r.cfg);
 		if (eal_from_cfg)
 			free(eal_argv);
 		return 1;
@@ -176,197 +431,12 @@ main(int argc, char **argv)
 		argc -= rc;
 		argv += rc;
 	}
-	if (perf_parse_args(argc, argv, &o) != 0) {
-		fprintf(stderr, "(rnic-perf -- --help for the options)\n");
-		status = 2;
-		goto out_eal;
-	}
-	if (o.config != NULL && cfg == NULL) {
-		cfg = rnic_config_load_file(o.config, err, sizeof(err));
-		if (cfg == NULL) {
-			fprintf(stderr, "rnic-perf: %s: %s\n", o.config, err);
-			status = 1;
-			goto out_eal;
-		}
-	}
-	if (cfg != NULL) {
-		/* The ports section decides the topology. */
-		if (cfg->n_ports >= 2 && cfg->ports[0].ring_peer_idx == 1)
-			o.link = LINK_RING;
-		else if (cfg->n_ports >= 2 && cfg->ports[0].ring_peer_idx < 0)
-			o.link = LINK_PAIR;
-		else if (cfg->n_ports == 1 && cfg->ports[0].ring_peer_idx < 0)
-			o.link = LINK_MEMIF;
-		else {
-			fprintf(stderr, "rnic-perf: %s: want two ring_peer ports, two device ports "
-				"or one device port\n", o.config);
-			status = 1;
-			goto out_eal;
-		}
-		if (o.link == LINK_MEMIF && o.server == o.client) {
-			fprintf(stderr, "rnic-perf: a one-port configuration is one end of --link "
-				"memif: add --server or --client\n");
-			status = 1;
-			goto out_eal;
-		}
-		if (o.link != LINK_MEMIF && (o.server || o.client)) {
-			fprintf(stderr, "rnic-perf: --server/--client go with a one-port "
-				"(memif) configuration\n");
-			status = 1;
-			goto out_eal;
-		}
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	memif = o.link == LINK_MEMIF;
-	server = memif && o.server;
-	nsides = memif ? 1 : 2;
-	memset(sides, 0, sizeof(sides));
-	sides[0].idx = server ? 1 : 0;
-	sides[1].idx = 1;
-
-	if (perf_engine_ports(&o, cfg, sides, nsides) != 0) {
-		status = 1;
-		goto out_eal;
-	}
-	if (memif) {
-		/* The server takes the client's test parameters. */
-		if (server) {
-			struct perf_params p;
-
-			if (perf_oob_server(&oob, o.tcp_port, 600) != 0 ||
-			    perf_oob_recv(&oob, PM_PARAMS, &p, sizeof(p), 30) != (int)sizeof(p)) {
-				status = 1;
-				goto out_ports;
-			}
-			if (perf_check_params(&p, err, sizeof(err)) != 0) {
-				perf_oob_send(&oob, PM_ERROR, err, (uint32_t)strlen(err) + 1);
-				status = 1;
-				goto out_ports;
-			}
-			o.p = p;
-			perf_oob_send(&oob, PM_PARAMS_OK, NULL, 0);
-		} else {
-			if (perf_oob_client(&oob, o.host, o.tcp_port, 60) != 0 ||
-			    perf_oob_send(&oob, PM_PARAMS, &o.p, sizeof(o.p)) != 0 ||
-			    perf_oob_recv(&oob, PM_PARAMS_OK, NULL, 0, 30) < 0) {
-				status = 1;
-				goto out_ports;
-			}
-		}
-		oob_ok = true;
-	}
-	if (perf_engine_devices(&o, cfg, sides, nsides) != 0) {
-		status = 1;
-		goto out_ports;
-	}
-	for (unsigned int i = 0; i < nsides; i++) {
-		if (perf_side_create(&o, &sides[i]) != 0) {
-			status = 1;
-			goto out_ports;
-		}
-	}
-	if (memif) {
-		if (perf_exchange_info(&oob, &sides[0]) != 0) {
-			status = 1;
-			goto out_ports;
-		}
-	} else {
-		peer_local(&sides[0], &sides[1]);
-		peer_local(&sides[1], &sides[0]);
-	}
-	for (unsigned int i = 0; i < nsides; i++) {
-		if (perf_side_connect(&o, &sides[i]) != 0 ||
-		    (sides[i].own_port_setup && perf_link_wait(&sides[i], 20) != 0)) {
-			status = 1;
-			goto out_ports;
-		}
-	}
-	if (perf_engine_launch(&o, cfg, sides, nsides) != 0) {
-		status = 1;
-		goto out_ports;
-	}
-	perf_print_info(&o, &sides[0], server);
-	perf_print_addresses(&o, &sides[0]);
-	perf_print_header(&o);
-	perf_sizes(&o.p, sizes, &nsizes);
-
-	if (server) {
-		for (;;) {
-			uint64_t size;
-			int m = server_next(&oob, &size);
-
-			if (m == PM_FIN)
-				break;
-			if (m != PM_SIZE || nres == RTE_DIM(results)) {
-				oob_ok = false;
-				status = 1;
-				break;
-			}
-			if (perf_run_server(&o, &sides[0], &oob, size, &results[nres]) != 0)
-				status = 1;
-			perf_print_row(&o, &results[nres]);
-			if (results[nres].errors)
-				status = 1;
-			nres++;
-		}
-	} else {
-		for (unsigned int i = 0; i < nsizes && !perf_quit; i++) {
-			struct perf_result *r = &results[nres++];
-
-			if (memif)
-				rc = perf_run_client(&o, &sides[0], &oob, sizes[i], r);
-			else
-				rc = perf_run_local(&o, &sides[0], &sides[1], sizes[i], r);
-			perf_print_row(&o, r);
-			for (unsigned int k = 0; k < nsides; k++)
-				if (perf_check_counters(&sides[k], o.verbose) != 0)
-					rc = -1;
-			if (rc != 0) {
-				status = 1;
-				fprintf(stderr, "rnic-perf: size %" PRIu64 " failed: stopping\n",
-					sizes[i]);
-				break;
-			}
-		}
-		if (memif && oob_ok && perf_oob_send(&oob, PM_FIN, NULL, 0) != 0)
-			oob_ok = false;
-	}
-	perf_print_footer();
-	if (o.json != NULL && !server && perf_json_write(&o, results, nres) != 0)
-		status = 1;
-
-	/*
-	 * Teardown. Over net_memif, both engines stop before either port
-	 * closes, the client closes first and the server once its interrupt
-	 * thread has handled the disconnect (test/memif explains why).
-	 */
-	if (memif && oob_ok) {
-		if (server) {
-			perf_engine_stop(sides, nsides);
-			if (perf_oob_send(&oob, PM_FIN, NULL, 0) != 0 ||
-			    perf_oob_recv(&oob, PM_CLOSED, NULL, 0, 30) < 0)
-				status = 1;
-			perf_engine_close(sides, nsides, true);
-		} else {
-			if (wait_polling(&oob, PM_FIN, 30) != 0)
-				status = 1;
-			perf_engine_stop(sides, nsides);
-			perf_engine_close(sides, nsides, false);
-			perf_oob_send(&oob, PM_CLOSED, NULL, 0);
-		}
-	} else {
-		perf_engine_stop(sides, nsides);
-		perf_engine_close(sides, nsides, false);
-	}
-	goto out_eal;
-out_ports:
-	perf_engine_stop(sides, nsides);
-	perf_engine_close(sides, nsides, false);
-out_eal:
+	status = parse_run(&r, argc, argv);
+	if (status == 0)
+		status = run_test(&r);
 	rnic_app_capture_uninit();
-	perf_oob_close(&oob);
-	rnic_config_free(cfg);
+	perf_oob_close(&r.oob);
+	rnic_config_free(r.cfg);
 	if (eal_from_cfg)
 		free(eal_argv);
 	/*
@@ -377,7 +447,7 @@ out_eal:
 	 * memif server leaves without EAL cleanup: the port is closed (its
 	 * socket file removed), the process exits.
 	 */
-	if (server) {
+	if (r.server) {
 		fflush(NULL);
 		_exit(status);
 	}

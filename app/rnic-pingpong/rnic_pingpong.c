@@ -88,12 +88,6 @@ expired(void)
 
 /* Socket waits poll the engine meanwhile (ARP, late ACKs). */
 static int
-wait_fd(int fd, short ev)
-{
-	return rnic_app_sock_wait(fd, ev, deadline, engine_poll);
-}
-
-static int
 xfer(int fd, void *buf, size_t len, bool wr)
 {
 	return rnic_app_sock_xfer(fd, buf, len, wr, deadline, engine_poll);
@@ -191,70 +185,69 @@ connect_qp(struct rnic_qp *qp, struct rnic_pd *pd, const struct opts *o, uint32_
 	return 0;
 }
 
+/* The client's side: connect, send our record, read the server's, send
+ * "done". @return the socket, -1. */
+static int
+exchange_client(const struct opts *o, char msg[MSG_LEN], struct dest *rem)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->tcp_port) };
+	int fd, one = 1;
+
+	if (inet_pton(AF_INET, o->server, &sa.sin_addr) != 1) {
+		fprintf(stderr, "rnic-pingpong: bad server address %s\n", o->server);
+		return -1;
+	}
+	fd = rnic_app_sock_connect("rnic-pingpong", o->server, &sa, deadline, engine_poll);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (xfer(fd, msg, MSG_LEN, true) != 0 || xfer(fd, msg, MSG_LEN, false) != 0 ||
+	    dest_parse(msg, rem) != 0 || xfer(fd, (char *)"done", 5, true) != 0) {
+		perror("rnic-pingpong: client exchange");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The server's side up to the client's record: listen, accept, read it.
+ * @return the connection, -1; *lfd the listener (closed by the caller). */
+static int
+exchange_accept(const struct opts *o, char msg[MSG_LEN], struct dest *rem, int *lfd)
+{
+	int fd, one = 1;
+
+	fd = rnic_app_sock_accept("rnic-pingpong", o->tcp_port, lfd, deadline, engine_poll);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (xfer(fd, msg, MSG_LEN, false) != 0 || dest_parse(msg, rem) != 0) {
+		perror("rnic-pingpong: server read");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The out-of-band exchange; the server connects @p qp in the middle. */
 static int
 exchange(const struct opts *o, const struct dest *me, struct dest *rem,
 	 struct rnic_qp *qp, struct rnic_pd *pd, struct rnic_ah **ah)
 {
 	char msg[MSG_LEN] = { 0 }, done[5];
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->tcp_port) };
-	int fd = -1, lfd = -1, one = 1, rc = -1;
+	int fd, lfd = -1, rc = -1;
 
 	dest_fmt(me, msg);
 	if (o->server != NULL) {
-		if (inet_pton(AF_INET, o->server, &sa.sin_addr) != 1) {
-			fprintf(stderr, "rnic-pingpong: bad server address %s\n", o->server);
+		fd = exchange_client(o, msg, rem);
+		if (fd < 0)
 			return -1;
-		}
-		/* The server may not listen yet: retry until the deadline. */
-		for (;;) {
-			fd = socket(AF_INET, SOCK_STREAM, 0);
-			if (fd < 0)
-				return -1;
-			if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-				break;
-			close(fd);
-			fd = -1;
-			if (expired()) {
-				fprintf(stderr, "rnic-pingpong: couldn't connect to %s:%u\n",
-					o->server, o->tcp_port);
-				return -1;
-			}
-			for (int i = 0; i < 200; i++) {
-				engine_poll();
-				usleep(500);
-			}
-		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (xfer(fd, msg, MSG_LEN, true) != 0 || xfer(fd, msg, MSG_LEN, false) != 0 ||
-		    dest_parse(msg, rem) != 0 || xfer(fd, (char *)"done", 5, true) != 0) {
-			perror("rnic-pingpong: client exchange");
-			goto out;
-		}
-		rc = 0;
-		goto out;
+		close(fd);
+		return 0;
 	}
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0)
-		return -1;
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 1) != 0) {
-		fprintf(stderr, "rnic-pingpong: couldn't listen to port %u: %s\n", o->tcp_port,
-			strerror(errno));
+	fd = exchange_accept(o, msg, rem, &lfd);
+	if (fd < 0)
 		goto out;
-	}
-	printf("rnic-pingpong: listening on port %u\n", o->tcp_port);
-	fflush(stdout);
-	if (wait_fd(lfd, POLLIN) != 0 || (fd = accept(lfd, NULL, NULL)) < 0) {
-		perror("rnic-pingpong: accept");
-		goto out;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (xfer(fd, msg, MSG_LEN, false) != 0 || dest_parse(msg, rem) != 0) {
-		perror("rnic-pingpong: server read");
-		goto out;
-	}
 	if (connect_qp(qp, pd, o, me->psn, rem, ah) != 0)
 		goto out;
 	dest_fmt(me, msg);
@@ -330,25 +323,250 @@ parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* One run: the verbs objects, the buffer, and the counts. */
+struct pp_run {
+	struct opts o;
+	struct dest me, rem;
+	struct rnic_pd *pd;
+	struct rnic_mr *mr;
+	struct rnic_cq *cq;
+	struct rnic_qp *qp;
+	struct rnic_ah *ah;
+	uint8_t *sbuf, *rbuf;    /* the send message, then rx_depth receive slots */
+	uint32_t slot_len;       /* a receive slot: the message, after a GRH for UD */
+	uint32_t rq_next, routs; /* receives posted in all, outstanding */
+	uint32_t rcnt, scnt, errors, pending;
+	uint64_t bytes_ok;
+};
+
+/* The buffer, PD, MR, CQ and QP, brought to INIT. */
+static int
+create_qp(struct pp_run *r)
+{
+	const struct opts *o = &r->o;
+	struct rnic_qp_init_attr qa = { 0 };
+	struct rnic_qp_attr a = { 0 };
+
+	r->slot_len = o->size + (o->type == RNIC_QPT_UD ? GRH_LEN : 0);
+	r->sbuf = aligned_alloc(4096, RTE_ALIGN_CEIL((size_t)o->size +
+						     (size_t)r->slot_len * o->rx_depth, 4096));
+	if (r->sbuf == NULL) {
+		fprintf(stderr, "rnic-pingpong: out of memory\n");
+		return -1;
+	}
+	r->rbuf = r->sbuf + o->size;
+	memset(r->sbuf, PP_BYTE, o->size);
+	memset(r->rbuf, 0, (size_t)r->slot_len * o->rx_depth);
+	r->pd = rnic_alloc_pd(dev);
+	r->mr = r->pd ? rnic_reg_mr(r->pd, r->sbuf, o->size + (uint64_t)r->slot_len * o->rx_depth,
+				    RNIC_ACCESS_LOCAL_WRITE) : NULL;
+	r->cq = rnic_create_cq(dev, o->rx_depth + 16);
+	qa.send_cq = qa.recv_cq = r->cq;
+	qa.qp_type = o->type;
+	qa.cap = (struct rnic_qp_cap){ .max_send_wr = 4, .max_recv_wr = o->rx_depth,
+				       .max_send_sge = 1, .max_recv_sge = 1 };
+	r->qp = r->mr && r->cq ? rnic_create_qp(r->pd, &qa) : NULL;
+	if (r->qp == NULL) {
+		fprintf(stderr, "rnic-pingpong: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	a.qp_state = RNIC_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qkey = UD_QKEY;
+	if (rnic_modify_qp(r->qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
+			   (o->type == RNIC_QPT_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS)) != 0) {
+		fprintf(stderr, "rnic-pingpong: modify QP to INIT failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* One receive, into the next slot of its own so that each is checked. */
+static int
+post_recv(struct pp_run *r)
+{
+	struct rnic_sge rs = { .addr = (uintptr_t)(r->rbuf + (size_t)r->slot_len *
+						   (r->rq_next % r->o.rx_depth)),
+			       .length = r->slot_len, .lkey = rnic_mr_lkey(r->mr) };
+	struct rnic_recv_wr rw = { .wr_id = WRID_RECV, .sg_list = &rs, .num_sge = 1 }, *bad;
+
+	if (rnic_post_recv(r->qp, &rw, &bad) != 0) {
+		fprintf(stderr, "rnic-pingpong: post_recv failed\n");
+		return -1;
+	}
+	r->rq_next++;
+	r->routs++;
+	return 0;
+}
+
+static int
+post_send(struct pp_run *r)
+{
+	struct rnic_sge sge = { .addr = (uintptr_t)r->sbuf, .length = r->o.size,
+				.lkey = rnic_mr_lkey(r->mr) };
+	struct rnic_send_wr sw = { .wr_id = WRID_SEND, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED }, *bad;
+
+	if (r->o.type == RNIC_QPT_UD) {
+		sw.wr.ud.ah = r->ah;
+		sw.wr.ud.remote_qpn = r->rem.qpn;
+		sw.wr.ud.remote_qkey = UD_QKEY;
+	}
+	if (rnic_post_send(r->qp, &sw, &bad) != 0) {
+		fprintf(stderr, "rnic-pingpong: post_send failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Our QP record out, the peer's in, the QP connected. */
+static int
+connect_peer(struct pp_run *r)
 {
 	static const char *tn[] = { [RNIC_QPT_RC] = "RC", [RNIC_QPT_UC] = "UC",
 				    [RNIC_QPT_UD] = "UD" };
-	uint32_t slot_len, routs = 0, rcnt = 0, scnt = 0, pending, errors = 0, rq_next = 0;
-	struct rnic_qp_init_attr qa = { 0 };
-	struct rnic_qp_attr a = { 0 };
-	struct dest me = { 0 }, rem = { 0 };
-	struct rnic_ah *ah = NULL;
+	struct dest *me = &r->me, *rem = &r->rem;
+
+	srand48(getpid() * time(NULL));
+	me->qpn = rnic_qp_num(r->qp);
+	me->psn = lrand48() & 0xffffff;
+	me->gid[10] = me->gid[11] = 0xff;
+	memcpy(me->gid + 12, &r->o.ip, 4);
+	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u (%s)\n",
+	       me->lid, me->qpn, me->psn, me->gid[12], me->gid[13], me->gid[14], me->gid[15],
+	       tn[r->o.type]);
+	if (exchange(&r->o, me, rem, r->qp, r->pd, &r->ah) != 0)
+		return -1;
+	printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n",
+	       rem->lid, rem->qpn, rem->psn, rem->gid[12], rem->gid[13], rem->gid[14],
+	       rem->gid[15]);
+	fflush(stdout);
+	if (r->o.server != NULL && connect_qp(r->qp, r->pd, &r->o, me->psn, rem, &r->ah) != 0)
+		return -1;
+	return 0;
+}
+
+/* A receive completed: check its length and every byte, then post the
+ * slot again. */
+static int
+on_recv(struct pp_run *r, const struct rnic_wc *wc)
+{
+	const struct opts *o = &r->o;
+	uint8_t *p = r->rbuf + (size_t)r->slot_len * (r->rcnt % o->rx_depth);
+	uint32_t off = o->type == RNIC_QPT_UD ? GRH_LEN : 0;
+
+	if (wc->byte_len != r->slot_len) {
+		fprintf(stderr, "rnic-pingpong: receive %u: %u bytes, want %u\n",
+			r->rcnt, wc->byte_len, r->slot_len);
+		r->errors++;
+	}
+	for (uint32_t k = 0; k < o->size; k++) {
+		if (p[off + k] != PP_BYTE && !(k % 4096 == 0 && p[off + k] == 0)) {
+			fprintf(stderr, "rnic-pingpong: receive %u: byte %u is 0x%02x, want "
+				"0x%02x\n", r->rcnt, k, p[off + k], PP_BYTE);
+			r->errors++;
+			break;
+		}
+	}
+	if (r->errors == 0)
+		r->bytes_ok += o->size;
+	memset(p, 0, r->slot_len);
+	r->rcnt++;
+	r->routs--;
+	return post_recv(r);
+}
+
+/* One completion; the next SEND once both the last one and a receive
+ * completed. */
+static int
+on_wc(struct pp_run *r, const struct rnic_wc *wc)
+{
+	if (wc->status != RNIC_WC_SUCCESS) {
+		fprintf(stderr, "rnic-pingpong: failed status %s (%d) for wr_id %d\n",
+			rnic_wc_status_str(wc->status), wc->status, (int)wc->wr_id);
+		r->errors++;
+		return 0;
+	}
+	if (wc->wr_id == WRID_SEND) {
+		r->scnt++;
+	} else if (wc->wr_id == WRID_RECV) {
+		if (on_recv(r, wc) != 0)
+			return -1;
+	} else {
+		fprintf(stderr, "rnic-pingpong: completion for unknown wr_id %d\n",
+			(int)wc->wr_id);
+		r->errors++;
+		return 0;
+	}
+	r->pending &= ~(uint32_t)wc->wr_id;
+	if (r->scnt < r->o.iters && r->pending == 0) {
+		if (post_send(r) != 0)
+			return -1;
+		r->pending = WRID_RECV | WRID_SEND;
+	}
+	return 0;
+}
+
+/* iters messages each way, or the first error, timed from @p t0 (after
+ * the client's first SEND). -1 when a post failed. */
+static int
+pingpong(struct pp_run *r, struct timeval *t0)
+{
+	const struct opts *o = &r->o;
+
+	r->pending = WRID_RECV;
+	if (o->server != NULL) {
+		if (post_send(r) != 0)
+			return -1;
+		r->pending |= WRID_SEND;
+	}
+	gettimeofday(t0, NULL);
+	while ((r->rcnt < o->iters || r->scnt < o->iters) && r->errors == 0) {
+		struct rnic_wc wc[8];
+		int n;
+
+		engine_poll();
+		n = rnic_poll_cq(r->cq, RTE_DIM(wc), wc);
+		if (n == 0 && expired()) {
+			fprintf(stderr, "rnic-pingpong: timed out after %u s: sent %u, received %u "
+				"of %u\n", o->timeout_s, r->scnt, r->rcnt, o->iters);
+			r->errors++;
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			if (on_wc(r, &wc[i]) != 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* The examples' two result lines, then "verified:" once the last ACKs
+ * (RC) and anything queued have left. */
+static void
+report(const struct pp_run *r, const struct timeval *t0, const struct timeval *t1)
+{
+	double usec = (t1->tv_sec - t0->tv_sec) * 1e6 + (t1->tv_usec - t0->tv_usec);
+	long long bytes = (long long)r->o.size * r->o.iters * 2;
+	uint64_t end;
+
+	printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6,
+	       bytes * 8. / usec);
+	printf("%u iters in %.2f seconds = %.2f usec/iter\n", r->o.iters, usec / 1e6,
+	       usec / r->o.iters);
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (rte_get_tsc_cycles() < end)
+		engine_poll();
+	printf("verified: messages=%u bytes=%" PRIu64 " errors=%u\n", r->rcnt, r->bytes_ok,
+	       r->errors);
+	fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct pp_run r;
 	struct timeval t0, t1;
-	uint64_t bytes_ok = 0;
-	struct rnic_sge sge;
-	struct rnic_mr *mr;
-	struct rnic_pd *pd;
-	struct rnic_cq *cq;
-	struct rnic_qp *qp;
-	uint8_t *sbuf = NULL, *rbuf;
-	struct opts o;
 	int n, status = 1;
 
 	n = rte_eal_init(argc, argv);
@@ -360,181 +578,32 @@ main(int argc, char **argv)
 	argv += n;
 	/* From here every exit goes through "out", which frees what main
 	 * holds (the device with its PD, MR, CQ, QP and AH; the buffer). */
-	if (parse_args(argc, argv, &o) != 0) {
+	if (parse_args(argc, argv, &r.o) != 0) {
 		usage();
 		goto out;
 	}
-	dev = rnic_app_peer_dev("rnic-pingpong", o.port_id, o.ip, 8192);
+	dev = rnic_app_peer_dev("rnic-pingpong", r.o.port_id, r.o.ip, 8192);
 	if (dev == NULL)
 		goto out;
-	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
-
-	slot_len = o.size + (o.type == RNIC_QPT_UD ? GRH_LEN : 0);
-	sbuf = aligned_alloc(4096, RTE_ALIGN_CEIL((size_t)o.size + (size_t)slot_len * o.rx_depth,
-						   4096));
-	if (sbuf == NULL) {
-		fprintf(stderr, "rnic-pingpong: out of memory\n");
+	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * r.o.timeout_s;
+	if (create_qp(&r) != 0)
 		goto out;
-	}
-	rbuf = sbuf + o.size;
-	memset(sbuf, PP_BYTE, o.size);
-	memset(rbuf, 0, (size_t)slot_len * o.rx_depth);
-	pd = rnic_alloc_pd(dev);
-	mr = pd ? rnic_reg_mr(pd, sbuf, o.size + (uint64_t)slot_len * o.rx_depth,
-			      RNIC_ACCESS_LOCAL_WRITE) : NULL;
-	cq = rnic_create_cq(dev, o.rx_depth + 16);
-	qa.send_cq = qa.recv_cq = cq;
-	qa.qp_type = o.type;
-	qa.cap = (struct rnic_qp_cap){ .max_send_wr = 4, .max_recv_wr = o.rx_depth,
-				       .max_send_sge = 1, .max_recv_sge = 1 };
-	qp = mr && cq ? rnic_create_qp(pd, &qa) : NULL;
-	if (qp == NULL) {
-		fprintf(stderr, "rnic-pingpong: PD/MR/CQ/QP: %s\n", rte_strerror(rte_errno));
+	/* Receives first. */
+	for (uint32_t i = 0; i < r.o.rx_depth; i++)
+		if (post_recv(&r) != 0)
+			goto out;
+	if (connect_peer(&r) != 0)
 		goto out;
-	}
-	a.qp_state = RNIC_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qkey = UD_QKEY;
-	if (rnic_modify_qp(qp, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
-			   (o.type == RNIC_QPT_UD ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS)) != 0) {
-		fprintf(stderr, "rnic-pingpong: modify QP to INIT failed\n");
+	if (pingpong(&r, &t0) != 0)
 		goto out;
-	}
-
-	/* Receives first, each into a slot of its own so each is checked. */
-#define POST_RECV() do { \
-		struct rnic_sge rs = { .addr = (uintptr_t)(rbuf + (size_t)slot_len * \
-					(rq_next % o.rx_depth)), .length = slot_len, \
-				       .lkey = rnic_mr_lkey(mr) }; \
-		struct rnic_recv_wr rw = { .wr_id = WRID_RECV, .sg_list = &rs, .num_sge = 1 }, *bad; \
-		if (rnic_post_recv(qp, &rw, &bad) != 0) { \
-			fprintf(stderr, "rnic-pingpong: post_recv failed\n"); \
-			goto out; \
-		} \
-		rq_next++; routs++; \
-	} while (0)
-	for (uint32_t i = 0; i < o.rx_depth; i++)
-		POST_RECV();
-
-	srand48(getpid() * time(NULL));
-	me.qpn = rnic_qp_num(qp);
-	me.psn = lrand48() & 0xffffff;
-	me.gid[10] = me.gid[11] = 0xff;
-	memcpy(me.gid + 12, &o.ip, 4);
-	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u (%s)\n",
-	       me.lid, me.qpn, me.psn, me.gid[12], me.gid[13], me.gid[14], me.gid[15], tn[o.type]);
-	if (exchange(&o, &me, &rem, qp, pd, &ah) != 0)
-		goto out;
-	printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID ::ffff:%u.%u.%u.%u\n",
-	       rem.lid, rem.qpn, rem.psn, rem.gid[12], rem.gid[13], rem.gid[14], rem.gid[15]);
-	fflush(stdout);
-	if (o.server != NULL && connect_qp(qp, pd, &o, me.psn, &rem, &ah) != 0)
-		goto out;
-
-	sge = (struct rnic_sge){ .addr = (uintptr_t)sbuf, .length = o.size,
-				 .lkey = rnic_mr_lkey(mr) };
-#define POST_SEND() do { \
-		struct rnic_send_wr sw = { .wr_id = WRID_SEND, .sg_list = &sge, .num_sge = 1, \
-			.opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED }, *bad; \
-		if (o.type == RNIC_QPT_UD) { \
-			sw.wr.ud.ah = ah; sw.wr.ud.remote_qpn = rem.qpn; \
-			sw.wr.ud.remote_qkey = UD_QKEY; \
-		} \
-		if (rnic_post_send(qp, &sw, &bad) != 0) { \
-			fprintf(stderr, "rnic-pingpong: post_send failed\n"); \
-			goto out; \
-		} \
-	} while (0)
-	pending = WRID_RECV;
-	if (o.server != NULL) {
-		POST_SEND();
-		pending |= WRID_SEND;
-	}
-	gettimeofday(&t0, NULL);
-	while ((rcnt < o.iters || scnt < o.iters) && errors == 0) {
-		struct rnic_wc wc[8];
-
-		engine_poll();
-		n = rnic_poll_cq(cq, RTE_DIM(wc), wc);
-		if (n == 0 && expired()) {
-			fprintf(stderr, "rnic-pingpong: timed out after %u s: sent %u, received %u "
-				"of %u\n", o.timeout_s, scnt, rcnt, o.iters);
-			errors++;
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RNIC_WC_SUCCESS) {
-				fprintf(stderr, "rnic-pingpong: failed status %s (%d) for wr_id %d\n",
-					rnic_wc_status_str(wc[i].status), wc[i].status,
-					(int)wc[i].wr_id);
-				errors++;
-				continue;
-			}
-			if (wc[i].wr_id == WRID_SEND) {
-				scnt++;
-			} else if (wc[i].wr_id == WRID_RECV) {
-				uint8_t *p = rbuf + (size_t)slot_len * (rcnt % o.rx_depth);
-				uint32_t off = o.type == RNIC_QPT_UD ? GRH_LEN : 0;
-
-				if (wc[i].byte_len != slot_len) {
-					fprintf(stderr, "rnic-pingpong: receive %u: %u bytes, want %u\n",
-						rcnt, wc[i].byte_len, slot_len);
-					errors++;
-				}
-				for (uint32_t k = 0; k < o.size; k++) {
-					if (p[off + k] != PP_BYTE && !(k % 4096 == 0 && p[off + k] == 0)) {
-						fprintf(stderr, "rnic-pingpong: receive %u: byte %u is "
-							"0x%02x, want 0x%02x\n", rcnt, k, p[off + k],
-							PP_BYTE);
-						errors++;
-						break;
-					}
-				}
-				if (errors == 0)
-					bytes_ok += o.size;
-				memset(p, 0, slot_len);
-				rcnt++;
-				routs--;
-				POST_RECV();
-			} else {
-				fprintf(stderr, "rnic-pingpong: completion for unknown wr_id %d\n",
-					(int)wc[i].wr_id);
-				errors++;
-				continue;
-			}
-			pending &= ~(uint32_t)wc[i].wr_id;
-			if (scnt < o.iters && pending == 0) {
-				POST_SEND();
-				pending = WRID_RECV | WRID_SEND;
-			}
-		}
-	}
 	gettimeofday(&t1, NULL);
-	{
-		double usec = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_usec - t0.tv_usec);
-		long long bytes = (long long)o.size * o.iters * 2;
-
-		printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6,
-		       bytes * 8. / usec);
-		printf("%u iters in %.2f seconds = %.2f usec/iter\n", o.iters, usec / 1e6,
-		       usec / o.iters);
-	}
-	/* Let the last ACKs (RC) and anything queued leave before going. */
-	{
-		uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
-
-		while (rte_get_tsc_cycles() < end)
-			engine_poll();
-	}
-	printf("verified: messages=%u bytes=%" PRIu64 " errors=%u\n", rcnt, bytes_ok, errors);
-	fflush(stdout);
-	status = errors == 0 && rcnt == o.iters && scnt == o.iters ? 0 : 1;
+	report(&r, &t0, &t1);
+	status = r.errors == 0 && r.rcnt == r.o.iters && r.scnt == r.o.iters ? 0 : 1;
 out:
 	/* The device frees its QP, AH, CQ, MR and PD; the buffer is ours. */
 	rnic_dev_destroy(dev);
 	dev = NULL;
-	free(sbuf);
+	free(r.sbuf);
 	rte_eal_cleanup();
 	return status;
 }

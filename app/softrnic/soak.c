@@ -83,188 +83,265 @@ post_recv(const struct soak_side *sp, const struct soak_common *c, uint64_t j)
 	return rnic_post_recv(sp->peer, &wr, &bad);
 }
 
+/* One run over one QP pair: what is in flight and what is expected next. */
+struct soak_run {
+	const struct soak_side *sp;
+	const struct soak_common *c;
+	struct soak_result *r;
+	struct msg *msgs;
+	uint64_t s;                          /* the message mix's generator */
+	uint64_t posted, done, sends, fadds;
+	uint64_t recv_posted, recv_next, send_expect, fadd_expect;
+	uint64_t *counter, counter0;         /* the FetchAdd target, its start */
+};
+
+/* Slot @p j's place in the requester's and the responder's MR. */
+static uint8_t *
+lslot(const struct soak_run *st, uint64_t j)
+{
+	return st->sp->lmem + (j % st->c->depth) * SOAK_MAX_SIZE;
+}
+
+static uint8_t *
+rslot(const struct soak_run *st, uint64_t j)
+{
+	return st->sp->rmem + (j % st->c->depth) * SOAK_MAX_SIZE;
+}
+
+/* Message number @p st->posted: draw its operation and size, fill the
+ * data it carries, post it. */
+static int
+soak_post_one(struct soak_run *st)
+{
+	const struct soak_side *sp = st->sp;
+	struct msg *m = &st->msgs[st->posted];
+	uint8_t *l = lslot(st, st->posted), *rm = rslot(st, st->posted);
+	struct rnic_sge sge = { (uintptr_t)l, 0, rnic_mr_lkey(sp->lmr) };
+	struct rnic_send_wr wr = { .wr_id = st->posted, .sg_list = &sge, .num_sge = 1,
+				   .send_flags = RNIC_SEND_SIGNALED };
+	struct rnic_send_wr *bad;
+
+	m->op = (uint8_t)(rng(&st->s) % OP_N);
+	m->size = m->op == OP_FADD ? 8 : (uint32_t)(8 + rng(&st->s) % (st->c->max_size - 7));
+	sge.length = m->size;
+	wr.wr.rdma.remote_addr = (uintptr_t)rm;
+	wr.wr.rdma.rkey = rnic_mr_rkey(sp->rmr);
+	switch (m->op) {
+	case OP_WRITE:
+		pattern(l, m->size, st->posted);
+		wr.opcode = RNIC_WR_RDMA_WRITE;
+		break;
+	case OP_READ:
+		pattern(rm, m->size, st->posted);
+		memset(l, 0, m->size);
+		wr.opcode = RNIC_WR_RDMA_READ;
+		break;
+	case OP_SEND:
+		m->seq = st->sends++;
+		pattern(l, m->size, m->seq);
+		wr.opcode = RNIC_WR_SEND;
+		break;
+	default:
+		m->seq = st->fadds++;
+		wr.opcode = RNIC_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = (uintptr_t)st->counter;
+		wr.wr.atomic.rkey = rnic_mr_rkey(sp->rmr);
+		wr.wr.atomic.compare_add = 1;
+		break;
+	}
+	if (rnic_post_send(sp->qp, &wr, &bad) != 0)
+		return -1;
+	st->posted++;
+	return 0;
+}
+
+/* Message @p st->done completed: its data, or the value its FetchAdd
+ * returned (exactly once, in order: the k-th add saw start + k). */
+static void
+soak_check_done(struct soak_run *st)
+{
+	const struct msg *m = &st->msgs[st->done];
+	struct soak_result *r = st->r;
+
+	if (m->op == OP_WRITE && !pattern_ok(rslot(st, st->done), m->size, st->done))
+		r->corrupted++;
+	if (m->op == OP_READ && !pattern_ok(lslot(st, st->done), m->size, st->done))
+		r->corrupted++;
+	if (m->op == OP_FADD) {
+		uint64_t got;
+
+		memcpy(&got, lslot(st, st->done), 8);
+		if (got != st->counter0 + st->fadd_expect) {
+			if (got < st->counter0 + st->fadd_expect)
+				r->duplicated++;
+			else
+				r->lost++;
+		}
+		st->fadd_expect++;
+	}
+	r->bytes += m->size;
+	st->done++;
+}
+
+/* A requester completion: in order, each checked. */
+static int
+on_send_wc(struct soak_run *st, const struct rnic_wc *wc)
+{
+	struct soak_result *r = st->r;
+
+	if (wc->status != RNIC_WC_SUCCESS) {
+		fprintf(stderr, "soak: message %" PRIu64 " failed: %s\n", wc->wr_id,
+			rnic_wc_status_str(wc->status));
+		r->lost++;
+		return -1;
+	}
+	if (wc->wr_id != st->done) {
+		fprintf(stderr, "soak: completion %" PRIu64 " out of order (want %" PRIu64 ")\n",
+			wc->wr_id, st->done);
+		if (wc->wr_id < st->done)
+			r->duplicated++;
+		else
+			r->lost++;
+		return -1;
+	}
+	soak_check_done(st);
+	return 0;
+}
+
+/* The next receive's slot in the responder's MR. */
+static const uint8_t *
+recv_slot(const struct soak_run *st)
+{
+	return st->sp->rmem + st->sp->recv_off +
+	       (uint64_t)(st->recv_next % st->c->depth) * SOAK_MAX_SIZE;
+}
+
+/* A responder-side receive: SENDs arrive once, in order, intact. */
+static int
+on_recv_wc(struct soak_run *st, const struct rnic_wc *wc)
+{
+	struct soak_result *r = st->r;
+	const uint8_t *p = recv_slot(st);
+	uint64_t seq;
+
+	if (wc->status != RNIC_WC_SUCCESS || wc->wr_id != st->recv_next) {
+		fprintf(stderr, "soak: receive %" PRIu64 ": %s\n", wc->wr_id,
+			rnic_wc_status_str(wc->status));
+		r->lost++;
+		return -1;
+	}
+	memcpy(&seq, p, 8);
+	if (seq != st->send_expect) {
+		if (seq < st->send_expect)
+			r->duplicated++;
+		else
+			r->lost++;
+	} else if (!pattern_ok(p, wc->byte_len, seq)) {
+		r->corrupted++;
+	}
+	st->send_expect = seq + 1;
+	st->recv_next++;
+	return post_recv(st->sp, st->c, st->recv_posted++) != 0 ? -1 : 0;
+}
+
+/* The completions @p cq has, each to @p on_wc, up to the first failure. */
+static int
+soak_reap(struct soak_run *st, struct rnic_cq *cq,
+	  int (*on_wc)(struct soak_run *st, const struct rnic_wc *wc))
+{
+	struct rnic_wc wc[32];
+	int n = rnic_poll_cq(cq, RTE_DIM(wc), wc);
+
+	for (int k = 0; k < n; k++)
+		if (on_wc(st, &wc[k]) != 0)
+			return -1;
+	return 0;
+}
+
+/* Every message completed: the last receives may still be on their way
+ * (a bounded wait); then what never arrived, and the counter's value. */
+static void
+soak_finish(struct soak_run *st)
+{
+	struct soak_result *r = st->r;
+
+	for (uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() * 5;
+	     st->send_expect < st->sends && rte_get_tsc_cycles() < end; rte_pause()) {
+		struct rnic_wc wc;
+
+		if (rnic_poll_cq(st->sp->peer_rcq, 1, &wc) == 1) {
+			const uint8_t *p = recv_slot(st);
+			uint64_t seq;
+
+			memcpy(&seq, p, 8);
+			if (wc.status != RNIC_WC_SUCCESS || seq != st->send_expect ||
+			    !pattern_ok(p, wc.byte_len, seq))
+				r->corrupted++;
+			st->send_expect++;
+			st->recv_next++;
+		}
+	}
+	if (st->send_expect != st->sends)
+		r->lost += st->sends - st->send_expect;
+	if (__atomic_load_n(st->counter, __ATOMIC_RELAXED) != st->counter0 + st->fadds) {
+		fprintf(stderr, "soak: counter %" PRIu64 " want %" PRIu64 "\n",
+			*st->counter, st->counter0 + st->fadds);
+		r->corrupted++;
+	}
+}
+
+/* depth messages kept in flight until every one completed, each checked. */
+static int
+soak_pump(struct soak_run *st, volatile int *quit, uint64_t deadline)
+{
+	const struct soak_common *c = st->c;
+
+	while (st->done < c->messages) {
+		if (*quit || rte_get_tsc_cycles() > deadline) {
+			fprintf(stderr, "soak: timed out after %" PRIu64 " of %" PRIu64 " messages\n",
+				st->done, c->messages);
+			return -1;
+		}
+		while (st->posted < c->messages && st->posted - st->done < c->depth)
+			if (soak_post_one(st) != 0)
+				return -1;
+		if (soak_reap(st, st->sp->scq, on_send_wc) != 0 ||
+		    soak_reap(st, st->sp->peer_rcq, on_recv_wc) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 soak_once(const struct soak_side *sp, const struct soak_common *c, struct soak_result *r,
 	  volatile int *quit)
 {
-	struct msg *msgs = calloc(c->messages, sizeof(*msgs));
-	uint64_t s = c->seed | 1, posted = 0, done = 0, sends = 0, fadds = 0;
-	uint64_t recv_posted = 0, recv_next = 0, send_expect = 0, fadd_expect = 0;
-	uint64_t counter0, t0, deadline, rt0 = retransmits(sp);
-	uint64_t *counter = (uint64_t *)(sp->rmem + sp->counter_off);
-	int rc = 0;
+	struct soak_run st = {
+		.sp = sp, .c = c, .r = r, .s = c->seed | 1,
+		.counter = (uint64_t *)(sp->rmem + sp->counter_off),
+	};
+	uint64_t t0, rt0 = retransmits(sp);
+	int rc = -1;
 
-	if (msgs == NULL)
+	st.msgs = calloc(c->messages, sizeof(*st.msgs));
+	if (st.msgs == NULL)
 		return -1;
 	memset(r, 0, sizeof(*r));
-	counter0 = __atomic_load_n(counter, __ATOMIC_RELAXED);
-	for (; recv_posted < c->depth; recv_posted++)
-		if (post_recv(sp, c, recv_posted) != 0)
-			goto fail;
+	st.counter0 = __atomic_load_n(st.counter, __ATOMIC_RELAXED);
+	for (; st.recv_posted < c->depth; st.recv_posted++)
+		if (post_recv(sp, c, st.recv_posted) != 0)
+			break;
 	t0 = rte_get_tsc_cycles();
-	deadline = t0 + rte_get_tsc_hz() * c->timeout_s;
-	while (done < c->messages) {
-		struct rnic_wc wc[32];
-		int n;
-
-		if (*quit || rte_get_tsc_cycles() > deadline) {
-			fprintf(stderr, "soak: timed out after %" PRIu64 " of %" PRIu64 " messages\n",
-				done, c->messages);
-			goto fail;
-		}
-		/* Keep depth messages in flight. */
-		while (posted < c->messages && posted - done < c->depth) {
-			struct msg *m = &msgs[posted];
-			uint32_t slot = (uint32_t)(posted % c->depth);
-			uint8_t *l = sp->lmem + (uint64_t)slot * SOAK_MAX_SIZE;
-			uint8_t *rm = sp->rmem + (uint64_t)slot * SOAK_MAX_SIZE;
-			struct rnic_sge sge = { (uintptr_t)l, 0, rnic_mr_lkey(sp->lmr) };
-			struct rnic_send_wr wr = { .wr_id = posted, .sg_list = &sge, .num_sge = 1,
-						   .send_flags = RNIC_SEND_SIGNALED };
-			struct rnic_send_wr *bad;
-
-			m->op = (uint8_t)(rng(&s) % OP_N);
-			m->size = m->op == OP_FADD ? 8 :
-				  (uint32_t)(8 + rng(&s) % (c->max_size - 7));
-			sge.length = m->size;
-			wr.wr.rdma.remote_addr = (uintptr_t)rm;
-			wr.wr.rdma.rkey = rnic_mr_rkey(sp->rmr);
-			switch (m->op) {
-			case OP_WRITE:
-				pattern(l, m->size, posted);
-				wr.opcode = RNIC_WR_RDMA_WRITE;
-				break;
-			case OP_READ:
-				pattern(rm, m->size, posted);
-				memset(l, 0, m->size);
-				wr.opcode = RNIC_WR_RDMA_READ;
-				break;
-			case OP_SEND:
-				m->seq = sends++;
-				pattern(l, m->size, m->seq);
-				wr.opcode = RNIC_WR_SEND;
-				break;
-			default:
-				m->seq = fadds++;
-				wr.opcode = RNIC_WR_ATOMIC_FETCH_AND_ADD;
-				wr.wr.atomic.remote_addr = (uintptr_t)counter;
-				wr.wr.atomic.rkey = rnic_mr_rkey(sp->rmr);
-				wr.wr.atomic.compare_add = 1;
-				break;
-			}
-			if (rnic_post_send(sp->qp, &wr, &bad) != 0)
-				goto fail;
-			posted++;
-		}
-		/* Requester completions: in order, each checked. */
-		n = rnic_poll_cq(sp->scq, RTE_DIM(wc), wc);
-		for (int k = 0; k < n; k++) {
-			struct msg *m;
-			uint32_t slot;
-			const uint8_t *l, *rm;
-
-			if (wc[k].status != RNIC_WC_SUCCESS) {
-				fprintf(stderr, "soak: message %" PRIu64 " failed: %s\n", wc[k].wr_id,
-					rnic_wc_status_str(wc[k].status));
-				r->lost++;
-				goto fail;
-			}
-			if (wc[k].wr_id != done) {
-				fprintf(stderr, "soak: completion %" PRIu64 " out of order (want %"
-					PRIu64 ")\n", wc[k].wr_id, done);
-				if (wc[k].wr_id < done)
-					r->duplicated++;
-				else
-					r->lost++;
-				goto fail;
-			}
-			m = &msgs[done];
-			slot = (uint32_t)(done % c->depth);
-			l = sp->lmem + (uint64_t)slot * SOAK_MAX_SIZE;
-			rm = sp->rmem + (uint64_t)slot * SOAK_MAX_SIZE;
-			if (m->op == OP_WRITE && !pattern_ok(rm, m->size, done))
-				r->corrupted++;
-			if (m->op == OP_READ && !pattern_ok(l, m->size, done))
-				r->corrupted++;
-			if (m->op == OP_FADD) {
-				uint64_t got;
-
-				memcpy(&got, l, 8);
-				/* Exactly once, in order: the k-th add saw start + k. */
-				if (got != counter0 + fadd_expect) {
-					if (got < counter0 + fadd_expect)
-						r->duplicated++;
-					else
-						r->lost++;
-				}
-				fadd_expect++;
-			}
-			r->bytes += m->size;
-			done++;
-		}
-		/* Responder-side receives: SENDs arrive once, in order, intact. */
-		n = rnic_poll_cq(sp->peer_rcq, RTE_DIM(wc), wc);
-		for (int k = 0; k < n; k++) {
-			uint32_t slot = (uint32_t)(recv_next % c->depth);
-			const uint8_t *p = sp->rmem + sp->recv_off + (uint64_t)slot * SOAK_MAX_SIZE;
-			uint64_t seq;
-
-			if (wc[k].status != RNIC_WC_SUCCESS || wc[k].wr_id != recv_next) {
-				fprintf(stderr, "soak: receive %" PRIu64 ": %s\n", wc[k].wr_id,
-					rnic_wc_status_str(wc[k].status));
-				r->lost++;
-				goto fail;
-			}
-			memcpy(&seq, p, 8);
-			if (seq != send_expect) {
-				if (seq < send_expect)
-					r->duplicated++;
-				else
-					r->lost++;
-			} else if (!pattern_ok(p, wc[k].byte_len, seq)) {
-				r->corrupted++;
-			}
-			send_expect = seq + 1;
-			recv_next++;
-			if (post_recv(sp, c, recv_posted++) != 0)
-				goto fail;
-		}
+	if (st.recv_posted == c->depth &&
+	    soak_pump(&st, quit, t0 + rte_get_tsc_hz() * c->timeout_s) == 0) {
+		soak_finish(&st);
+		r->elapsed_s = (double)(rte_get_tsc_cycles() - t0) / rte_get_tsc_hz();
+		rc = 0;
 	}
-	/* The last receives may still be on their way: bounded wait. */
-	for (uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() * 5;
-	     send_expect < sends && rte_get_tsc_cycles() < end; rte_pause()) {
-		struct rnic_wc wc;
-
-		if (rnic_poll_cq(sp->peer_rcq, 1, &wc) == 1) {
-			uint64_t seq;
-			const uint8_t *p = sp->rmem + sp->recv_off +
-				(uint64_t)(recv_next % c->depth) * SOAK_MAX_SIZE;
-
-			memcpy(&seq, p, 8);
-			if (wc.status != RNIC_WC_SUCCESS || seq != send_expect ||
-			    !pattern_ok(p, wc.byte_len, seq))
-				r->corrupted++;
-			send_expect++;
-			recv_next++;
-		}
-	}
-	if (send_expect != sends)
-		r->lost += sends - send_expect;
-	if (__atomic_load_n(counter, __ATOMIC_RELAXED) != counter0 + fadds) {
-		fprintf(stderr, "soak: counter %" PRIu64 " want %" PRIu64 "\n",
-			*counter, counter0 + fadds);
-		r->corrupted++;
-	}
-	r->messages = done;
-	r->elapsed_s = (double)(rte_get_tsc_cycles() - t0) / rte_get_tsc_hz();
+	r->messages = st.done;
 	r->retransmits = retransmits(sp) - rt0;
-	free(msgs);
+	free(st.msgs);
 	return rc;
-fail:
-	r->messages = done;
-	r->retransmits = retransmits(sp) - rt0;
-	free(msgs);
-	return -1;
 }
 
 int

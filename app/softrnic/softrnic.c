@@ -108,10 +108,10 @@ lcore_main(void *arg)
 	return 0;
 }
 
+/* The ring pairs: each pair once, when its second port comes. */
 static int
-setup_ports(void)
+create_ring_pairs(void)
 {
-	ports = calloc(cfg->n_ports, sizeof(*ports));
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rnic_cfg_port *p = &cfg->ports[i];
 
@@ -126,7 +126,13 @@ setup_ports(void)
 			}
 		}
 	}
-	/* An impaired ring port: net_impair over its end of the pair. */
+	return 0;
+}
+
+/* An impaired ring port: net_impair over its end of the pair. */
+static int
+create_impairs(void)
+{
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rnic_cfg_port *p = &cfg->ports[i];
 		char name[64], args[RNIC_CFG_DEVICE_MAX + 64];
@@ -142,6 +148,14 @@ setup_ports(void)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* A device on every port (a "device" port is looked up by its name, the
+ * part before the first comma), with its PD. */
+static int
+create_devices(void)
+{
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rnic_cfg_port *p = &cfg->ports[i];
 		struct rnic_dev_attr a = {
@@ -175,9 +189,15 @@ setup_ports(void)
 		ports[i].pd = rnic_alloc_pd(ports[i].dev);
 		rnic_telemetry_add_device(ports[i].dev, p->name);
 	}
-	/* What to give dpdk-dumpcap -i. A secondary process has no net_impair
-	 * driver, so an impaired port is captured on its net_ring below: the
-	 * wire side (after TX impairment, before RX impairment). */
+	return 0;
+}
+
+/* What to give dpdk-dumpcap -i. A secondary process has no net_impair
+ * driver, so an impaired port is captured on its net_ring below: the
+ * wire side (after TX impairment, before RX impairment). */
+static void
+announce_capture_ports(void)
+{
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rnic_cfg_port *p = &cfg->ports[i];
 		char what[RNIC_CFG_DEVICE_MAX + 32], lower[RNIC_CFG_DEVICE_MAX + 16];
@@ -190,6 +210,15 @@ setup_ports(void)
 			 p->impair[0] != '\0' ? " (its wire side, under net_impair)" : "");
 		rnic_app_capture_port(softrnic_logtype, "softrnic", what, pid);
 	}
+}
+
+static int
+setup_ports(void)
+{
+	ports = calloc(cfg->n_ports, sizeof(*ports));
+	if (create_ring_pairs() != 0 || create_impairs() != 0 || create_devices() != 0)
+		return -1;
+	announce_capture_ports();
 	return 0;
 }
 
@@ -205,13 +234,10 @@ xorshift(uint64_t *s)
 /* How many bytes of an MR are filled between two looks at @c quit. */
 #define MR_FILL_CHECK (1u << 20)
 
+/* Each MR: its memory, filled as configured, registered and announced. */
 static int
-setup_objects(void)
+setup_mrs(void)
 {
-	mrs = calloc(cfg->n_mrs + 1, sizeof(*mrs));
-	mr_mem = calloc(cfg->n_mrs + 1, sizeof(*mr_mem));
-	cqs = calloc(cfg->n_cqs + 1, sizeof(*cqs));
-	qps = calloc(cfg->n_qps + 1, sizeof(*qps));
 	for (unsigned int i = 0; i < cfg->n_mrs; i++) {
 		const struct rnic_cfg_mr *m = &cfg->mrs[i];
 		uint64_t seed = m->fill_seed | 1;
@@ -239,6 +265,13 @@ setup_objects(void)
 		       " lkey=0x%x rkey=0x%x\n", m->name, cfg->ports[m->port_idx].name,
 		       (uintptr_t)mr_mem[i], m->size, rnic_mr_lkey(mrs[i]), rnic_mr_rkey(mrs[i]));
 	}
+	return 0;
+}
+
+/* The CQs, then the QPs on them. */
+static int
+create_cqs_qps(void)
+{
 	for (unsigned int i = 0; i < cfg->n_cqs; i++) {
 		cqs[i] = rnic_create_cq(ports[cfg->cqs[i].port_idx].dev, cfg->cqs[i].depth);
 		if (cqs[i] == NULL) {
@@ -260,71 +293,93 @@ setup_objects(void)
 			return -1;
 		}
 	}
-	/* Second pass: every QPN is known, bring each QP to its state. */
-	for (unsigned int i = 0; i < cfg->n_qps; i++) {
-		const struct rnic_cfg_qp *q = &cfg->qps[i];
-		struct rnic_qp_attr a = {0};
-		bool ud = q->type == RNIC_QPT_UD, rc = q->type == RNIC_QPT_RC;
-		int rc_ = 0;
+	return 0;
+}
 
-		if (q->state == RNIC_QPS_RESET)
-			continue;
-		a.qp_state = RNIC_QPS_INIT;
-		a.port_num = 1;
-		a.pkey = q->pkey;
-		a.qkey = q->qkey;
-		a.qp_access_flags = q->access;
-		rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
-				     (ud ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
-		if (rc_ == 0 && q->state >= RNIC_QPS_RTR) {
-			int mask = RNIC_QP_STATE;
+/* RTR of connected QP @p q: its remote (a QP of this configuration or
+ * an address), path MTU, PSN and responder resources. @return the mask. */
+static int
+qp_rtr_attr(const struct rnic_cfg_qp *q, struct rnic_qp_attr *a)
+{
+	const struct rnic_cfg_remote *r = &q->remote;
+	int mask = RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN |
+		   RNIC_QP_RQ_PSN;
 
-			a.qp_state = RNIC_QPS_RTR;
-			if (!ud) {
-				const struct rnic_cfg_remote *r = &q->remote;
+	if (r->qp_idx >= 0) {
+		const struct rnic_cfg_qp *pq = &cfg->qps[r->qp_idx];
 
-				if (r->qp_idx >= 0) {
-					const struct rnic_cfg_qp *pq = &cfg->qps[r->qp_idx];
-
-					rnic_dev_get_addr(ports[pq->port_idx].dev, a.ah_attr.dmac,
-							  &a.ah_attr.dip);
-					a.dest_qp_num = rnic_qp_num(qps[r->qp_idx]);
-				} else {
-					memcpy(a.ah_attr.dmac, r->mac, 6);
-					a.ah_attr.dip = r->ipv4;
-					a.dest_qp_num = r->qpn;
-				}
-				if (cfg->ports[q->port_idx].vlan) {
-					a.ah_attr.vlan = true;
-					a.ah_attr.vlan_tci = cfg->ports[q->port_idx].vlan;
-				}
-				a.path_mtu = q->pmtu;
-				a.rq_psn = q->rq_psn;
-				a.max_dest_rd_atomic = q->max_dest_rd_atomic;
-				a.min_rnr_timer = q->min_rnr_timer;
-				mask |= RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN;
-				if (rc)
-					mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
-			}
-			rc_ = rnic_modify_qp(qps[i], &a, mask);
-		}
-		if (rc_ == 0 && q->state >= RNIC_QPS_RTS) {
-			a.qp_state = RNIC_QPS_RTS;
-			a.sq_psn = q->sq_psn;
-			a.timeout = q->timeout;
-			a.retry_cnt = q->retry_cnt;
-			a.rnr_retry = q->rnr_retry;
-			a.max_rd_atomic = q->max_rd_atomic;
-			rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN |
-					     (rc ? RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT |
-					      RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC : 0));
-		}
-		if (rc_ != 0) {
-			fprintf(stderr, "softrnic: qps[%u] (%s): cannot reach %s: %s\n", i, q->name,
-				rnic_qp_state_str(q->state), strerror(-rc_));
-			return -1;
-		}
+		rnic_dev_get_addr(ports[pq->port_idx].dev, a->ah_attr.dmac, &a->ah_attr.dip);
+		a->dest_qp_num = rnic_qp_num(qps[r->qp_idx]);
+	} else {
+		memcpy(a->ah_attr.dmac, r->mac, 6);
+		a->ah_attr.dip = r->ipv4;
+		a->dest_qp_num = r->qpn;
 	}
+	if (cfg->ports[q->port_idx].vlan) {
+		a->ah_attr.vlan = true;
+		a->ah_attr.vlan_tci = cfg->ports[q->port_idx].vlan;
+	}
+	a->path_mtu = q->pmtu;
+	a->rq_psn = q->rq_psn;
+	a->max_dest_rd_atomic = q->max_dest_rd_atomic;
+	a->min_rnr_timer = q->min_rnr_timer;
+	if (q->type == RNIC_QPT_RC)
+		mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
+	return mask;
+}
+
+/* QP @p i through INIT, RTR and RTS, as far as its configured state. */
+static int
+qp_bring_up(unsigned int i)
+{
+	const struct rnic_cfg_qp *q = &cfg->qps[i];
+	struct rnic_qp_attr a = {0};
+	bool ud = q->type == RNIC_QPT_UD, rc = q->type == RNIC_QPT_RC;
+	int rc_;
+
+	a.qp_state = RNIC_QPS_INIT;
+	a.port_num = 1;
+	a.pkey = q->pkey;
+	a.qkey = q->qkey;
+	a.qp_access_flags = q->access;
+	rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
+			     (ud ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
+	if (rc_ == 0 && q->state >= RNIC_QPS_RTR) {
+		a.qp_state = RNIC_QPS_RTR;
+		rc_ = rnic_modify_qp(qps[i], &a, ud ? RNIC_QP_STATE : qp_rtr_attr(q, &a));
+	}
+	if (rc_ == 0 && q->state >= RNIC_QPS_RTS) {
+		a.qp_state = RNIC_QPS_RTS;
+		a.sq_psn = q->sq_psn;
+		a.timeout = q->timeout;
+		a.retry_cnt = q->retry_cnt;
+		a.rnr_retry = q->rnr_retry;
+		a.max_rd_atomic = q->max_rd_atomic;
+		rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN |
+				     (rc ? RNIC_QP_TIMEOUT | RNIC_QP_RETRY_CNT |
+				      RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC : 0));
+	}
+	if (rc_ != 0) {
+		fprintf(stderr, "softrnic: qps[%u] (%s): cannot reach %s: %s\n", i, q->name,
+			rnic_qp_state_str(q->state), strerror(-rc_));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+setup_objects(void)
+{
+	mrs = calloc(cfg->n_mrs + 1, sizeof(*mrs));
+	mr_mem = calloc(cfg->n_mrs + 1, sizeof(*mr_mem));
+	cqs = calloc(cfg->n_cqs + 1, sizeof(*cqs));
+	qps = calloc(cfg->n_qps + 1, sizeof(*qps));
+	if (setup_mrs() != 0 || create_cqs_qps() != 0)
+		return -1;
+	/* Second pass: every QPN is known, bring each QP to its state. */
+	for (unsigned int i = 0; i < cfg->n_qps; i++)
+		if (cfg->qps[i].state != RNIC_QPS_RESET && qp_bring_up(i) != 0)
+			return -1;
 	return 0;
 }
 
@@ -482,194 +537,286 @@ pattern(uint8_t *p, uint32_t len, uint64_t seed)
 		p[i] = (uint8_t)xorshift(&s);
 }
 
-static int
-run_work(const struct rnic_cfg_work *w, struct wl_stats *ws)
-{
-	const struct rnic_cfg_qp *q = &cfg->qps[w->qp_idx];
-	struct rnic_qp *qp = qps[w->qp_idx];
-	int peer = q->has_remote ? q->remote.qp_idx : -1;
-	struct rnic_qp *pqp = peer >= 0 ? qps[peer] : NULL;
-	struct rnic_cq *scq = cqs[q->send_cq_idx];
-	struct rnic_cq *prcq = peer >= 0 ? cqs[cfg->qps[peer].recv_cq_idx] : NULL;
-	uint8_t *lmem = mr_mem[w->local_mr_idx];
-	uint8_t *rmem = w->remote_mr_idx >= 0 ? mr_mem[w->remote_mr_idx] : NULL;
-	struct rnic_mr *lmr = mrs[w->local_mr_idx];
-	struct rnic_mr *rmr = w->remote_mr_idx >= 0 ? mrs[w->remote_mr_idx] : NULL;
-	bool needs_recv = w->opcode == RNIC_WR_SEND || w->opcode == RNIC_WR_SEND_WITH_IMM ||
-			  w->opcode == RNIC_WR_SEND_WITH_INV ||
-			  w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM;
-	bool atomic = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
-		      w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
-	uint32_t ud_off = q->type == RNIC_QPT_UD ? 40 : 0;
+/* A workload entry's QP, CQs and MRs, and how its messages are checked. */
+struct work_ctx {
+	const struct rnic_cfg_work *w;
+	const struct rnic_cfg_qp *q;
+	struct rnic_qp *qp;
+	struct rnic_cq *scq;
+	uint8_t *lmem, *rmem;
+	struct rnic_mr *lmr, *rmr;
+	bool atomic;
+	/* verified entries: the peer QP and its receive CQ */
+	int peer;
+	struct rnic_qp *pqp;
+	struct rnic_cq *prcq;
+	bool needs_recv;          /* the peer consumes a receive per message */
+	uint32_t ud_off;          /* the GRH before a UD receive's data */
+	uint64_t atomic_start;    /* the remote counter when a size starts */
+};
 
+/* What every workload entry has: its QP, send CQ, MRs and opcode. */
+static void
+work_ctx_base(struct work_ctx *c, const struct rnic_cfg_work *w)
+{
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->q = &cfg->qps[w->qp_idx];
+	c->qp = qps[w->qp_idx];
+	c->scq = cqs[c->q->send_cq_idx];
+	c->lmem = mr_mem[w->local_mr_idx];
+	c->lmr = mrs[w->local_mr_idx];
+	c->rmem = w->remote_mr_idx >= 0 ? mr_mem[w->remote_mr_idx] : NULL;
+	c->rmr = w->remote_mr_idx >= 0 ? mrs[w->remote_mr_idx] : NULL;
+	c->atomic = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* A verified entry: its peer QP in this process (UD: a UD QP on the
+ * remote MR's port), which must exist where there is something to check. */
+static int
+work_ctx_peer(struct work_ctx *c)
+{
+	const struct rnic_cfg_work *w = c->w;
+	const struct rnic_cfg_qp *q = c->q;
+
+	c->peer = q->has_remote ? q->remote.qp_idx : -1;
+	c->needs_recv = w->opcode == RNIC_WR_SEND || w->opcode == RNIC_WR_SEND_WITH_IMM ||
+			w->opcode == RNIC_WR_SEND_WITH_INV ||
+			w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM;
+	c->ud_off = q->type == RNIC_QPT_UD ? 40 : 0;
 	if (q->type == RNIC_QPT_UD) {
-		/* UD: find the receiving QP among the configured UD QPs on the MR's port. */
-		for (unsigned int i = 0; i < cfg->n_qps && peer < 0; i++)
+		for (unsigned int i = 0; i < cfg->n_qps && c->peer < 0; i++)
 			if (cfg->qps[i].type == RNIC_QPT_UD && (int)i != w->qp_idx &&
-			    rmr != NULL && cfg->qps[i].port_idx == cfg->mrs[w->remote_mr_idx].port_idx)
-				peer = (int)i;
-		if (peer < 0) {
+			    c->rmr != NULL &&
+			    cfg->qps[i].port_idx == cfg->mrs[w->remote_mr_idx].port_idx)
+				c->peer = (int)i;
+		if (c->peer < 0) {
 			fprintf(stderr, "softrnic: workload on %s: no UD peer QP\n", q->name);
 			return -1;
 		}
-		pqp = qps[peer];
-		prcq = cqs[cfg->qps[peer].recv_cq_idx];
 	}
-	if ((needs_recv || w->verify) && (rmem == NULL || pqp == NULL) && !atomic) {
+	c->pqp = c->peer >= 0 ? qps[c->peer] : NULL;
+	c->prcq = c->peer >= 0 ? cqs[cfg->qps[c->peer].recv_cq_idx] : NULL;
+	if ((c->needs_recv || w->verify) && (c->rmem == NULL || c->pqp == NULL) && !c->atomic) {
 		fprintf(stderr, "softrnic: workload on %s: needs a remote_mr and a local peer QP "
 			"to verify\n", q->name);
 		return -1;
 	}
+	return 0;
+}
+
+/* Message @p i of size index @p si: the data where it starts (a pattern
+ * keyed by both) cleared where it lands, and the peer's receive. */
+static int
+work_prepare(const struct work_ctx *c, unsigned int si, uint32_t size, uint64_t i)
+{
+	const struct rnic_cfg_work *w = c->w;
+
+	if (!c->atomic) {
+		if (w->opcode == RNIC_WR_RDMA_READ) {
+			pattern(c->rmem, size, i + si * 7919);
+			memset(c->lmem, 0, size);
+		} else {
+			pattern(c->lmem, size, i + si * 7919);
+			if (c->rmem)
+				memset(c->rmem, 0, size + c->ud_off);
+		}
+	}
+	if (c->needs_recv) {
+		struct rnic_sge rs = { (uintptr_t)c->rmem, size + c->ud_off, rnic_mr_lkey(c->rmr) };
+		struct rnic_recv_wr rw = { .wr_id = i, .sg_list = &rs, .num_sge = 1 };
+		struct rnic_recv_wr *rbad;
+
+		if (w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)
+			rw.num_sge = 0;
+		if (rnic_post_recv(c->pqp, &rw, &rbad) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The remote side of message @p i: address and key, the MR a send_inv
+ * invalidates, the atomic operands, the UD address handle. */
+static void
+work_remote(const struct work_ctx *c, uint64_t i, struct rnic_send_wr *wr,
+	    struct rnic_mr **inv_mr, struct rnic_ah **ah)
+{
+	const struct rnic_cfg_work *w = c->w;
+
+	wr->imm_data = rte_cpu_to_be_32((uint32_t)i);
+	wr->wr.rdma.remote_addr = (uintptr_t)c->rmem;
+	wr->wr.rdma.rkey = c->rmr ? rnic_mr_rkey(c->rmr) : 0;
+	if (w->opcode == RNIC_WR_SEND_WITH_INV) {
+		/* A fresh MR on the peer for each message: the send invalidates it. */
+		*inv_mr = rnic_reg_mr(ports[cfg->qps[c->peer].port_idx].pd, c->rmem, 64,
+				      RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE);
+		wr->invalidate_rkey = rnic_mr_rkey(*inv_mr);
+	}
+	if (c->atomic) {
+		uint64_t cur = c->atomic_start + i;
+
+		wr->wr.atomic.remote_addr = (uintptr_t)c->rmem;
+		wr->wr.atomic.rkey = rnic_mr_rkey(c->rmr);
+		wr->wr.atomic.compare_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? cur : 1;
+		wr->wr.atomic.swap = cur + 1;
+	}
+	if (c->q->type == RNIC_QPT_UD) {
+		struct rnic_ah_attr aa = {0};
+
+		rnic_dev_get_addr(ports[cfg->qps[c->peer].port_idx].dev, aa.dmac, &aa.dip);
+		*ah = rnic_create_ah(ports[c->q->port_idx].pd, &aa);
+		wr->wr.ud.ah = *ah;
+		wr->wr.ud.remote_qpn = rnic_qp_num(c->pqp);
+		wr->wr.ud.remote_qkey = cfg->qps[c->peer].qkey;
+	}
+}
+
+/* The peer's receive completion of message @p i: length, invalidated
+ * rkey, immediate data. */
+static bool
+work_recv_ok(const struct work_ctx *c, uint32_t size, uint64_t i, const struct rnic_mr *inv_mr)
+{
+	const struct rnic_cfg_work *w = c->w;
+	struct rnic_wc rwc;
+
+	return !(wait_one(c->prcq, &rwc) != 0 || rwc.status != RNIC_WC_SUCCESS ||
+		 rwc.byte_len != size + c->ud_off ||
+		 (w->opcode == RNIC_WR_SEND_WITH_INV &&
+		  (!(rwc.wc_flags & RNIC_WC_WITH_INV) ||
+		   rwc.invalidated_rkey != rnic_mr_rkey(inv_mr))) ||
+		 ((w->opcode == RNIC_WR_SEND_WITH_IMM ||
+		   w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM) &&
+		  rwc.imm_data != rte_cpu_to_be_32((uint32_t)i)));
+}
+
+/* The data of message @p i arrived (an atomic: returned the counter). */
+static bool
+work_data_ok(const struct work_ctx *c, uint32_t size, uint64_t i)
+{
+	bool ok;
+
+	if (c->atomic) {
+		uint64_t got;
+
+		memcpy(&got, c->lmem, 8);
+		return got == c->atomic_start + i;
+	}
+	if (c->w->opcode == RNIC_WR_RDMA_READ)
+		return memcmp(c->lmem, c->rmem, size) == 0;
+	ok = memcmp(c->lmem, c->rmem + c->ud_off, size) == 0;
+	/* UC completes on transmit, before the data lands:
+	 * give delivery a bounded time. */
+	for (uint64_t t = rte_get_tsc_cycles() + rte_get_tsc_hz();
+	     !ok && c->q->type == RNIC_QPT_UC && rte_get_tsc_cycles() < t; rte_pause())
+		ok = memcmp(c->lmem, c->rmem + c->ud_off, size) == 0;
+	return ok;
+}
+
+/* Message @p i of size index @p si, posted, completed and checked.
+ * -1 ends the entry. */
+static int
+work_message(struct work_ctx *c, struct wl_stats *ws, unsigned int si, uint32_t size,
+	     uint64_t i)
+{
+	const struct rnic_cfg_work *w = c->w;
+	struct rnic_sge sge = { (uintptr_t)c->lmem, size, rnic_mr_lkey(c->lmr) };
+	struct rnic_send_wr wr = {
+		.wr_id = i, .sg_list = &sge, .num_sge = size ? 1 : 0,
+		.opcode = w->opcode, .send_flags = RNIC_SEND_SIGNALED,
+	};
+	struct rnic_send_wr *bad;
+	struct rnic_mr *inv_mr = NULL;
+	struct rnic_ah *ah = NULL;
+	struct rnic_wc wc;
+	int rc;
+
+	if (w->inline_data)
+		wr.send_flags |= RNIC_SEND_INLINE;
+	if (work_prepare(c, si, size, i) != 0) {
+		ws->errors++;
+		return -1;
+	}
+	work_remote(c, i, &wr, &inv_mr, &ah);
+	rc = rnic_post_send(c->qp, &wr, &bad);
+	if (rc != 0) {
+		fprintf(stderr, "softrnic: %s: post_send: %s\n", c->q->name, strerror(-rc));
+		ws->errors++;
+		return -1;
+	}
+	if (wait_one(c->scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS) {
+		fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": %s\n", c->q->name,
+			rnic_cfg_opcode_name(w->opcode), size, i,
+			timed_out() ? "timed out" : rnic_wc_status_str(wc.status));
+		ws->errors++;
+		return -1;
+	}
+	if (c->needs_recv && !work_recv_ok(c, size, i, inv_mr)) {
+		fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": bad receive completion\n",
+			c->q->name, rnic_cfg_opcode_name(w->opcode), size, i);
+		ws->errors++;
+	}
+	if (inv_mr)
+		rnic_dereg_mr(inv_mr);
+	if (ah)
+		rnic_destroy_ah(ah);
+	if (w->verify && !work_data_ok(c, size, i)) {
+		fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": data mismatch\n",
+			c->q->name, rnic_cfg_opcode_name(w->opcode), size, i);
+		ws->errors++;
+	}
+	ws->messages++;
+	ws->bytes += size;
+	return 0;
+}
+
+/* A verified atomic entry with a count: the counter moved by that much. */
+static void
+work_check_counter(const struct work_ctx *c, struct wl_stats *ws)
+{
+	const struct rnic_cfg_work *w = c->w;
+	uint64_t fin;
+
+	if (!c->atomic || !w->verify || c->rmem == NULL)
+		return;
+	memcpy(&fin, c->rmem, 8);
+	if (fin != c->atomic_start + (w->count ? w->count : 0) && w->count) {
+		fprintf(stderr, "softrnic: %s: final atomic value %" PRIu64 " want %" PRIu64 "\n",
+			c->q->name, fin, c->atomic_start + w->count);
+		ws->errors++;
+	}
+}
+
+/* A workload entry whose peer is in this process: every message waited
+ * for and checked, for count messages or duration_ms per size. */
+static int
+run_work(const struct rnic_cfg_work *w, struct wl_stats *ws)
+{
+	struct work_ctx c;
+
+	work_ctx_base(&c, w);
+	if (work_ctx_peer(&c) != 0)
+		return -1;
 	for (unsigned int si = 0; si < w->n_sizes; si++) {
-		uint32_t size = atomic ? 8 : w->sizes[si];
+		uint32_t size = c.atomic ? 8 : w->sizes[si];
 		uint64_t count = w->count ? w->count : UINT64_MAX;
 		uint64_t end_tsc = w->duration_ms ?
 			rte_get_tsc_cycles() + rte_get_tsc_hz() * w->duration_ms / 1000 : 0;
-		uint64_t atomic_start = 0;
 
-		if (atomic && rmem)
-			memcpy(&atomic_start, rmem, 8);
+		c.atomic_start = 0;
+		if (c.atomic && c.rmem)
+			memcpy(&c.atomic_start, c.rmem, 8);
 		for (uint64_t i = 0; i < count; i++) {
-			struct rnic_sge sge = { (uintptr_t)lmem, size, rnic_mr_lkey(lmr) };
-			struct rnic_send_wr wr = {
-				.wr_id = i, .sg_list = &sge, .num_sge = size ? 1 : 0,
-				.opcode = w->opcode, .send_flags = RNIC_SEND_SIGNALED,
-			};
-			struct rnic_send_wr *bad;
-			struct rnic_mr *inv_mr = NULL;
-			struct rnic_ah *ah = NULL;
-			struct rnic_wc wc, rwc;
-			int rc;
-
 			if (end_tsc && rte_get_tsc_cycles() > end_tsc)
 				break;
 			if (timed_out()) {
 				ws->errors++;
 				return -1;
 			}
-			if (w->inline_data)
-				wr.send_flags |= RNIC_SEND_INLINE;
-			if (!atomic) {
-				if (w->opcode == RNIC_WR_RDMA_READ) {
-					pattern(rmem, size, i + si * 7919);
-					memset(lmem, 0, size);
-				} else {
-					pattern(lmem, size, i + si * 7919);
-					if (rmem)
-						memset(rmem, 0, size + ud_off);
-				}
-			}
-			if (needs_recv) {
-				struct rnic_sge rs = { (uintptr_t)rmem, size + ud_off,
-						       rnic_mr_lkey(rmr) };
-				struct rnic_recv_wr rw = { .wr_id = i, .sg_list = &rs,
-							   .num_sge = 1 };
-				struct rnic_recv_wr *rbad;
-
-				if (w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM)
-					rw.num_sge = 0;
-				if (rnic_post_recv(pqp, &rw, &rbad) != 0) {
-					ws->errors++;
-					return -1;
-				}
-			}
-			wr.imm_data = rte_cpu_to_be_32((uint32_t)i);
-			wr.wr.rdma.remote_addr = (uintptr_t)rmem;
-			wr.wr.rdma.rkey = rmr ? rnic_mr_rkey(rmr) : 0;
-			if (w->opcode == RNIC_WR_SEND_WITH_INV) {
-				/* A fresh MR on the peer for each message: the send invalidates it. */
-				inv_mr = rnic_reg_mr(ports[cfg->qps[peer].port_idx].pd, rmem, 64,
-						     RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE);
-				wr.invalidate_rkey = rnic_mr_rkey(inv_mr);
-			}
-			if (atomic) {
-				uint64_t cur = atomic_start + i;
-
-				wr.wr.atomic.remote_addr = (uintptr_t)rmem;
-				wr.wr.atomic.rkey = rnic_mr_rkey(rmr);
-				wr.wr.atomic.compare_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? cur : 1;
-				wr.wr.atomic.swap = cur + 1;
-			}
-			if (q->type == RNIC_QPT_UD) {
-				struct rnic_ah_attr aa = {0};
-
-				rnic_dev_get_addr(ports[cfg->qps[peer].port_idx].dev, aa.dmac, &aa.dip);
-				ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
-				wr.wr.ud.ah = ah;
-				wr.wr.ud.remote_qpn = rnic_qp_num(pqp);
-				wr.wr.ud.remote_qkey = cfg->qps[peer].qkey;
-			}
-			rc = rnic_post_send(qp, &wr, &bad);
-			if (rc != 0) {
-				fprintf(stderr, "softrnic: %s: post_send: %s\n", q->name, strerror(-rc));
-				ws->errors++;
+			if (work_message(&c, ws, si, size, i) != 0)
 				return -1;
-			}
-			if (wait_one(scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS) {
-				fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": %s\n", q->name,
-					rnic_cfg_opcode_name(w->opcode), size, i,
-					timed_out() ? "timed out" : rnic_wc_status_str(wc.status));
-				ws->errors++;
-				return -1;
-			}
-			if (needs_recv) {
-				if (wait_one(prcq, &rwc) != 0 || rwc.status != RNIC_WC_SUCCESS ||
-				    rwc.byte_len != size + ud_off ||
-				    (w->opcode == RNIC_WR_SEND_WITH_INV &&
-				     (!(rwc.wc_flags & RNIC_WC_WITH_INV) ||
-				      rwc.invalidated_rkey != rnic_mr_rkey(inv_mr))) ||
-				    ((w->opcode == RNIC_WR_SEND_WITH_IMM ||
-				      w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM) &&
-				     rwc.imm_data != rte_cpu_to_be_32((uint32_t)i))) {
-					fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64
-						": bad receive completion\n", q->name,
-						rnic_cfg_opcode_name(w->opcode), size, i);
-					ws->errors++;
-				}
-			}
-			if (inv_mr)
-				rnic_dereg_mr(inv_mr);
-			if (ah)
-				rnic_destroy_ah(ah);
-			if (w->verify) {
-				bool ok;
-
-				if (atomic) {
-					uint64_t got;
-
-					memcpy(&got, lmem, 8);
-					ok = got == atomic_start + i;
-				} else if (w->opcode == RNIC_WR_RDMA_READ) {
-					ok = memcmp(lmem, rmem, size) == 0;
-				} else {
-					ok = memcmp(lmem, rmem + ud_off, size) == 0;
-					/* UC completes on transmit, before the data lands:
-					 * give delivery a bounded time. */
-					for (uint64_t t = rte_get_tsc_cycles() + rte_get_tsc_hz();
-					     !ok && q->type == RNIC_QPT_UC &&
-					     rte_get_tsc_cycles() < t; rte_pause())
-						ok = memcmp(lmem, rmem + ud_off, size) == 0;
-				}
-				if (!ok) {
-					fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64
-						": data mismatch\n", q->name,
-						rnic_cfg_opcode_name(w->opcode), size, i);
-					ws->errors++;
-				}
-			}
-			ws->messages++;
-			ws->bytes += size;
 		}
-		if (atomic && w->verify && rmem) {
-			uint64_t fin;
-
-			memcpy(&fin, rmem, 8);
-			if (fin != atomic_start + (w->count ? w->count : 0) && w->count) {
-				fprintf(stderr, "softrnic: %s: final atomic value %" PRIu64
-					" want %" PRIu64 "\n", q->name, fin, atomic_start + w->count);
-				ws->errors++;
-			}
-		}
+		work_check_counter(&c, ws);
 	}
 	return 0;
 }
@@ -708,6 +855,92 @@ wait_transmitted(const char *name, struct rnic_device *dev, struct rnic_qp *qp)
 	}
 }
 
+/* The address handle of a UD QP's configured remote. */
+static struct rnic_ah *
+transmit_ah(const struct rnic_cfg_qp *q)
+{
+	struct rnic_ah_attr aa = {0};
+	struct rnic_ah *ah;
+
+	memcpy(aa.dmac, q->remote.mac, 6);
+	aa.dip = q->remote.ipv4;
+	if (cfg->ports[q->port_idx].vlan) {
+		aa.vlan = true;
+		aa.vlan_tci = cfg->ports[q->port_idx].vlan;
+	}
+	ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
+	if (ah == NULL)
+		fprintf(stderr, "softrnic: %s: create_ah: %s\n", q->name, rte_strerror(rte_errno));
+	return ah;
+}
+
+/* WR number @p n of the run's transmit entries (see run_work_transmit). */
+static void
+transmit_fill_wr(const struct work_ctx *c, struct rnic_ah *ah, uint64_t n,
+		 struct rnic_send_wr *wr)
+{
+	const struct rnic_cfg_work *w = c->w;
+
+	if (w->inline_data)
+		wr->send_flags |= RNIC_SEND_INLINE;
+	if (w->opcode == RNIC_WR_SEND_WITH_INV)
+		wr->invalidate_rkey = c->rmr ? rnic_mr_rkey(c->rmr) : 0;
+	else
+		wr->imm_data = rte_cpu_to_be_32((uint32_t)n);
+	if (c->atomic) {
+		wr->wr.atomic.remote_addr = (uintptr_t)c->rmem;
+		wr->wr.atomic.rkey = rnic_mr_rkey(c->rmr);
+		wr->wr.atomic.compare_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? n : 1;
+		wr->wr.atomic.swap = n + 1;
+	} else if (c->q->type == RNIC_QPT_UD) {
+		wr->wr.ud.ah = ah;
+		wr->wr.ud.remote_qpn = c->q->remote.qpn;
+		wr->wr.ud.remote_qkey = c->q->qkey;
+	} else {
+		wr->wr.rdma.remote_addr = (uintptr_t)c->rmem;
+		wr->wr.rdma.rkey = c->rmr ? rnic_mr_rkey(c->rmr) : 0;
+	}
+}
+
+/* Post WR @p i of the entry's size @p size; UC and UD wait for its
+ * completion. 0, or a negative errno. */
+static int
+transmit_one(const struct work_ctx *c, struct rnic_ah *ah, struct wl_stats *ws, uint32_t size,
+	     uint64_t i)
+{
+	const struct rnic_cfg_work *w = c->w;
+	bool on_transmit = c->q->type != RNIC_QPT_RC;   /* UC/UD complete on transmit */
+	uint64_t n = ws->transmitted;
+	struct rnic_sge sge = { (uintptr_t)c->lmem, size, rnic_mr_lkey(c->lmr) };
+	struct rnic_send_wr wr = {
+		.wr_id = n, .sg_list = &sge, .num_sge = size ? 1 : 0, .opcode = w->opcode,
+		.send_flags = on_transmit ? RNIC_SEND_SIGNALED : 0,
+	};
+	struct rnic_send_wr *bad;
+	struct rnic_wc wc;
+	int rc;
+
+	if (timed_out())
+		return -ETIMEDOUT;
+	transmit_fill_wr(c, ah, n, &wr);
+	rc = rnic_post_send(c->qp, &wr, &bad);
+	if (rc != 0) {
+		fprintf(stderr, "softrnic: %s: post_send: %s%s\n", c->q->name, strerror(-rc),
+			rc == -ENOMEM ? " (send queue full: with no peer, RC WRs "
+			"never complete)" : "");
+		return rc;
+	}
+	ws->transmitted++;
+	if (on_transmit &&
+	    (wait_one(c->scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS || wc.wr_id != n)) {
+		fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": %s\n", c->q->name,
+			rnic_cfg_opcode_name(w->opcode), size, i,
+			timed_out() ? "timed out" : rnic_wc_status_str(wc.status));
+		return -EIO;
+	}
+	return 0;
+}
+
 /*
  * A workload entry with wait "transmit": the peer is outside this process
  * and may not exist (a capture port). RC WRs are posted unsignaled and
@@ -726,96 +959,26 @@ wait_transmitted(const char *name, struct rnic_device *dev, struct rnic_qp *qp)
 static int
 run_work_transmit(const struct rnic_cfg_work *w, struct wl_stats *ws)
 {
-	const struct rnic_cfg_qp *q = &cfg->qps[w->qp_idx];
-	struct rnic_qp *qp = qps[w->qp_idx];
-	struct rnic_device *dev = ports[q->port_idx].dev;
-	struct rnic_cq *scq = cqs[q->send_cq_idx];
-	uint8_t *lmem = mr_mem[w->local_mr_idx];
-	struct rnic_mr *lmr = mrs[w->local_mr_idx];
-	uint8_t *rmem = w->remote_mr_idx >= 0 ? mr_mem[w->remote_mr_idx] : NULL;
-	struct rnic_mr *rmr = w->remote_mr_idx >= 0 ? mrs[w->remote_mr_idx] : NULL;
-	bool atomic = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ||
-		      w->opcode == RNIC_WR_ATOMIC_FETCH_AND_ADD;
-	bool on_transmit = q->type != RNIC_QPT_RC;   /* UC/UD complete on transmit */
+	struct work_ctx c;
 	struct rnic_ah *ah = NULL;
 	int rc = 0;
 
-	if (q->type == RNIC_QPT_UD) {
-		struct rnic_ah_attr aa = {0};
-
-		memcpy(aa.dmac, q->remote.mac, 6);
-		aa.dip = q->remote.ipv4;
-		if (cfg->ports[q->port_idx].vlan) {
-			aa.vlan = true;
-			aa.vlan_tci = cfg->ports[q->port_idx].vlan;
-		}
-		ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
+	work_ctx_base(&c, w);
+	if (c.q->type == RNIC_QPT_UD) {
+		ah = transmit_ah(c.q);
 		if (ah == NULL) {
-			fprintf(stderr, "softrnic: %s: create_ah: %s\n", q->name,
-				rte_strerror(rte_errno));
 			ws->errors++;
 			return -1;
 		}
 	}
 	for (unsigned int si = 0; si < w->n_sizes && rc == 0; si++) {
-		uint32_t size = atomic ? 8 : w->sizes[si];
+		uint32_t size = c.atomic ? 8 : w->sizes[si];
 
-		for (uint64_t i = 0; i < w->count; i++) {
-			uint64_t n = ws->transmitted;
-			struct rnic_sge sge = { (uintptr_t)lmem, size, rnic_mr_lkey(lmr) };
-			struct rnic_send_wr wr = {
-				.wr_id = n, .sg_list = &sge, .num_sge = size ? 1 : 0,
-				.opcode = w->opcode,
-				.send_flags = on_transmit ? RNIC_SEND_SIGNALED : 0,
-			};
-			struct rnic_send_wr *bad;
-			struct rnic_wc wc;
-
-			if (timed_out()) {
-				rc = -ETIMEDOUT;
-				break;
-			}
-			if (w->inline_data)
-				wr.send_flags |= RNIC_SEND_INLINE;
-			if (w->opcode == RNIC_WR_SEND_WITH_INV)
-				wr.invalidate_rkey = rmr ? rnic_mr_rkey(rmr) : 0;
-			else
-				wr.imm_data = rte_cpu_to_be_32((uint32_t)n);
-			if (atomic) {
-				wr.wr.atomic.remote_addr = (uintptr_t)rmem;
-				wr.wr.atomic.rkey = rnic_mr_rkey(rmr);
-				wr.wr.atomic.compare_add =
-					w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? n : 1;
-				wr.wr.atomic.swap = n + 1;
-			} else if (q->type == RNIC_QPT_UD) {
-				wr.wr.ud.ah = ah;
-				wr.wr.ud.remote_qpn = q->remote.qpn;
-				wr.wr.ud.remote_qkey = q->qkey;
-			} else {
-				wr.wr.rdma.remote_addr = (uintptr_t)rmem;
-				wr.wr.rdma.rkey = rmr ? rnic_mr_rkey(rmr) : 0;
-			}
-			rc = rnic_post_send(qp, &wr, &bad);
-			if (rc != 0) {
-				fprintf(stderr, "softrnic: %s: post_send: %s%s\n", q->name, strerror(-rc),
-					rc == -ENOMEM ? " (send queue full: with no peer, RC WRs "
-					"never complete)" : "");
-				break;
-			}
-			ws->transmitted++;
-			if (on_transmit &&
-			    (wait_one(scq, &wc) != 0 || wc.status != RNIC_WC_SUCCESS ||
-			     wc.wr_id != n)) {
-				fprintf(stderr, "softrnic: %s %s size %u #%" PRIu64 ": %s\n", q->name,
-					rnic_cfg_opcode_name(w->opcode), size, i,
-					timed_out() ? "timed out" : rnic_wc_status_str(wc.status));
-				rc = -EIO;
-				break;
-			}
-		}
+		for (uint64_t i = 0; i < w->count && rc == 0; i++)
+			rc = transmit_one(&c, ah, ws, size, i);
 	}
 	if (rc == 0)
-		rc = wait_transmitted(q->name, dev, qp);
+		rc = wait_transmitted(c.q->name, ports[c.q->port_idx].dev, c.qp);
 	if (ah)
 		rnic_destroy_ah(ah);
 	if (rc != 0) {
@@ -914,36 +1077,162 @@ usage(const char *prog)
 		"       %s [EAL args] -- --config FILE\n", prog, prog);
 }
 
+/* "softrnic --config FILE": the configuration, and the EAL arguments
+ * from it in a new *eal_argv. */
+static int
+config_eal_args(char **argv, int *eal_argc, char ***eal_argv)
+{
+	const char *path = argv[2];
+	char err[512];
+
+	cfg = rnic_config_load_file(path, err, sizeof(err));
+	if (cfg == NULL) {
+		fprintf(stderr, "softrnic: %s: %s\n", path, err);
+		return -1;
+	}
+	*eal_argc = (int)cfg->eal_argc + 1;
+	*eal_argv = calloc(*eal_argc + 1, sizeof(char *));
+	(*eal_argv)[0] = argv[0];
+	for (unsigned int i = 0; i < cfg->eal_argc; i++)
+		(*eal_argv)[i + 1] = cfg->eal_argv[i];
+	return 0;
+}
+
+/* "softrnic [EAL args] -- --config FILE": the arguments after EAL's.
+ * 0, or the exit status. */
+static int
+config_from_args(int argc, char **argv)
+{
+	const char *path = NULL;
+	char err[512];
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			path = argv[++i];
+	}
+	if (path == NULL) {
+		usage(argv[0]);
+		return 2;
+	}
+	cfg = rnic_config_load_file(path, err, sizeof(err));
+	if (cfg == NULL) {
+		fprintf(stderr, "softrnic: %s: %s\n", path, err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Setup failed: stop the lcores launched and free everything. The exit
+ * status. */
+static int
+setup_failed(char **eal_argv, bool eal_from_cfg)
+{
+	quit = 1;
+	rte_eal_mp_wait_lcore();
+	rnic_app_capture_uninit();
+	free_objects();
+	rnic_config_free(cfg);
+	cfg = NULL;
+	rte_eal_cleanup();
+	if (eal_from_cfg)
+		free(eal_argv);
+	return interrupted ? report_interrupted() : 1;
+}
+
+/* The workload entries in order, until a signal. @return how many were
+ * wait "transmit" entries. */
+static unsigned int
+run_workloads(struct wl_stats *ws)
+{
+	unsigned int n_transmit = 0;
+
+	for (unsigned int i = 0; i < cfg->n_work && !quit; i++) {
+		const struct rnic_cfg_work *w = &cfg->work[i];
+		uint64_t before = ws->messages, tx_before = ws->transmitted;
+		uint64_t errs = ws->errors;
+
+		if (w->wait == RNIC_CFG_WAIT_TRANSMIT) {
+			n_transmit++;
+			run_work_transmit(w, ws);
+			printf("workload: qp=%s opcode=%s transmitted=%" PRIu64 " errors=%" PRIu64
+			       "\n", cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
+			       ws->transmitted - tx_before, ws->errors - errs);
+			continue;
+		}
+		run_work(w, ws);
+		printf("workload: qp=%s opcode=%s messages=%" PRIu64 " errors=%" PRIu64 "\n",
+		       cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
+		       ws->messages - before, ws->errors - errs);
+	}
+	return n_transmit;
+}
+
+/* The soak, the counters and its result line (the last). The exit status. */
+static int
+soak(void)
+{
+	char line[256] = "soak: not run";
+	int status;
+
+	phase = "soak";
+	status = run_soak(line, sizeof(line)) == 0 ? 0 : 1;
+	print_stats();
+	printf("%s\n", line);
+	return status;
+}
+
+/* Until SIGINT or SIGTERM, the counters every stats_interval_ms. */
+static void
+serve(void)
+{
+	uint64_t next = rte_get_tsc_cycles();
+
+	/* From here a signal is the normal stop. */
+	__atomic_store_n(&serving, 1, __ATOMIC_SEQ_CST);
+	if (!quit)
+		printf("softrnic: serving until stopped (SIGINT or SIGTERM)\n");
+	while (!quit) {
+		if (cfg->options.stats_interval_ms && rte_get_tsc_cycles() >= next) {
+			print_stats();
+			next = rte_get_tsc_cycles() +
+			       rte_get_tsc_hz() * cfg->options.stats_interval_ms / 1000;
+		}
+		rte_delay_ms(10);
+	}
+}
+
+/* With the lcores stopped: the counters and the workloads' result lines.
+ * The exit status. */
+static int
+report_workloads(const struct wl_stats *ws, unsigned int n_transmit)
+{
+	print_stats();
+	if (cfg->n_work > n_transmit) {
+		printf("verified: messages=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n",
+		       ws->messages, ws->bytes, ws->errors);
+	}
+	if (n_transmit)   /* the last line: what a capture must hold */
+		printf("transmitted: wrs=%" PRIu64 "\n", ws->transmitted);
+	if (cfg->n_work)
+		return ws->errors ? 1 : 0;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	char err[512];
-	const char *path = NULL;
 	char **eal_argv = argv;
-	int eal_argc = argc, rc, app_argc;
+	int eal_argc = argc, rc, status;
 	struct wl_stats ws = {0};
-	unsigned int n_transmit = 0;
-	int status = 0;
-	bool eal_from_cfg = false;
+	unsigned int n_transmit;
+	bool eal_from_cfg = argc >= 3 && strcmp(argv[1], "--config") == 0;
 
 	/* Line by line, also into a pipe: a supervisor (or a test) reads
 	 * the "mr:" and "softrnic: ... up" lines while the daemon runs. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* "softrnic --config FILE": the EAL arguments come from the file. */
-	if (argc >= 3 && strcmp(argv[1], "--config") == 0) {
-		path = argv[2];
-		cfg = rnic_config_load_file(path, err, sizeof(err));
-		if (cfg == NULL) {
-			fprintf(stderr, "softrnic: %s: %s\n", path, err);
-			return 1;
-		}
-		eal_argc = (int)cfg->eal_argc + 1;
-		eal_argv = calloc(eal_argc + 1, sizeof(char *));
-		eal_from_cfg = true;
-		eal_argv[0] = argv[0];
-		for (unsigned int i = 0; i < cfg->eal_argc; i++)
-			eal_argv[i + 1] = cfg->eal_argv[i];
-	}
+	if (eal_from_cfg && config_eal_args(argv, &eal_argc, &eal_argv) != 0)
+		return 1;
 	rc = rte_eal_init(eal_argc, eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "softrnic: EAL init failed: %s\n", rte_strerror(rte_errno));
@@ -955,99 +1244,30 @@ main(int argc, char **argv)
 	}
 	/* dpdk-dumpcap / dpdk-pdump attach as secondaries when they can. */
 	rnic_app_capture_init(softrnic_logtype, "softrnic");
-	if (path == NULL) {
-		app_argc = argc - rc;
-		argv += rc;
-		for (int i = 1; i < app_argc; i++) {
-			if (strcmp(argv[i], "--config") == 0 && i + 1 < app_argc)
-				path = argv[++i];
-		}
-		if (path == NULL) {
-			usage(argv[0]);
-			return 2;
-		}
-		cfg = rnic_config_load_file(path, err, sizeof(err));
-		if (cfg == NULL) {
-			fprintf(stderr, "softrnic: %s: %s\n", path, err);
-			return 1;
-		}
+	if (!eal_from_cfg) {
+		status = config_from_args(argc - rc, argv + rc);
+		if (status != 0)
+			return status;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (setup_ports() != 0 || setup_objects() != 0 || launch_lcores() != 0) {
-		quit = 1;
-		rte_eal_mp_wait_lcore();
-		rnic_app_capture_uninit();
-		free_objects();
-		rnic_config_free(cfg);
-		cfg = NULL;
-		rte_eal_cleanup();
-		if (eal_from_cfg)
-			free(eal_argv);
-		return interrupted ? report_interrupted() : 1;
-	}
+	if (setup_ports() != 0 || setup_objects() != 0 || launch_lcores() != 0)
+		return setup_failed(eal_argv, eal_from_cfg);
 	if (!quit)
 		phase = "workload";
 	printf("softrnic: %u ports, %u QPs up\n", cfg->n_ports, cfg->n_qps);
 	deadline_tsc = cfg->options.timeout_s ?
 		rte_get_tsc_cycles() + rte_get_tsc_hz() * cfg->options.timeout_s : 0;
-	for (unsigned int i = 0; i < cfg->n_work && !quit; i++) {
-		const struct rnic_cfg_work *w = &cfg->work[i];
-		uint64_t before = ws.messages, tx_before = ws.transmitted;
-		uint64_t errs = ws.errors;
-
-		if (w->wait == RNIC_CFG_WAIT_TRANSMIT) {
-			n_transmit++;
-			run_work_transmit(w, &ws);
-			printf("workload: qp=%s opcode=%s transmitted=%" PRIu64 " errors=%" PRIu64
-			       "\n", cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
-			       ws.transmitted - tx_before, ws.errors - errs);
-			continue;
-		}
-		run_work(w, &ws);
-		printf("workload: qp=%s opcode=%s messages=%" PRIu64 " errors=%" PRIu64 "\n",
-		       cfg->qps[w->qp_idx].name, rnic_cfg_opcode_name(w->opcode),
-		       ws.messages - before, ws.errors - errs);
-	}
+	n_transmit = run_workloads(&ws);
 	if (cfg->soak.present && !quit) {
-		char line[256] = "soak: not run";
-
-		phase = "soak";
-		status = run_soak(line, sizeof(line)) == 0 ? 0 : 1;
-		print_stats();
-		printf("%s\n", line);   /* the last line */
-		goto out;
+		status = soak();
+	} else {
+		if (cfg->n_work == 0 || !cfg->options.exit_when_done)
+			serve();
+		quit = 1;
+		rte_eal_mp_wait_lcore();
+		status = report_workloads(&ws, n_transmit);
 	}
-	if (cfg->n_work == 0 || !cfg->options.exit_when_done) {
-		uint64_t next = rte_get_tsc_cycles();
-
-		/* From here a signal is the normal stop. */
-		__atomic_store_n(&serving, 1, __ATOMIC_SEQ_CST);
-		if (!quit)
-			printf("softrnic: serving until stopped (SIGINT or SIGTERM)\n");
-
-		while (!quit) {
-			if (cfg->options.stats_interval_ms &&
-			    rte_get_tsc_cycles() >= next) {
-				print_stats();
-				next = rte_get_tsc_cycles() +
-				       rte_get_tsc_hz() * cfg->options.stats_interval_ms / 1000;
-			}
-			rte_delay_ms(10);
-		}
-	}
-	quit = 1;
-	rte_eal_mp_wait_lcore();
-	print_stats();
-	if (cfg->n_work > n_transmit) {
-		printf("verified: messages=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n",
-		       ws.messages, ws.bytes, ws.errors);
-	}
-	if (n_transmit)   /* the last line: what a capture must hold */
-		printf("transmitted: wrs=%" PRIu64 "\n", ws.transmitted);
-	if (cfg->n_work)
-		status = ws.errors ? 1 : 0;
-out:
 	if (interrupted)
 		status = report_interrupted();
 	free_objects();
