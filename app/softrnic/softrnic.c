@@ -1131,6 +1131,7 @@ setup_failed(char **eal_argv, bool eal_from_cfg)
 	rte_eal_mp_wait_lcore();
 	rnic_app_capture_uninit();
 	free_objects();
+	lcores_free();
 	rnic_config_free(cfg);
 	cfg = NULL;
 	rte_eal_cleanup();
