@@ -31,10 +31,10 @@ void rnic_dev_destroy(struct rnic_device *dev);
 
 /**
  * Tell the device that lcores now poll it (so control calls that must
- * quiesce the data path wait for them) or that nobody does (roles 0: the
- * application polls by hand, as unit tests do; rnic_post_send then runs
- * the TX role itself when the doorbell ring is full, rather than wait for
- * a poller that is itself).
+ * quiesce the data path wait for them: destroy, Reset, dereg) or that
+ * nobody does (the application polls by hand, as unit tests do: such
+ * calls then take the QP off the roles' work lists themselves, since the
+ * caller is the only poller).
  */
 void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
 

@@ -29,6 +29,9 @@
  *    the same device keeps working (WRITE and READ, bytes checked).
  *    With 1100 QPs overflowing and nobody reading events, the event ring
  *    (1024) keeps 1023 and event_drops counts the rest.
+ *  - destroy and reset while a role's work list names the QP: no list
+ *    names it afterwards (the resend list once kept a destroyed QP), and
+ *    the reset QP works again.
  *  - more QPs than configured: max_qps 5 (not a power of two) allows five
  *    QPs and refuses the sixth with ENOSPC (also with an explicit QPN),
  *    without leaking DPDK heap memory or CQ/PD references; the existing
@@ -47,12 +50,15 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "rnic_core.h"     /* the roles' work lists, for the destroy case */
 #include "rnic_engine.h"
 #include "rnic_verbs.h"
 #include "test_common.h"
@@ -748,6 +754,154 @@ test_link_ring_full(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Destroy and reset while a role's work list names the QP (issue 14)  */
+/* ------------------------------------------------------------------ */
+
+/* True when a work list of the device's roles names @p qp (the pointer
+ * is only compared, never followed: the QP may be freed). */
+static bool
+on_a_list(const struct rnic_device *dev, const void *qp)
+{
+	const struct rnic_qp_list *l[] = { &dev->tx.active, &dev->rx.rd_active, &dev->rx.acks,
+					   &dev->rx.rexmit };
+
+	for (unsigned int k = 0; k < RTE_DIM(l); k++)
+		for (uint32_t i = 0; i < l[k]->n; i++)
+			if ((const void *)l[k]->q[i] == qp)
+				return true;
+	return false;
+}
+
+/* Run A alone (B is not polled) until @p cond or the bound. */
+#define RUN_A_POLLS 200000L
+#define RUN_A_UNTIL(cond) do { \
+	struct test_side saved_ = B; \
+	B.dev = NULL; \
+	for (long it_ = 0; it_ < RUN_A_POLLS && !(cond); it_++) \
+		poll_all(); \
+	B = saved_; \
+} while (0)
+
+/*
+ * Two RC QPs on A write ~600 packets into a link B does not read: the
+ * link (64) and A's request buffer (512) fill, the loss timer (1 ms)
+ * fires, and go-back-N cannot push both QPs' resends into the response
+ * buffer (512) at once, so the second stays on the RX role's resend
+ * list. Destroying it then must take it off every list: the resend list
+ * once named it after destroy, and the next pass followed a freed QP.
+ * Resetting the first while it is on lists must keep them consistent:
+ * reconnected, it carries traffic again.
+ */
+static int
+test_destroy_on_work_list(void)
+{
+	struct rnic_qp_attr reset = { .qp_state = RNIC_QPS_RESET };
+	struct rnic_qp *q1, *q2, *b1, *b2;
+	struct rnic_dev_stats st;
+	struct rnic_wc wc;
+	const uint32_t len = 300u << 10;
+	void *gone;
+
+	VERIFY(pair_up(port_c, port_d, NULL, NULL) == 0, "devices on the small ring pair");
+	VERIFY(pair_qps(RNIC_QPT_RC, &q1, &b1, 8) == 0 && pair_qps(RNIC_QPT_RC, &q2, &b2, 8) == 0,
+	       "pairs");
+	VERIFY(post_op(q1, RNIC_WR_RDMA_WRITE, 1, (uintptr_t)A.buf, len, rnic_mr_lkey(A.mr),
+		       (uintptr_t)B.buf, rnic_mr_rkey(B.mr)) == 0, "post q1");
+	VERIFY(post_op(q2, RNIC_WR_RDMA_WRITE, 2, (uintptr_t)A.buf + len, len, rnic_mr_lkey(A.mr),
+		       (uintptr_t)B.buf + len, rnic_mr_rkey(B.mr)) == 0, "post q2");
+	RUN_A_UNTIL(A.dev->rx.rexmit.n > 0 && on_a_list(A.dev, q2));
+	rnic_dev_stats_get(A.dev, &st);
+	VERIFY(st.timer_expired > 0 && on_a_list(A.dev, q2),
+	       "q2 on the resend list after a timeout (%" PRIu64 " expiries, %u on the list)",
+	       st.timer_expired, A.dev->rx.rexmit.n);
+	gone = q2;
+	VERIFY(rnic_destroy_qp(q2) == 0, "destroy q2");
+	VERIFY(!on_a_list(A.dev, gone), "a role's list still names the destroyed QP");
+	RUN_A_UNTIL(false);   /* under ASan/valgrind a pass following it would report */
+	VERIFY(!on_a_list(A.dev, gone), "the destroyed QP came back on a list");
+
+	/* q1: Reset while on lists, reconnect, write again. */
+	VERIFY(on_a_list(A.dev, q1) || A.dev->tx.active.n == 0, "q1 on a list");
+	VERIFY(rnic_modify_qp(q1, &reset, RNIC_QP_STATE) == 0 &&
+	       rnic_modify_qp(b1, &reset, RNIC_QP_STATE) == 0, "reset the q1 pair");
+	VERIFY(!on_a_list(A.dev, q1), "q1 still on a list after Reset");
+	/* q1's first WRITE may have ended before the Reset (retry exceeded:
+	 * B was not polled), nothing else. */
+	while (rnic_poll_cq(A.cq, 1, &wc) == 1)
+		VERIFY(wc.wr_id == 1, "before the Reset: wr %" PRIu64 " %s", wc.wr_id,
+		       rnic_wc_status_str(wc.status));	/* New PSNs, as after any reconnect: the old life's packets still in
+	 * the link must not pass for the new one's. */
+	VERIFY(test_qp_connect(q1, &B, b1, RNIC_MTU_1024, 0x1000, 0x1000, 8, 7) == 0 &&
+	       test_qp_connect(b1, &A, q1, RNIC_MTU_1024, 0x1000, 0x1000, 8, 7) == 0, "reconnect");
+	fill(A.buf, 4096, 21);
+	VERIFY(post_op(q1, RNIC_WR_RDMA_WRITE, 3, (uintptr_t)A.buf, 4096, rnic_mr_lkey(A.mr),
+		       (uintptr_t)B.buf + (1u << 20), rnic_mr_rkey(B.mr)) == 0, "post after reset");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1 && wc.wr_id == 3 && wc.status == RNIC_WC_SUCCESS,
+	       "the reset QP's WRITE: wr_id %" PRIu64 " qp %u %s", wc.wr_id, wc.qp_num,
+	       rnic_wc_status_str(wc.status));
+	VERIFY(memcmp(A.buf, B.buf + (1u << 20), 4096) == 0, "bytes");
+	return 0;
+}
+
+/* The lcore poller of the destroy case: every role of A, until told. */
+static volatile int poller_run;
+
+static int
+poller(void *arg)
+{
+	struct rnic_device *dev = arg;
+
+	while (poller_run)
+		rnic_dev_poll(dev, RNIC_ROLE_ALL);
+	return 0;
+}
+
+/*
+ * The same with an lcore polling A: destroy and Reset now wait for two
+ * passes of every role (rnic_dev_quiesce) instead of editing the lists,
+ * and each pass drops a QP in Reset. The QPs are destroyed while the
+ * lcore runs; afterwards no list names them (a pass that followed one
+ * would show under ASan or valgrind).
+ */
+static int
+test_destroy_polled(void)
+{
+	unsigned int lcore = rte_get_next_lcore(rte_lcore_id(), 1, 0);
+	struct rnic_qp *q1, *q2, *b1, *b2;
+	struct rnic_dev_stats st;
+	const uint32_t len = 300u << 10;
+	void *g1, *g2;
+
+	if (lcore >= RTE_MAX_LCORE) {
+		printf("  (one lcore: nothing to run the poller on)\n");
+		return 0;
+	}
+	VERIFY(pair_up(port_c, port_d, NULL, NULL) == 0, "devices on the small ring pair");
+	VERIFY(pair_qps(RNIC_QPT_RC, &q1, &b1, 8) == 0 && pair_qps(RNIC_QPT_RC, &q2, &b2, 8) == 0,
+	       "pairs");
+	VERIFY(post_op(q1, RNIC_WR_RDMA_WRITE, 1, (uintptr_t)A.buf, len, rnic_mr_lkey(A.mr),
+		       (uintptr_t)B.buf, rnic_mr_rkey(B.mr)) == 0 &&
+	       post_op(q2, RNIC_WR_RDMA_WRITE, 2, (uintptr_t)A.buf + len, len, rnic_mr_lkey(A.mr),
+		       (uintptr_t)B.buf + len, rnic_mr_rkey(B.mr)) == 0, "posts");
+	poller_run = 1;
+	rnic_dev_set_polled(A.dev, true);
+	VERIFY(rte_eal_remote_launch(poller, A.dev, lcore) == 0, "launch the poller");
+	/* B is not polled: wait for A's first loss timeout (its resends). */
+	do
+		rnic_dev_stats_get(A.dev, &st);
+	while (st.timer_expired == 0);
+	g1 = q1;
+	g2 = q2;
+	VERIFY(rnic_destroy_qp(q2) == 0 && rnic_destroy_qp(q1) == 0, "destroy while polled");
+	poller_run = 0;
+	rte_eal_wait_lcore(lcore);
+	rnic_dev_set_polled(A.dev, false);
+	VERIFY(!on_a_list(A.dev, g1) && !on_a_list(A.dev, g2), "a list still names one");
+	VERIFY(A.dev->graveyard == NULL, "a QP was parked: the lcore did not quiesce");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* CQ overflow                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -1042,6 +1196,8 @@ main(int argc, char **argv)
 	RUN(test_doorbell_ring_full(), "doorbell ring full, unpolled");
 	RUN(test_kick_ring_full(), "kick ring full while a QP goes to Error");
 	RUN(test_link_ring_full(), "peer's receive ring full");
+	RUN(test_destroy_on_work_list(), "destroy and reset a QP on the roles' work lists");
+	RUN(test_destroy_polled(), "destroy QPs while an lcore polls the device");
 	RUN(test_cq_overflow(), "CQ overflow: QP to Error, async event, others unaffected");
 	RUN(test_event_ring_full(), "async event ring full");
 	RUN(test_max_qps(), "more QPs, MRs, CQs than configured");

@@ -1671,7 +1671,7 @@ setup(void)
 static int
 test_log_types(void)
 {
-	static const char *const want[] = { "softrnic.verbs", "softrnic.timer" };
+	static const char *const want[] = { "softrnic.core", "softrnic.verbs", "softrnic.timer" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
