@@ -147,7 +147,8 @@ void perf_engine_describe(FILE *f);
  * main lcore runs them (--rtc=main), else backs off when @p idle. */
 void perf_poll(bool idle);
 bool perf_engine_on_main(void);
-int perf_link_wait(struct perf_side *s, double secs);
+/* @p redial: restart the port while the link is down (not a memif server). */
+int perf_link_wait(struct perf_side *s, double secs, bool redial);
 
 /* perf_qp.c: PD, MR, CQs and QPs */
 int perf_side_create(const struct perf_opts *o, struct perf_side *s);

@@ -143,10 +143,18 @@ port_setup_own(struct perf_side *s, uint16_t nq)
 /*
  * Wait for the link. A memif client that reached the socket before its
  * server started the port is turned away and does not try again by
- * itself: restart the port every 2 s while the link stays down.
+ * itself: with @p redial, restart the port every 2 s while the link
+ * stays down. Only the dialling end may do that. A memif server's
+ * listener takes a new connection by itself, and restarting it is
+ * harmful: rte_eth_dev_stop runs memif's disconnect in this thread, which
+ * frees the control channel's message queue while the interrupt thread
+ * may be answering that client's handshake on it (DPDK 22.11 locks
+ * neither against the other; SIGSEGV in memif_msg_send_from_queue). Both
+ * ends enter this wait within a millisecond of each other, so a server
+ * that also restarted did so right in the client's redial handshake.
  */
 int
-perf_link_wait(struct perf_side *s, double secs)
+perf_link_wait(struct perf_side *s, double secs, bool redial)
 {
 	uint64_t hz = rte_get_tsc_hz(), now = rte_get_tsc_cycles();
 	uint64_t end = now + (uint64_t)(secs * (double)hz), retry = now + 2 * hz;
@@ -163,7 +171,7 @@ perf_link_wait(struct perf_side *s, double secs)
 				"peer running?)\n", port_name(s->port_id), secs);
 			return -1;
 		}
-		if (s->own_port_setup && now > retry) {
+		if (redial && s->own_port_setup && now > retry) {
 			rte_eth_dev_stop(s->port_id);
 			rte_eth_dev_start(s->port_id);
 			retry = now + 2 * hz;

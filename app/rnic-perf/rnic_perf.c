@@ -270,7 +270,7 @@ setup_sides(struct perf_run *r)
 	}
 	for (unsigned int i = 0; i < r->nsides; i++)
 		if (perf_side_connect(&r->o, &sides[i]) != 0 ||
-		    (sides[i].own_port_setup && perf_link_wait(&sides[i], 20) != 0))
+		    (sides[i].own_port_setup && perf_link_wait(&sides[i], 20, !r->server) != 0))
 			return -1;
 	return perf_engine_launch(&r->o, r->cfg, sides, r->nsides);
 }
