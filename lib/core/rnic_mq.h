@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_mbuf.h>
 
 #include "rnic_sync.h"
@@ -49,18 +50,30 @@ struct rnic_mq_ent {
 	uint8_t flags;           /* RNIC_MQF_* */
 };
 
+/*
+ * The producer's line (TX writes it; RX reads ents, mask and tail) and
+ * the consumer's (RX writes head; TX reads it only when the room it last
+ * saw, head_seen, has run out), as DPDK's ring splits them.
+ */
 struct rnic_mq {
 	struct rnic_mq_ent *ents;
 	uint32_t mask;           /* slots - 1 (a power of two) */
 	uint32_t tail;           /* [MQ-TAIL] W: TX; R: RX, acquire */
-	uint32_t head;           /* [MQ-HEAD] W: RX; R: TX, acquire */
-};
+	uint32_t head_seen;      /* TX: the head it last loaded */
+	uint32_t head __rte_cache_aligned;  /* [MQ-HEAD] W: RX; R: TX, acquire */
+} __rte_cache_aligned;
 
 /* TX: free slots. */
 static inline uint32_t
-rnic_mq_room(const struct rnic_mq *mq)
+rnic_mq_room(struct rnic_mq *mq)
 {
-	return mq->mask + 1 - (mq->tail - LOAD_ACQ(&mq->head));  /* [MQ-HEAD] */
+	uint32_t room = mq->mask + 1 - (mq->tail - mq->head_seen);
+
+	if (room == 0) {
+		mq->head_seen = LOAD_ACQ(&mq->head);   /* [MQ-HEAD] */
+		room = mq->mask + 1 - (mq->tail - mq->head_seen);
+	}
+	return room;
 }
 
 /*
@@ -143,7 +156,7 @@ rnic_mq_release_all(struct rnic_mq *mq)
 		rte_pktmbuf_free(e->m);
 		e->m = NULL;
 	}
-	mq->head = mq->tail = 0;
+	mq->head = mq->tail = mq->head_seen = 0;
 	return freed;
 }
 

@@ -31,6 +31,9 @@
 
 /* Requester transmit: the TX role only. */
 struct rnic_qp_req {
+	/* [DB] doorbells the TX role took off the ring for this QP; W: TX,
+	 * seq_cst; R: the application. Never reset: see rnic_post.c. */
+	uint32_t db_seen;
 	uint32_t sq_fetch;       /* [SQ-FETCH] next WQE to start; W: TX, release;
 				  * R: RX (flush), the application, acquire */
 	uint32_t sq_db;          /* WQEs TX knows of (its last read of sq_pi) */
@@ -41,10 +44,14 @@ struct rnic_qp_req {
 	uint8_t stopped;         /* bad WQE queued: send nothing more */
 	uint8_t scheduled;       /* on the TX active list */
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
-};
+} __rte_cache_aligned;
 
-/* Requester receive (the completer): the RX role only. */
+/* Requester receive (the completer): the RX role only, but for sq_done. */
 struct rnic_qp_comp {
+	/* [SQ-DONE] WQEs completed; W: the QP's completer (the RX role for
+	 * RC, the TX role for UC/UD, whose comp is otherwise unused), release;
+	 * R: the application (room in the SQ), acquire. */
+	uint32_t sq_done;
 	uint32_t rd_done;        /* [RD-DONE] READ/atomic WQEs finished; W: RX,
 				  * release; R: TX (fence, max_rd_atomic) */
 	uint32_t rd_psn;         /* next READ response PSN expected */
@@ -68,7 +75,7 @@ struct rnic_qp_comp {
 	uint64_t n_timeout;
 	uint64_t n_nak;
 	uint64_t n_err;
-};
+} __rte_cache_aligned;
 
 /* The responder's record of one READ or atomic (seed 001 s3: duplicates
  * are answered from it). */
@@ -94,6 +101,8 @@ struct rnic_rd_res {
 
 /* Responder: the RX role only. */
 struct rnic_qp_resp {
+	/* [RQ-CI] receive WQEs consumed; W: RX, release; R: application. */
+	uint32_t rq_ci;
 	uint32_t epsn;           /* expected PSN (telemetry: relaxed) */
 	uint32_t msn;
 	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
@@ -121,7 +130,7 @@ struct rnic_qp_resp {
 	uint32_t res_n;
 	uint32_t res_next;
 	uint8_t rd_active;       /* on the RX role's READ response list */
-};
+} __rte_cache_aligned;
 
 /* The application's posting thread. */
 struct rnic_qp_app {
@@ -129,7 +138,11 @@ struct rnic_qp_app {
 				  * seq_cst; R: TX (seq_cst), RX (flush) */
 	uint32_t rq_pi;          /* [RQ-PI] W: app, release; R: RX, acquire */
 	uint32_t db_rung;        /* [DB] doorbells rung (the app's own count) */
-};
+	/* the completers' indices as last loaded: re-read only when the
+	 * queue looks full, so posting does not pull their lines */
+	uint32_t sq_done_seen;
+	uint32_t rq_ci_seen;
+} __rte_cache_aligned;
 
 struct rnic_qp {
 	/* Control thread */
@@ -162,22 +175,14 @@ struct rnic_qp {
 	 * completers; cleared by the control thread at Reset, quiesced */
 	uint8_t cq_err_sent;
 
-	/* [SQ-DONE] WQEs completed; W: the QP's completer (the RX role for
-	 * RC, the TX role for UC/UD, fixed by the type), release; R: the
-	 * application (room in the SQ), acquire. */
-	uint32_t sq_done;
-	/* [RQ-CI] receive WQEs consumed; W: RX, release; R: application. */
-	uint32_t rq_ci;
-	/* [DB] doorbells the TX role took off the ring for this QP; W: TX,
-	 * seq_cst; R: the application. Never reset: see rnic_post.c. */
-	uint32_t db_seen;
-
+	/* One cache line (or two) per writer: no thread writes a line
+	 * another thread writes. */
 	struct rnic_qp_app app;
 	struct rnic_mq mq;
 	struct rnic_qp_req req;
 	struct rnic_qp_comp comp;
 	struct rnic_qp_resp resp;
-};
+} __rte_cache_aligned;
 
 static inline struct rnic_wqe *
 rnic_sq_wqe(const struct rnic_qp *qp, uint32_t idx)

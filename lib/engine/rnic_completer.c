@@ -69,7 +69,7 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	/* The failed WQE may still be mid-transmission (sq_done is then past
 	 * sq_fetch until TX sees Error and skips ahead): compare signed. */
 	fetched = LOAD_ACQ(&qp->req.sq_fetch);   /* [SQ-FETCH] */
-	while ((int32_t)(fetched - qp->sq_done) > 0)
+	while ((int32_t)(fetched - qp->comp.sq_done) > 0)
 		comp_wqe(qp, RNIC_WC_WR_FLUSH_ERR, st);
 	rnic_resp_flush_rq(qp);
 }
@@ -87,7 +87,7 @@ comp_fail(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 		/* Drop this WQE's packets, then complete it with the error. */
 		while ((e = mq_head(qp)) != NULL && e->wqe_idx == idx)
 			mq_pop(qp);
-		if (qp->sq_done == idx)
+		if (qp->comp.sq_done == idx)
 			comp_wqe(qp, s, st);
 	}
 	rnic_qp_to_error(qp);

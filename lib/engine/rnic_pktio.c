@@ -42,11 +42,11 @@ rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 void
 rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 {
-	const struct rnic_wqe *w = rnic_sq_wqe(qp, qp->sq_done);
+	const struct rnic_wqe *w = rnic_sq_wqe(qp, qp->comp.sq_done);
 	struct rnic_wc wc;
 
 	if (s == RNIC_WC_SUCCESS && !(w->flags & RNIC_SEND_SIGNALED)) {
-		STORE_REL(&qp->sq_done, qp->sq_done + 1);   /* [SQ-DONE] */
+		STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
 		return;
 	}
 	wc = (struct rnic_wc){
@@ -60,7 +60,7 @@ rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_st
 	/* The slot is free before the completion is seen: a post_send right
 	 * after polling this completion finds room (the WQE has been read
 	 * into wc, nothing reads it after this). */
-	STORE_REL(&qp->sq_done, qp->sq_done + 1);   /* [SQ-DONE] */
+	STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
 	rnic_complete(qp, qp->scq, &wc, st);
 }
 

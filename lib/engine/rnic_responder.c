@@ -43,7 +43,7 @@ credit_code(uint32_t n)
 static uint8_t
 ack_syndrome(const struct rnic_qp *qp)
 {
-	uint32_t avail = LOAD_ACQ(&qp->app.rq_pi) - qp->rq_ci;   /* [RQ-PI] */
+	uint32_t avail = LOAD_ACQ(&qp->app.rq_pi) - qp->resp.rq_ci;   /* [RQ-PI] */
 
 	return RNIC_AETH_ACK | credit_code(avail);
 }
@@ -340,7 +340,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 	      uint32_t byte_len, uint32_t imm_or_inv, uint32_t src_qp,
 	      struct rnic_dev_stats *st)
 {
-	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->rq_ci);
+	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
 	struct rnic_wc wc = {
 		.wr_id = r->wr_id, .status = (uint8_t)s, .opcode = opcode,
 		.wc_flags = flags, .qp_num = qp->qpn, .byte_len = byte_len,
@@ -348,7 +348,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 	};
 
 	wc.imm_data = imm_or_inv;
-	STORE_REL(&qp->rq_ci, qp->rq_ci + 1);   /* [RQ-CI] */
+	STORE_REL(&qp->resp.rq_ci, qp->resp.rq_ci + 1);   /* [RQ-CI] */
 	qp->resp.rwqe_active = 0;
 	rnic_complete(qp, qp->rcq, &wc, st);
 }
@@ -360,7 +360,7 @@ rnic_resp_flush_rq(struct rnic_qp *qp)
 	struct rnic_dev_stats *st = &qp->dev->rx.st;
 	uint32_t pi = LOAD_ACQ(&qp->app.rq_pi);   /* [RQ-PI] */
 
-	while (qp->rq_ci != pi) {
+	while (qp->resp.rq_ci != pi) {
 		st->flushed++;
 		recv_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0, 0, 0, 0, st);
 	}
@@ -369,7 +369,7 @@ rnic_resp_flush_rq(struct rnic_qp *qp)
 static bool
 rwqe_available(const struct rnic_qp *qp)
 {
-	return qp->rq_ci != LOAD_ACQ(&qp->app.rq_pi);   /* [RQ-PI] */
+	return qp->resp.rq_ci != LOAD_ACQ(&qp->app.rq_pi);   /* [RQ-PI] */
 }
 
 /* Take the receive WQE at rq_ci for a new message. */
@@ -387,7 +387,7 @@ static void
 rwqe_skip(struct rnic_qp *qp, uint32_t skip)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
-	const struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->rq_ci);
+	const struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
 
 	while (skip && rs->rwqe_sge < r->num_sge) {
 		uint32_t room = r->sge[rs->rwqe_sge].length - rs->rwqe_sge_off;
@@ -407,7 +407,7 @@ static enum rnic_wc_status
 rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
-	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->rq_ci);
+	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
 
 	while (len > 0) {
 		struct rnic_sge *sg;
@@ -1024,7 +1024,7 @@ resp_ud(struct resp_ctx *c)
 		return RESP_DONE;
 	}
 	rwqe_start(qp);
-	if (rnic_rq_wqe(qp, qp->rq_ci)->total_len >= RNIC_UD_GRH_LEN + pkt->payload_len) {
+	if (rnic_rq_wqe(qp, qp->resp.rq_ci)->total_len >= RNIC_UD_GRH_LEN + pkt->payload_len) {
 		rwqe_skip(qp, RNIC_UD_GRH_LEN);
 		s = rwqe_scatter(qp, c->m, pkt->payload_off, pkt->payload_len);
 	}

@@ -265,8 +265,8 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rq_psn", LOAD_RLX(&qp->resp.epsn));
 	rte_tel_data_add_dict_u64(d, "msn", LOAD_RLX(&qp->resp.msn));
 	rte_tel_data_add_dict_u64(d, "sq_outstanding",
-				  LOAD_RLX(&qp->app.sq_pi) - LOAD_RLX(&qp->sq_done));
-	rte_tel_data_add_dict_u64(d, "rq_posted", LOAD_RLX(&qp->app.rq_pi) - LOAD_RLX(&qp->rq_ci));
+				  LOAD_RLX(&qp->app.sq_pi) - LOAD_RLX(&qp->comp.sq_done));
+	rte_tel_data_add_dict_u64(d, "rq_posted", LOAD_RLX(&qp->app.rq_pi) - LOAD_RLX(&qp->resp.rq_ci));
 	rte_tel_data_add_dict_u64(d, "unacked_packets",
 				  LOAD_RLX(&qp->mq.tail) - LOAD_RLX(&qp->mq.head));
 	rte_tel_data_add_dict_u64(d, "retransmits", LOAD_RLX(&qp->comp.n_rexmit));

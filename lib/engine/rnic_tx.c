@@ -42,7 +42,7 @@ doorbell_process(struct rnic_device *dev, struct rnic_dev_stats *st)
 			st->doorbells++;
 			if (qp == NULL)
 				continue;   /* QP destroyed after posting */
-			STORE_SC(&qp->db_seen, qp->db_seen + 1);   /* [DB] */
+			STORE_SC(&qp->req.db_seen, qp->req.db_seen + 1);   /* [DB] */
 			sched_add(dev, qp);
 		}
 		total += n;
@@ -458,7 +458,7 @@ req_start_wqe(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 		}
 		return false;
 	}
-	if (qp->type == RNIC_QPT_RC) {
+	if (qp->type == RNIC_QPT_RC && ((w->flags & RNIC_SEND_FENCE) || is_rd_atomic(w->opcode))) {
 		uint32_t outstanding = qp->req.rd_issued -
 				       LOAD_ACQ(&qp->comp.rd_done);   /* [RD-DONE] */
 

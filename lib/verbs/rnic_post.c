@@ -47,7 +47,7 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	uint64_t db;
 
 	STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
-	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->db_seen)) > 0)   /* [DB] */
+	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->req.db_seen)) > 0)   /* [DB] */
 		return;   /* the queued doorbell covers them */
 	db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
 			  (start & qp->sq_mask) * stride16, (uint8_t)(n * stride16), qp->qpn);
@@ -58,6 +58,26 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 		return;
 	}
 	qp->app.db_rung++;
+}
+
+/* Room for a WQE at @p pi: what the completer last released, loaded
+ * again only when the queue looks full. */
+static bool
+sq_room(struct rnic_qp *qp, uint32_t pi)
+{
+	if (pi - qp->app.sq_done_seen < qp->cap.max_send_wr)
+		return true;
+	qp->app.sq_done_seen = LOAD_ACQ(&qp->comp.sq_done);   /* [SQ-DONE] */
+	return pi - qp->app.sq_done_seen < qp->cap.max_send_wr;
+}
+
+static bool
+rq_room(struct rnic_qp *qp, uint32_t pi)
+{
+	if (pi - qp->app.rq_ci_seen < qp->cap.max_recv_wr)
+		return true;
+	qp->app.rq_ci_seen = LOAD_ACQ(&qp->resp.rq_ci);   /* [RQ-CI] */
+	return pi - qp->app.rq_ci_seen < qp->cap.max_recv_wr;
 }
 
 /* Structural checks of a send WR; the engine's WQEParser does the rest. */
@@ -150,7 +170,7 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 		uint64_t total;
 
 		rc = send_wr_check(qp, wr, &total);
-		if (rc == 0 && pi - LOAD_ACQ(&qp->sq_done) >= qp->cap.max_send_wr)   /* [SQ-DONE] */
+		if (rc == 0 && !sq_room(qp, pi))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;
@@ -189,7 +209,7 @@ post_recv_list(struct rnic_qp *qp, struct rnic_recv_wr **wrp)
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
 		    (wr->num_sge > 0 && wr->sg_list == NULL))
 			rc = -EINVAL;
-		else if (pi - LOAD_ACQ(&qp->rq_ci) >= qp->cap.max_recv_wr)   /* [RQ-CI] */
+		else if (!rq_room(qp, pi))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;

@@ -325,7 +325,9 @@ check_values(const struct rnic_qp_attr *a, int mask)
  * Control thread, the roles quiesced: the QP's data-path state starts
  * afresh. The work-list flags are kept: a role whose list still names the
  * QP (a failed quiesce) drops it on its next pass ([QP-DEAD]) and clears
- * the flag itself. The doorbell counts ([DB]) run on across resets.
+ * the flag itself. The doorbell counts ([DB]) run on across resets; the
+ * completers' indices (sq_done, rq_ci) start again at 0 with their
+ * structs.
  */
 static void
 reset_qp_state(struct rnic_qp *qp)
@@ -335,6 +337,7 @@ reset_qp_state(struct rnic_qp *qp)
 	};
 	uint8_t sched = qp->req.scheduled, rd = qp->resp.rd_active;
 	uint8_t acks = qp->resp.on_ack_list, rexmit = qp->comp.on_rexmit_list;
+	uint32_t db_seen = qp->req.db_seen;
 
 	/* A stale expiry must not reach the QP's next life. */
 	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
@@ -345,12 +348,13 @@ reset_qp_state(struct rnic_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	free_res(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->req.db_seen = db_seen;
 	qp->req.scheduled = sched;
 	qp->resp.rd_active = rd;
 	qp->resp.on_ack_list = acks;
 	qp->comp.on_rexmit_list = rexmit;
-	qp->app.sq_pi = qp->sq_done = 0;
-	qp->app.rq_pi = qp->rq_ci = 0;
+	qp->app.sq_pi = qp->app.sq_done_seen = 0;
+	qp->app.rq_pi = qp->app.rq_ci_seen = 0;
 	qp->cq_err_sent = 0;
 }
 
