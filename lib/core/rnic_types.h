@@ -43,6 +43,8 @@ struct rnic_qp;
  *  its response buffer has room for two answers per request (a READ's first
  *  response and an ACK), and that buffer holds 512 frames. */
 #define RNIC_MAX_BURST 256
+/** Largest CQ depth. */
+#define RNIC_MAX_CQE (1u << 22)
 /** Largest rnic_dev_attr.max_qps. */
 #define RNIC_MAX_QPS (1u << 20)
 

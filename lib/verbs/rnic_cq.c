@@ -18,27 +18,25 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 {
 	static uint32_t seq;
 	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *ring;
 	struct rnic_cq *cq;
 
-	if (dev == NULL || cqe == 0 || cqe > (1u << 22))
+	if (dev == NULL || cqe == 0 || cqe > RNIC_MAX_CQE)
 		return rnic_fail_null(EINVAL);
 	if (dev->n_cqs >= dev->attr.max_cqs)
 		return rnic_fail_null(ENOSPC);
-	cq = rnic_obj_zalloc("rnic_cq", sizeof(*cq));
-	if (cq == NULL)
-		return NULL;
 	snprintf(name, sizeof(name), "rnic_cq%u_%u", dev->port_id,
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	cq->ring = rte_ring_create_elem(name, sizeof(struct rnic_wc), cqe,
-					rte_socket_id(), RING_F_SC_DEQ | RING_F_EXACT_SZ);
-	if (cq->ring == NULL) {
-		rte_free(cq);
+	ring = rte_ring_create_elem(name, sizeof(struct rnic_wc), cqe, rte_socket_id(),
+				    RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	cq = ring != NULL ? rnic_obj_zalloc("rnic_cq", sizeof(*cq)) : NULL;
+	if (cq == NULL) {
+		rte_ring_free(ring);   /* NULL is fine */
 		return NULL;
 	}
-	cq->dev = dev;
-	cq->depth = cqe;
-	dev->n_cqs++;
+	*cq = (struct rnic_cq){ .dev = dev, .ring = ring, .depth = cqe };
 	TAILQ_INSERT_TAIL(&dev->cqs, cq, next);
+	dev->n_cqs++;
 	return cq;
 }
 

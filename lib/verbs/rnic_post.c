@@ -60,24 +60,19 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	qp->app.db_rung++;
 }
 
-/* Room for a WQE at @p pi: what the completer last released, loaded
- * again only when the queue looks full. */
+/*
+ * Room for an entry at @p pi in a queue of @p depth entries whose
+ * consumer index is *@p ci: the value last loaded (*@p seen) is loaded
+ * again only when the queue looks full, so posting does not pull the
+ * completer's cache line ([SQ-DONE], [RQ-CI]).
+ */
 static bool
-sq_room(struct rnic_qp *qp, uint32_t pi)
+q_room(uint32_t pi, uint32_t depth, const uint32_t *ci, uint32_t *seen)
 {
-	if (pi - qp->app.sq_done_seen < qp->cap.max_send_wr)
+	if (pi - *seen < depth)
 		return true;
-	qp->app.sq_done_seen = LOAD_ACQ(&qp->comp.sq_done);   /* [SQ-DONE] */
-	return pi - qp->app.sq_done_seen < qp->cap.max_send_wr;
-}
-
-static bool
-rq_room(struct rnic_qp *qp, uint32_t pi)
-{
-	if (pi - qp->app.rq_ci_seen < qp->cap.max_recv_wr)
-		return true;
-	qp->app.rq_ci_seen = LOAD_ACQ(&qp->resp.rq_ci);   /* [RQ-CI] */
-	return pi - qp->app.rq_ci_seen < qp->cap.max_recv_wr;
+	*seen = LOAD_ACQ(ci);
+	return pi - *seen < depth;
 }
 
 /* Structural checks of a send WR; the engine's WQEParser does the rest. */
@@ -170,7 +165,7 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 		uint64_t total;
 
 		rc = send_wr_check(qp, wr, &total);
-		if (rc == 0 && !sq_room(qp, pi))
+		if (rc == 0 && !q_room(pi, qp->cap.max_send_wr, &qp->comp.sq_done, &qp->app.sq_done_seen))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;
@@ -209,7 +204,7 @@ post_recv_list(struct rnic_qp *qp, struct rnic_recv_wr **wrp)
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
 		    (wr->num_sge > 0 && wr->sg_list == NULL))
 			rc = -EINVAL;
-		else if (!rq_room(qp, pi))
+		else if (!q_room(pi, qp->cap.max_recv_wr, &qp->resp.rq_ci, &qp->app.rq_ci_seen))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;

@@ -42,43 +42,43 @@ wire_build_checks(void)
 }
 
 /* Read the extended headers the opcode names, from @p bth. */
+/* The extended header @p x of @p op inside the headers at @p bth. */
+#define EXT_AT(op, bth, x) ((const void *)((bth) + (op)->offset[RNIC_EXT_##x]))
+
 static void
 ext_read(const struct rnic_opcode_info *op, const uint8_t *bth,
 	 struct rnic_ext_fields *e)
 {
+	rnic_opmask_t m = op->mask;
+
 	memset(e, 0, sizeof(*e));
-	if (op->mask & RNIC_M_DETH) {
-		const struct rnic_deth *d = (const void *)(bth + op->offset[RNIC_EXT_DETH]);
-		e->deth_qkey = __deth_qkey(d);
-		e->deth_sqp = __deth_sqp(d);
+	if (m & RNIC_M_DETH) {
+		e->deth_qkey = __deth_qkey(EXT_AT(op, bth, DETH));
+		e->deth_sqp = __deth_sqp(EXT_AT(op, bth, DETH));
 	}
-	if (op->mask & RNIC_M_RETH) {
-		const struct rnic_reth *r = (const void *)(bth + op->offset[RNIC_EXT_RETH]);
-		e->reth_va = __reth_va(r);
-		e->reth_rkey = __reth_rkey(r);
-		e->reth_len = __reth_len(r);
+	if (m & RNIC_M_RETH) {
+		e->reth_va = __reth_va(EXT_AT(op, bth, RETH));
+		e->reth_rkey = __reth_rkey(EXT_AT(op, bth, RETH));
+		e->reth_len = __reth_len(EXT_AT(op, bth, RETH));
 	}
-	if (op->mask & RNIC_M_ATMETH) {
-		const struct rnic_atmeth *a = (const void *)(bth + op->offset[RNIC_EXT_ATMETH]);
-		e->atm_va = __atmeth_va(a);
-		e->atm_rkey = __atmeth_rkey(a);
-		e->atm_swap_add = __atmeth_swap_add(a);
-		e->atm_cmp = __atmeth_cmp(a);
+	if (m & RNIC_M_ATMETH) {
+		e->atm_va = __atmeth_va(EXT_AT(op, bth, ATMETH));
+		e->atm_rkey = __atmeth_rkey(EXT_AT(op, bth, ATMETH));
+		e->atm_swap_add = __atmeth_swap_add(EXT_AT(op, bth, ATMETH));
+		e->atm_cmp = __atmeth_cmp(EXT_AT(op, bth, ATMETH));
 	}
-	if (op->mask & RNIC_M_AETH) {
-		const struct rnic_aeth *a = (const void *)(bth + op->offset[RNIC_EXT_AETH]);
-		e->aeth_syn = __aeth_syn(a);
-		e->aeth_msn = __aeth_msn(a);
+	if (m & RNIC_M_AETH) {
+		e->aeth_syn = __aeth_syn(EXT_AT(op, bth, AETH));
+		e->aeth_msn = __aeth_msn(EXT_AT(op, bth, AETH));
 	}
-	if (op->mask & RNIC_M_ATMACK) {
-		const struct rnic_atmack *a = (const void *)(bth + op->offset[RNIC_EXT_ATMACK]);
-		e->atmack_orig = __atmack_orig(a);
-	}
-	if (op->mask & RNIC_M_IMMDT)
-		memcpy(&e->imm, bth + op->offset[RNIC_EXT_IMMDT], 4);
-	if (op->mask & RNIC_M_IETH) {
+	if (m & RNIC_M_ATMACK)
+		e->atmack_orig = __atmack_orig(EXT_AT(op, bth, ATMACK));
+	if (m & RNIC_M_IMMDT)
+		memcpy(&e->imm, EXT_AT(op, bth, IMMDT), RNIC_IMMDT_LEN);
+	if (m & RNIC_M_IETH) {
 		rte_be32_t k;
-		memcpy(&k, bth + op->offset[RNIC_EXT_IETH], 4);
+
+		memcpy(&k, EXT_AT(op, bth, IETH), RNIC_IETH_LEN);
 		e->ieth_rkey = rte_be_to_cpu_32(k);
 	}
 }
