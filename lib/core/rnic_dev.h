@@ -50,6 +50,9 @@ struct rnic_txbuf {
 	struct rte_mbuf *pkts[RNIC_TXBUF_SIZE];
 };
 
+/* MultiQueue mbufs the RX role frees at once. */
+#define RNIC_RX_FREE_BATCH 64
+
 /* ARP cache (direct-mapped by IPv4 address). */
 #define RNIC_ARP_CACHE 64
 
@@ -80,6 +83,9 @@ struct rnic_dev_rx {
 	struct rnic_qp_list acks;        /* QPs with a coalesced ACK/NAK */
 	struct rnic_qp_list rexmit;      /* QPs with a resend still to push */
 	uint32_t kick_lost_seen; /* [KICK] the last kick_lost value handled */
+	/* MultiQueue mbufs released by ACKs, freed in bulk */
+	uint32_t n_free;
+	struct rte_mbuf *free[RNIC_RX_FREE_BATCH];
 	uint32_t arp_req_sent;   /* [ARP-REQ] the last arp_req_gen served */
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;

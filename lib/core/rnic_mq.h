@@ -11,12 +11,14 @@
  * between head and tail belong to RX, the free ones to TX.
  *
  * [MQ-ARM] The loss timer is armed when the list goes from empty to
- * non-empty (seed 3.4.2.4.1), and only RX sends timer commands: TX stores
- * the tail then loads the head (rnic_mq_push), RX stores the head (on a
- * release) and, when it finds work, loads the tail; both sequentially
- * consistent, so one of them always sees the other and a non-empty list
- * never sits without an armed timer: TX asks RX to arm when the list it
- * appended to was empty as far as it could see.
+ * non-empty (seed 3.4.2.4.1), and only RX sends timer commands. TX
+ * appends a burst of entries, then publishes the tail and loads the head
+ * (rnic_mq_publish, both sequentially consistent): when the list was
+ * empty as far as it can see, it asks RX to arm. RX releases with
+ * release stores, and before it decides that the list is empty (to let
+ * the timer lapse) it issues a full fence and loads the tail
+ * (rnic_mq_empty_sc). So one of them always sees the other, and a
+ * non-empty list never sits without an armed timer.
  */
 #ifndef RNIC_MQ_H
 #define RNIC_MQ_H
@@ -45,9 +47,10 @@ struct rnic_mq_ent {
 	struct rte_mbuf *m;      /* one reference held by the list, or NULL */
 	uint32_t psn;            /* first PSN of the packet */
 	uint32_t wqe_idx;        /* SQ index (free-running) */
-	uint16_t npsn;           /* PSNs consumed (READ: responses) */
-	uint8_t type;            /* enum rnic_mq_type */
-	uint8_t flags;           /* RNIC_MQF_* */
+	uint32_t npsn : 24;      /* PSNs consumed (a READ: one per response, up
+				  * to 2^31 / 256) */
+	uint32_t type : 4;       /* enum rnic_mq_type */
+	uint32_t flags : 4;      /* RNIC_MQF_* */
 };
 
 /*
@@ -58,7 +61,9 @@ struct rnic_mq_ent {
 struct rnic_mq {
 	struct rnic_mq_ent *ents;
 	uint32_t mask;           /* slots - 1 (a power of two) */
-	uint32_t tail;           /* [MQ-TAIL] W: TX; R: RX, acquire */
+	uint32_t tail;           /* [MQ-TAIL] W: TX (rnic_mq_publish); R: RX */
+	uint32_t tail_next;      /* TX: where the next entry goes (unpublished
+				  * entries lie between tail and tail_next) */
 	uint32_t head_seen;      /* TX: the head it last loaded */
 	uint32_t head __rte_cache_aligned;  /* [MQ-HEAD] W: RX; R: TX, acquire */
 } __rte_cache_aligned;
@@ -67,26 +72,38 @@ struct rnic_mq {
 static inline uint32_t
 rnic_mq_room(struct rnic_mq *mq)
 {
-	uint32_t room = mq->mask + 1 - (mq->tail - mq->head_seen);
+	uint32_t room = mq->mask + 1 - (mq->tail_next - mq->head_seen);
 
 	if (room == 0) {
 		mq->head_seen = LOAD_ACQ(&mq->head);   /* [MQ-HEAD] */
-		room = mq->mask + 1 - (mq->tail - mq->head_seen);
+		room = mq->mask + 1 - (mq->tail_next - mq->head_seen);
 	}
 	return room;
 }
 
-/*
- * TX: append @p e (room checked by the caller). Returns true when the list
- * was empty as TX saw it: the caller then asks RX to arm the loss timer
- * ([MQ-ARM]).
- */
-static inline bool
+/* TX: append @p e (room checked by the caller); RX sees it after
+ * rnic_mq_publish. */
+static inline void
 rnic_mq_push(struct rnic_mq *mq, const struct rnic_mq_ent *e)
 {
-	mq->ents[mq->tail & mq->mask] = *e;
-	STORE_SC(&mq->tail, mq->tail + 1);       /* [MQ-TAIL] [MQ-ARM] */
-	return LOAD_SC(&mq->head) == mq->tail - 1;
+	mq->ents[mq->tail_next++ & mq->mask] = *e;
+}
+
+/*
+ * TX: make the appended entries visible, once per burst (before their
+ * packets can go out). Returns true when the list was empty before them
+ * as TX saw it: the caller then asks RX to arm the loss timer ([MQ-ARM]).
+ */
+static inline bool
+rnic_mq_publish(struct rnic_mq *mq)
+{
+	uint32_t old = mq->tail;
+
+	if (mq->tail_next == old)
+		return false;
+	STORE_SC(&mq->tail, mq->tail_next);      /* [MQ-TAIL] [MQ-ARM] */
+	mq->head_seen = LOAD_SC(&mq->head);
+	return mq->head_seen == old;
 }
 
 /* RX: the oldest entry, or NULL when none is outstanding. */
@@ -105,25 +122,25 @@ rnic_mq_at(struct rnic_mq *mq, uint32_t i)
 	return &mq->ents[i & mq->mask];
 }
 
-/* RX: release the head entry. Returns true when it held an mbuf. */
-static inline bool
+/* RX: release the head entry; returns the mbuf reference it held (or
+ * NULL), which the caller now owns and frees. */
+static inline struct rte_mbuf *
 rnic_mq_pop(struct rnic_mq *mq)
 {
 	struct rnic_mq_ent *e = &mq->ents[mq->head & mq->mask];
-	bool held = e->m != NULL;
+	struct rte_mbuf *m = e->m;
 
-	if (held) {
-		rte_pktmbuf_free(e->m);
-		e->m = NULL;
-	}
-	STORE_SC(&mq->head, mq->head + 1);       /* [MQ-HEAD] [MQ-ARM] */
-	return held;
+	e->m = NULL;
+	STORE_REL(&mq->head, mq->head + 1);      /* [MQ-HEAD] */
+	return m;
 }
 
-/* RX: true when nothing is outstanding, as seen with [MQ-ARM]'s order. */
+/* RX: true when nothing is outstanding, with [MQ-ARM]'s order: the
+ * fence puts every earlier release of the head before the load. */
 static inline bool
 rnic_mq_empty_sc(const struct rnic_mq *mq)
 {
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return LOAD_SC(&mq->tail) == mq->head;
 }
 
@@ -156,7 +173,7 @@ rnic_mq_release_all(struct rnic_mq *mq)
 		rte_pktmbuf_free(e->m);
 		e->m = NULL;
 	}
-	mq->head = mq->tail = mq->head_seen = 0;
+	mq->head = mq->tail = mq->tail_next = mq->head_seen = 0;
 	return freed;
 }
 

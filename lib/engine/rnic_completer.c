@@ -45,9 +45,14 @@ static void
 mq_pop(struct rnic_qp *qp)
 {
 	struct rnic_dev_rx *rx = &qp->dev->rx;
+	struct rte_mbuf *m = rnic_mq_pop(&qp->mq);
 
-	if (rnic_mq_pop(&qp->mq))
+	if (m != NULL) {
+		if (rx->n_free == RNIC_RX_FREE_BATCH)
+			rnic_rx_free_flush(qp->dev);
+		rx->free[rx->n_free++] = m;
 		STORE_REL(&rx->mq_freed, rx->mq_freed + 1);   /* [MQ-FREED] */
+	}
 	qp->comp.acked_seq++;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;   /* progress resets it */
 	if (qp->comp.rexmit_next - qp->mq.head > qp->mq.mask + 1u)

@@ -48,6 +48,14 @@ struct rte_mbuf *rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *
 				uint8_t **payload);
 /* Write the ICRC of a packet from rnic_pkt_alloc. */
 void rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l);
+/* Free the MultiQueue mbufs the RX role released (rnic_dev_rx.free). */
+static inline void
+rnic_rx_free_flush(struct rnic_device *dev)
+{
+	rte_pktmbuf_free_bulk(dev->rx.free, dev->rx.n_free);
+	dev->rx.n_free = 0;
+}
+
 /* Push what @p b holds to its port; returns what went out. */
 uint32_t rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st);
 

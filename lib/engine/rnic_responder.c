@@ -448,36 +448,36 @@ rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_
  * with -Dc_args=-DRTE_LOG_DP_LEVEL=RTE_LOG_DEBUG).
  */
 #define RESP_STATES(_) \
-	_(CHECK_STATE)    /* QP state and service type */ \
-	_(CHECK_PSN)      /* expected, duplicate or out of sequence */ \
-	_(DUPLICATE)      /* re-ACK, re-execute a READ, replay an atomic */ \
-	_(NAK_SEQ)        /* PSN sequence error: one NAK per gap */ \
-	_(UC_GAP)         /* UC: a lost packet drops the message */ \
-	_(CHECK_OP_SEQ)   /* Middle/Last follow a First of their kind */ \
-	_(CHECK_LENGTH)   /* payload against the PMTU */ \
-	_(RECV_WQE)       /* SEND First: take a receive WQE */ \
-	_(NO_RECV)        /* no receive WQE: RNR NAK (RC), drop (UC) */ \
-	_(SEND)           /* scatter a SEND into the receive WQE */ \
-	_(SEND_LAST)      /* immediate, invalidate, complete the receive */ \
-	_(WRITE_RKEY)     /* WRITE First: R_Key, bounds, length */ \
-	_(WRITE)          /* place WRITE payload */ \
-	_(READ)           /* check and queue a READ's responses */ \
-	_(ATOMIC)         /* check, execute and queue an atomic ACK */ \
-	_(ACKNOWLEDGE)    /* ePSN moves on; ACK when asked */ \
-	_(UD)             /* UD: Q_Key, length, one receive */ \
-	_(ERR_INV_REQ)    /* NAK invalid request, QP to Error (RC) */ \
-	_(ERR_ACCESS)     /* NAK remote access error, QP to Error (RC) */ \
-	_(ERR_OP)         /* NAK remote operational error, QP to Error (RC) */ \
-	_(DONE)
+	_(CHECK_STATE, resp_check_state)       /* QP state and service type */ \
+	_(CHECK_PSN, resp_check_psn)           /* expected, duplicate or out of sequence */ \
+	_(DUPLICATE, resp_duplicate)           /* re-ACK, re-execute a READ, replay an atomic */ \
+	_(NAK_SEQ, resp_nak_seq)               /* PSN sequence error: one NAK per gap */ \
+	_(UC_GAP, resp_uc_gap)                 /* UC: a lost packet drops the message */ \
+	_(CHECK_OP_SEQ, resp_check_op_seq)     /* Middle/Last follow a First of their kind */ \
+	_(CHECK_LENGTH, resp_check_length)     /* payload against the PMTU */ \
+	_(RECV_WQE, resp_recv_wqe)             /* SEND First: take a receive WQE */ \
+	_(NO_RECV, resp_no_recv)               /* no receive WQE: RNR NAK (RC), drop (UC) */ \
+	_(SEND, resp_send)                     /* scatter a SEND into the receive WQE */ \
+	_(SEND_LAST, resp_send_last)           /* immediate, invalidate, complete the receive */ \
+	_(WRITE_RKEY, resp_write_rkey)         /* WRITE First: R_Key, bounds, length */ \
+	_(WRITE, resp_write)                   /* place WRITE payload */ \
+	_(READ, resp_read)                     /* check and queue a READ's responses */ \
+	_(ATOMIC, resp_atomic)                 /* check, execute and queue an atomic ACK */ \
+	_(ACKNOWLEDGE, resp_acknowledge)       /* ePSN moves on; ACK when asked */ \
+	_(UD, resp_ud)                         /* UD: Q_Key, length, one receive */ \
+	_(ERR_INV_REQ, resp_err_inv_req)       /* NAK invalid request, QP to Error (RC) */ \
+	_(ERR_ACCESS, resp_err_access)         /* NAK remote access error, QP to Error (RC) */ \
+	_(ERR_OP, resp_err_op)                 /* NAK remote operational error, QP to Error (RC) */
 
 enum resp_state {
-#define RESP_STATE_ENUM(n) RESP_##n,
+#define RESP_STATE_ENUM(n, fn) RESP_##n,
 	RESP_STATES(RESP_STATE_ENUM)
 #undef RESP_STATE_ENUM
+	RESP_DONE
 };
 
 static const char *const resp_state_names[] = {
-#define RESP_STATE_NAME(n) #n,
+#define RESP_STATE_NAME(n, fn) #n,
 	RESP_STATES(RESP_STATE_NAME)
 #undef RESP_STATE_NAME
 };
@@ -1034,32 +1034,6 @@ resp_ud(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-typedef enum resp_state resp_state_fn(struct resp_ctx *c);
-
-static resp_state_fn *const resp_state_fns[] = {
-	[RESP_CHECK_STATE] = resp_check_state,
-	[RESP_CHECK_PSN] = resp_check_psn,
-	[RESP_DUPLICATE] = resp_duplicate,
-	[RESP_NAK_SEQ] = resp_nak_seq,
-	[RESP_UC_GAP] = resp_uc_gap,
-	[RESP_CHECK_OP_SEQ] = resp_check_op_seq,
-	[RESP_CHECK_LENGTH] = resp_check_length,
-	[RESP_RECV_WQE] = resp_recv_wqe,
-	[RESP_NO_RECV] = resp_no_recv,
-	[RESP_SEND] = resp_send,
-	[RESP_SEND_LAST] = resp_send_last,
-	[RESP_WRITE_RKEY] = resp_write_rkey,
-	[RESP_WRITE] = resp_write,
-	[RESP_READ] = resp_read,
-	[RESP_ATOMIC] = resp_atomic,
-	[RESP_ACKNOWLEDGE] = resp_acknowledge,
-	[RESP_UD] = resp_ud,
-	[RESP_ERR_INV_REQ] = resp_err_inv_req,
-	[RESP_ERR_ACCESS] = resp_err_access,
-	[RESP_ERR_OP] = resp_err_op,
-};
-_Static_assert(RTE_DIM(resp_state_fns) == RESP_DONE, "a function for every state");
-
 void
 rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 	     const struct rnic_pkt *pkt)
@@ -1070,8 +1044,15 @@ rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 	};
 	enum resp_state s = RESP_CHECK_STATE;
 
-	while (s != RESP_DONE) {
-		RESP_TRACE(&c, s);
-		s = resp_state_fns[s](&c);
+	/* A switch, not a table of pointers: the compiler inlines the
+	 * states into one function. */
+	for (;;) {
+		switch (s) {
+#define RESP_STATE_CASE(n, fn) case RESP_##n: RESP_TRACE(&c, s); s = fn(&c); break;
+		RESP_STATES(RESP_STATE_CASE)
+#undef RESP_STATE_CASE
+		case RESP_DONE:
+			return;
+		}
 	}
 }

@@ -164,6 +164,7 @@ rnic_dev_poll_rx(struct rnic_device *dev)
 	rnic_resp_flush_acks(dev);
 	work += rnic_comp_rexmit(dev);
 	work += rnic_comp_timer_events(dev);
+	rnic_rx_free_flush(dev);
 	rnic_txbuf_flush(&rx->txb, st);
 	rnic_dev_iter_done(&rx->iter);
 	return work;

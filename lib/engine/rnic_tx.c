@@ -212,14 +212,21 @@ mq_pool_held(struct rnic_device *dev)
 	return held;
 }
 
-/* Append to the MultiQueue; the first entry of an empty list asks RX to
- * arm the loss timer ([MQ-ARM]). */
+/* Append to the MultiQueue (published at the end of the QP's turn). */
 static void
 mq_push(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 {
 	if (e->m != NULL)
 		dev->tx.mq_held++;
-	if (rnic_mq_push(&qp->mq, e))
+	rnic_mq_push(&qp->mq, e);
+}
+
+/* Publish what this turn appended; the first entries of an empty list
+ * ask RX to arm the loss timer ([MQ-ARM]). */
+static void
+mq_publish(struct rnic_qp *qp)
+{
+	if (rnic_mq_publish(&qp->mq))
 		rnic_qp_kick(qp);
 }
 
@@ -228,7 +235,7 @@ struct pkt_plan {
 	struct rnic_bth_fields b;
 	struct rnic_ext_fields ext;
 	uint32_t paylen;
-	uint16_t npsn;
+	uint32_t npsn;
 	uint8_t mqtype;
 	bool last;
 };
@@ -238,7 +245,7 @@ plan_rd_atomic(struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p)
 {
 	p->last = true;
 	if (w->opcode == RNIC_WR_RDMA_READ) {
-		p->npsn = (uint16_t)RTE_MAX(1u, (w->total_len + qp->pmtu - 1) / qp->pmtu);
+		p->npsn = RTE_MAX(1u, (w->total_len + qp->pmtu - 1) / qp->pmtu);
 		p->ext.reth_va = w->remote_addr;
 		p->ext.reth_rkey = w->rkey;
 		p->ext.reth_len = w->total_len;
@@ -408,6 +415,7 @@ req_queue_bad(struct rnic_device *dev, struct rnic_qp *qp)
 	if (rnic_mq_room(&qp->mq) == 0)
 		return 0;
 	mq_push(dev, qp, &e);
+	mq_publish(qp);
 	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	qp->req.stopped = 1;
 	rnic_qp_kick(qp);   /* it may be at the head already */
@@ -519,6 +527,7 @@ req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, enum rnic_qp_state s
 			break;
 		done++;
 	}
+	mq_publish(qp);   /* before any of these packets can leave */
 	return done;
 }
 

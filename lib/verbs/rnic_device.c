@@ -292,6 +292,7 @@ rnic_dev_destroy(struct rnic_device *dev)
 		rnic_destroy_cq(TAILQ_FIRST(&dev->cqs));
 	while (!TAILQ_EMPTY(&dev->pds))
 		rnic_dealloc_pd(TAILQ_FIRST(&dev->pds));
+	rte_pktmbuf_free_bulk(dev->rx.free, dev->rx.n_free);
 	rte_pktmbuf_free_bulk(dev->tx.txb.pkts, dev->tx.txb.n);
 	rte_pktmbuf_free_bulk(dev->rx.txb.pkts, dev->rx.txb.n);
 	if (!dev->attr.no_port_setup)

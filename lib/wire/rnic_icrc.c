@@ -13,7 +13,21 @@
 #include "rnic_wire.h"
 
 /* Masked pseudo-header: LRH stand-in + IPv4 + UDP + BTH. */
-#define ICRC_PH_LEN (8 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
+#define ICRC_LRH_LEN 8
+#define ICRC_L3_HDRS (RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
+#define ICRC_PH_LEN (ICRC_LRH_LEN + ICRC_L3_HDRS)
+/* The CRC state after the 8 bytes of 0xFF (zlib.crc32(b"\xff" * 8)); a
+ * unit test checks it against rnic_crc32. */
+#define ICRC_SEED_LRH 0x2144df1cu
+/* The masked bytes, from the start of the IPv4 header. */
+#define ICRC_IP_TOS  1
+#define ICRC_IP_TTL  8
+#define ICRC_IP_CSUM 10
+#define ICRC_UDP_CSUM (RNIC_IPV4_HLEN + 6)
+#define ICRC_BTH_FB   (RNIC_IPV4_HLEN + RNIC_UDP_HLEN + 4)
+/* Frames up to this long (from the IPv4 header) are checked in one CRC
+ * pass over a masked copy: cheaper than two passes (doc/benchmarks.md). */
+#define ICRC_COPY_MAX 512
 
 #ifdef RTE_ARCH_X86
 /*
@@ -46,19 +60,50 @@ rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 	return crc;
 }
 
+/* Set the invariant-masked fields of the headers at @p l3 to ones. */
+static inline void
+icrc_mask(uint8_t *l3)
+{
+	l3[ICRC_IP_TOS] = 0xff;
+	l3[ICRC_IP_TTL] = 0xff;
+	l3[ICRC_IP_CSUM] = l3[ICRC_IP_CSUM + 1] = 0xff;
+	l3[ICRC_UDP_CSUM] = l3[ICRC_UDP_CSUM + 1] = 0xff;
+	l3[ICRC_BTH_FB] = 0xff;         /* FECN/BECN/resv6 */
+}
+
 /* Build the masked pseudo header from the IPv4/UDP/BTH bytes at @p l3. */
 static void
 icrc_pseudo(uint8_t ph[ICRC_PH_LEN], const uint8_t *l3)
 {
-	memset(ph, 0xff, 8);
-	memcpy(ph + 8, l3, RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN);
-	ph[8 + 1] = 0xff;               /* TOS */
-	ph[8 + 8] = 0xff;               /* TTL */
-	ph[8 + 10] = 0xff;              /* header checksum */
-	ph[8 + 11] = 0xff;
-	ph[8 + 20 + 6] = 0xff;          /* UDP checksum */
-	ph[8 + 20 + 7] = 0xff;
-	ph[8 + 28 + 4] = 0xff;          /* BTH FECN/BECN/resv6 */
+	memset(ph, 0xff, ICRC_LRH_LEN);
+	memcpy(ph + ICRC_LRH_LEN, l3, ICRC_L3_HDRS);
+	icrc_mask(ph + ICRC_LRH_LEN);
+}
+
+uint32_t
+rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n)
+{
+	uint8_t saved[ICRC_BTH_FB + 1];
+	uint32_t crc;
+
+	if (n < ICRC_L3_HDRS)
+		return 0;
+	memcpy(saved, l3, sizeof(saved));
+	icrc_mask(l3);
+	crc = rnic_crc32(ICRC_SEED_LRH, l3, n);
+	memcpy(l3, saved, sizeof(saved));
+	return crc;
+}
+
+/* A short frame: one pass over a masked copy of [l3, l3 + n). */
+static uint32_t
+icrc_copy(const uint8_t *l3, uint32_t n)
+{
+	uint8_t buf[ICRC_COPY_MAX];
+
+	memcpy(buf, l3, n);
+	icrc_mask(buf);
+	return rnic_crc32(ICRC_SEED_LRH, buf, n);
 }
 
 uint32_t
@@ -70,6 +115,8 @@ rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len)
 
 	if (len < start + RNIC_ICRC_LEN)
 		return 0;
+	if (len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
+		return icrc_copy(frame + l3_off, len - RNIC_ICRC_LEN - l3_off);
 	icrc_pseudo(ph, frame + l3_off);
 	crc = rnic_crc32(0, ph, sizeof(ph));
 	return rnic_crc32(crc, frame + start, len - RNIC_ICRC_LEN - start);
@@ -85,7 +132,10 @@ rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 
 	if (len < start + RNIC_ICRC_LEN || len > rte_pktmbuf_pkt_len(m))
 		return 0;
-	l3 = rte_pktmbuf_read(m, l3_off, ICRC_PH_LEN - 8, tmp);
+	if (len <= m->data_len && len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
+		return icrc_copy(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off),
+				 len - RNIC_ICRC_LEN - l3_off);
+	l3 = rte_pktmbuf_read(m, l3_off, ICRC_L3_HDRS, tmp);
 	icrc_pseudo(ph, l3);
 	crc = rnic_crc32(0, ph, sizeof(ph));
 

@@ -381,13 +381,21 @@ rnic_pkt_build_buf(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 void
 rnic_pkt_finish_icrc_mbuf(struct rte_mbuf *m, uint32_t l3_off)
 {
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint32_t icrc = rte_cpu_to_le_32(rnic_icrc_calc_mbuf(m, l3_off, len));
+	uint32_t len = rte_pktmbuf_pkt_len(m), icrc, off = 0, pos, left = RNIC_ICRC_LEN;
 	const uint8_t *src = (const uint8_t *)&icrc;
-	uint32_t off = 0, pos = len - RNIC_ICRC_LEN, left = RNIC_ICRC_LEN;
 
-	if (len < RNIC_ICRC_LEN)
+	if (len < l3_off + RNIC_ICRC_LEN)
 		return;
+	pos = len - RNIC_ICRC_LEN;
+	if (m->nb_segs == 1) {
+		/* The frame being built is ours alone: one pass in place. */
+		uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, l3_off);
+
+		icrc = rte_cpu_to_le_32(rnic_icrc_calc_inplace(l3, pos - l3_off));
+		memcpy(l3 + pos - l3_off, &icrc, RNIC_ICRC_LEN);
+		return;
+	}
+	icrc = rte_cpu_to_le_32(rnic_icrc_calc_mbuf(m, l3_off, len));
 	/* The 4 ICRC bytes may straddle up to four segments. */
 	for (struct rte_mbuf *s = m; s != NULL && left > 0; s = s->next) {
 		uint32_t seg_hi = off + s->data_len;

@@ -355,6 +355,14 @@ uint32_t rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len)
 /** Same over an mbuf chain; @p len counts the ICRC bytes too. */
 uint32_t rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len);
 
+/**
+ * The ICRC of the frame whose IPv4 header is at @p l3, over the @p n bytes
+ * from there up to the ICRC, in one pass: the masked fields are set to
+ * ones in place and restored before it returns. Only for a frame nobody
+ * else reads meanwhile (one being built). @return as rnic_icrc_calc_buf.
+ */
+uint32_t rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n);
+
 /** Reflected CRC-32 (zlib's crc32) continuing from @p crc; ISA-L inside. */
 uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
 
