@@ -159,6 +159,7 @@ struct rnic_qp {
 				    * enters the states which read them */
 	uint32_t pmtu;           /* bytes */
 	struct rnic_l2l3 l2;     /* cached outer headers to the peer */
+	struct rnic_pkt_tmpl tmpl;  /* the same prebuilt, with P_Key and QPN */
 	uint8_t *sq;
 	uint32_t sq_stride;      /* bytes, a multiple of RNIC_WQE_UNIT */
 	uint32_t sq_mask;        /* slots - 1 */

@@ -176,10 +176,10 @@ read_resume(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_en
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	m = rnic_pkt_alloc(dev, st, &qp->l2, &b, &ext, 0, &p);
+	m = rnic_pkt_alloc(dev, st, &qp->tmpl, NULL, &b, &ext, 0, &p);
 	if (m == NULL)
 		return false;
-	rnic_pkt_seal(m, &qp->l2);
+	rnic_pkt_seal(m, qp->tmpl.l3_off);
 	rnic_txbuf_add(&dev->rx.txb, m);
 	qp->comp.rd_resumed = 1;
 	st->read_resumes++;

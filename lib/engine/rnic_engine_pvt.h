@@ -40,14 +40,25 @@ void rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_d
 void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 		   struct rnic_dev_stats *st);
 uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
-/* An mbuf with every header written and room for @p paylen bytes of
- * payload (*payload), pad and ICRC; NULL when the pool is empty. */
+/*
+ * An mbuf with every header written and room for @p paylen bytes of
+ * payload (*payload), pad and ICRC; NULL when the pool is empty. The
+ * headers come from the template @p t (a QP's peer), or, when @p t is
+ * NULL, from @p l (a UD destination).
+ */
 struct rte_mbuf *rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
-				const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
-				const struct rnic_ext_fields *ext, uint32_t paylen,
-				uint8_t **payload);
-/* Write the ICRC of a packet from rnic_pkt_alloc. */
-void rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l);
+				const struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l,
+				const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+				uint32_t paylen, uint8_t **payload);
+/* Write the ICRC of a packet from rnic_pkt_alloc (IPv4 at @p l3_off). */
+void rnic_pkt_seal(struct rte_mbuf *m, uint32_t l3_off);
+
+/* The IPv4 header's offset in frames built from @p l. */
+static inline uint32_t
+rnic_l3_off(const struct rnic_l2l3 *l)
+{
+	return l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN : RNIC_ETH_HLEN;
+}
 /* Free the MultiQueue mbufs the RX role released (rnic_dev_rx.free). */
 static inline void
 rnic_rx_free_flush(struct rnic_device *dev)

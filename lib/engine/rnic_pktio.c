@@ -87,11 +87,12 @@ rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *d
 
 struct rte_mbuf *
 rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
-	       const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
-	       const struct rnic_ext_fields *ext, uint32_t paylen, uint8_t **payload)
+	       const struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l,
+	       const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+	       uint32_t paylen, uint8_t **payload)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
-	uint32_t hlen, total, pad = rnic_pad_len(paylen);
+	uint32_t hlen, total, pad = rnic_pad_len(paylen), room;
 	uint8_t *p;
 
 	if (m == NULL) {
@@ -99,9 +100,11 @@ rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
 		return NULL;
 	}
 	p = rte_pktmbuf_mtod(m, uint8_t *);
-	hlen = rnic_pkt_build_hdrs(p, rte_pktmbuf_tailroom(m), l, b, ext, paylen);
+	room = rte_pktmbuf_tailroom(m);
+	hlen = t != NULL ? rnic_pkt_tmpl_build(p, room, t, b, ext, paylen) :
+			   rnic_pkt_build_hdrs(p, room, l, b, ext, paylen);
 	total = hlen + paylen + pad + RNIC_ICRC_LEN;
-	if (hlen == 0 || total > rte_pktmbuf_tailroom(m)) {
+	if (hlen == 0 || total > room) {
 		rte_pktmbuf_free(m);
 		st->tx_nombuf++;
 		return NULL;
@@ -114,9 +117,9 @@ rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
 }
 
 void
-rnic_pkt_seal(struct rte_mbuf *m, const struct rnic_l2l3 *l)
+rnic_pkt_seal(struct rte_mbuf *m, uint32_t l3_off)
 {
-	rnic_pkt_finish_icrc_mbuf(m, l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN : RNIC_ETH_HLEN);
+	rnic_pkt_finish_icrc_mbuf(m, l3_off);
 }
 
 uint32_t

@@ -67,12 +67,12 @@ resp_build(struct rnic_device *dev, struct rnic_qp *qp, uint8_t opcode, uint32_t
 
 	if (!rnic_txbuf_room(&dev->rx.txb))
 		return NULL;
-	m = rnic_pkt_alloc(dev, st, &qp->l2, &b, ext, paylen, &p);
+	m = rnic_pkt_alloc(dev, st, &qp->tmpl, NULL, &b, ext, paylen, &p);
 	if (m == NULL)
 		return NULL;
 	if (paylen)
 		memcpy(p, src, paylen);
-	rnic_pkt_seal(m, &qp->l2);
+	rnic_pkt_seal(m, qp->tmpl.l3_off);
 	rnic_txbuf_add(&dev->rx.txb, m);
 	return m;
 }

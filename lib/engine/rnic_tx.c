@@ -369,8 +369,9 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 	const bool rc = qp->type == RNIC_QPT_RC;
 	bool first = qp->req.cur_off == 0 && qp->req.cur_pkt == 0, pool_last = false;
 	struct pkt_plan p = { .npsn = 1 };
-	const struct rnic_l2l3 *l = &qp->l2;
+	const struct rnic_pkt_tmpl *t = &qp->tmpl;
 	struct rnic_l2l3 l_ud;
+	uint32_t l3_off = t->l3_off;
 	struct rte_mbuf *m;
 	uint8_t *payload;
 
@@ -386,18 +387,19 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 	p.b.se = p.last && (w->flags & RNIC_SEND_SOLICITED);
 	if (qp->type == RNIC_QPT_UD) {
 		plan_ud(qp, w, &p, &l_ud);
-		l = &l_ud;
+		t = NULL;   /* a destination per WQE */
+		l3_off = rnic_l3_off(&l_ud);
 	} else {
 		p.b.dqpn = qp->attr.dest_qp_num;
 		p.b.ackreq = rc && (p.last || pool_last ||
 				    (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
 	}
-	m = rnic_pkt_alloc(dev, st, l, &p.b, &p.ext, p.paylen, &payload);
+	m = rnic_pkt_alloc(dev, st, t, &l_ud, &p.b, &p.ext, p.paylen, &payload);
 	if (m == NULL)
 		return 0;
 	if (p.paylen)
 		data_pack(w, qp->req.cur_off, p.paylen, payload);
-	rnic_pkt_seal(m, l);
+	rnic_pkt_seal(m, l3_off);
 	req_packet_sent(dev, qp, w, m, &p, first, st);
 	return 1;
 }

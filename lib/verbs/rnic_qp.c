@@ -289,6 +289,7 @@ qp_build_l2(struct rnic_qp *qp)
 	l->vlan_tci = ah->vlan_tci;
 	l->udp_sport = rnic_udp_sport(qp->qpn);
 	l->udp_dport = RNIC_ROCE_UDP_PORT;
+	rnic_pkt_tmpl_init(&qp->tmpl, l, qp->attr.pkey, qp->attr.dest_qp_num);
 }
 
 /* Validate attribute values against their ranges. */
@@ -453,7 +454,7 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 			qp->resp.res_n = n;
 		}
 	}
-	if (mask & (M(AV) | M(DEST_QPN)))
+	if (mask & (M(AV) | M(DEST_QPN) | M(PKEY_INDEX)))
 		qp_build_l2(qp);
 	if (next == RNIC_QPS_RTS && cur == RNIC_QPS_RTR) {
 		qp->comp.retry = qp->attr.retry_cnt;

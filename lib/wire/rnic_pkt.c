@@ -11,6 +11,8 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include <rte_memcpy.h>
+
 #include "rnic_wire.h"
 
 const char *const rnic_pkt_err_str[RNIC_PKT_ERR_MAX] = {
@@ -350,6 +352,71 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	bth->pkey = rte_cpu_to_be_16(b->pkey);
 	bth->fb = (uint8_t)((b->fecn ? RNIC_BTH_FECN : 0) | (b->becn ? RNIC_BTH_BECN : 0));
 	rnic_put24(bth->dqpn, b->dqpn);
+	bth->ack = b->ackreq ? RNIC_BTH_ACKREQ : 0;
+	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
+	ext_write(op, (uint8_t *)bth, ext);
+	return hlen;
+}
+
+void
+rnic_pkt_tmpl_init(struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l, uint16_t pkey,
+		   uint32_t dqpn)
+{
+	const struct rnic_bth_fields b = { .opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK),
+					   .pkey = pkey, .dqpn = dqpn };
+	const struct rnic_ext_fields ext = {0};
+	struct rte_ipv4_hdr *ip;
+	struct rnic_bth *bth;
+
+	memset(t, 0, sizeof(*t));
+	t->l3_off = l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN : RNIC_ETH_HLEN;
+	t->len = t->l3_off + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN;
+	rnic_pkt_build_hdrs(t->hdr, sizeof(t->hdr), l, &b, &ext, 0);
+	/* What changes per packet is left zero. */
+	memset(t->hdr + t->len, 0, sizeof(t->hdr) - t->len);
+	ip = (struct rte_ipv4_hdr *)(t->hdr + t->l3_off);
+	ip->total_length = 0;
+	ip->hdr_checksum = 0;
+	((struct rte_udp_hdr *)(ip + 1))->dgram_len = 0;
+	bth = (struct rnic_bth *)(t->hdr + t->l3_off + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	bth->opcode = 0;
+	bth->flags = 0;
+	bth->ack = 0;
+	rnic_put24(bth->psn, 0);
+	t->ip_sum = __rte_raw_cksum(ip, RNIC_IPV4_HLEN, 0);
+}
+
+uint32_t
+rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
+		    const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+		    uint32_t payload_len)
+{
+	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
+	uint8_t pad = rnic_pad_len(payload_len);
+	uint32_t udp_len, hlen, sum;
+	struct rte_ipv4_hdr *ip;
+	struct rnic_bth *bth;
+	rte_be16_t tl;
+
+	if (op == NULL || payload_len > UINT16_MAX)
+		return 0;
+	hlen = t->len + op->length - RNIC_BTH_LEN;
+	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
+	if (hlen > cap || udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
+		return 0;
+	rte_memcpy(dst, t->hdr, RNIC_TMPL_MAX <= cap ? RNIC_TMPL_MAX : t->len);
+	ip = (struct rte_ipv4_hdr *)(dst + t->l3_off);
+	tl = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + udp_len));
+	ip->total_length = tl;
+	/* The template's sum plus the one word that changed (RFC 1624). */
+	sum = t->ip_sum + tl;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->hdr_checksum = (uint16_t)~sum;
+	((struct rte_udp_hdr *)(ip + 1))->dgram_len = rte_cpu_to_be_16((uint16_t)udp_len);
+	bth = (struct rnic_bth *)((uint8_t *)ip + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	bth->opcode = b->opcode;
+	bth->flags = (uint8_t)((b->se ? RNIC_BTH_SE : 0) | (pad << RNIC_BTH_PAD_SHIFT));
 	bth->ack = b->ackreq ? RNIC_BTH_ACKREQ : 0;
 	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
 	ext_write(op, (uint8_t *)bth, ext);

@@ -480,6 +480,37 @@ enum rnic_pkt_err rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc,
 				      struct rnic_pkt *pkt);
 
 /**
+ * The headers of one connection, prebuilt (ReqPktGen/RespPktGen's
+ * template): Ethernet [802.1Q] IPv4 UDP and BTH with everything that does
+ * not change from packet to packet (addresses, ports, TOS, TTL, P_Key,
+ * destination QP). Per packet only the lengths, the IPv4 checksum
+ * (incrementally, from the template's sum), the opcode, SE, pad, AckReq
+ * and PSN are written.
+ */
+#define RNIC_TMPL_MAX 64
+struct rnic_pkt_tmpl {
+	uint8_t hdr[RNIC_TMPL_MAX];  /**< Eth .. BTH; the rest zero */
+	uint8_t l3_off;              /**< 14, or 18 with a VLAN tag */
+	uint8_t len;                 /**< bytes up to the end of BTH */
+	uint32_t ip_sum;             /**< the IPv4 header's word sum with total
+				      *   length and checksum 0, not folded */
+};
+
+/** Fill @p t for frames from @p l to QP @p dqpn in partition @p pkey. */
+void rnic_pkt_tmpl_init(struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l, uint16_t pkey,
+			uint32_t dqpn);
+
+/**
+ * Write the headers of one packet from the template @p t (the BTH's
+ * variable fields from @p b: opcode, se, ackreq, psn; the rest of @p b is
+ * the template's) and the extended headers from @p ext into @p dst.
+ * @return as rnic_pkt_build_hdrs, whose bytes it writes for the same input.
+ */
+uint32_t rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
+			     const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+			     uint32_t payload_len);
+
+/**
  * Write Eth[/802.1Q]/IPv4/UDP/BTH/extended headers for @p bth->opcode into
  * @p dst using the opcode table. IPv4 and UDP lengths cover @p payload_len,
  * the pad implied by it (set in BTH) and the ICRC. The IPv4 checksum is
