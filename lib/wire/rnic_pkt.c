@@ -53,7 +53,7 @@ ext_read(const struct rnic_opcode_info *op, const uint8_t *bth,
 {
 	rnic_opmask_t m = op->mask;
 
-	memset(e, 0, sizeof(*e));
+	/* *e is zero already: parse_hdrs cleared the whole packet. */
 	if (m & RNIC_M_DETH) {
 		e->deth_qkey = __deth_qkey(EXT_AT(op, bth, DETH));
 		e->deth_sqp = __deth_sqp(EXT_AT(op, bth, DETH));
