@@ -5,6 +5,7 @@
  * pushes, and the quiescence the control thread waits for.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_pause.h>
@@ -55,16 +56,20 @@ rnic_wc_status_str(enum rnic_wc_status s)
 void
 rnic_dev_stats_get(const struct rnic_device *dev, struct rnic_dev_stats *st)
 {
-	const struct rnic_dev_stats *parts[] = { &dev->tx.st, &dev->rx.st };
 	const size_t n = sizeof(*st) / sizeof(uint64_t);
 	uint64_t *dst = (uint64_t *)st;
 
 	memset(st, 0, sizeof(*st));
-	for (unsigned int p = 0; p < RTE_DIM(parts); p++) {
-		const uint64_t *src = (const uint64_t *)parts[p];
+	for (unsigned int w = 0; w < dev->n_workers; w++) {
+		const struct rnic_dev_stats *parts[] = { &dev->workers[w].tx.st,
+							 &dev->workers[w].rx.st };
 
-		for (size_t i = 0; i < n; i++)
-			dst[i] += LOAD_RLX(&src[i]);
+		for (unsigned int p = 0; p < RTE_DIM(parts); p++) {
+			const uint64_t *src = (const uint64_t *)parts[p];
+
+			for (size_t i = 0; i < n; i++)
+				dst[i] += LOAD_RLX(&src[i]);
+		}
 	}
 }
 
@@ -95,8 +100,8 @@ rnic_qp_kick(struct rnic_qp *qp)
 {
 	/* [KICK] the caller's earlier stores (the state, sq_fetch) are
 	 * released by the enqueue, or by the counter's RMW. */
-	if (rte_ring_mp_enqueue_elem(qp->dev->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0)
-		__atomic_fetch_add(&qp->dev->kick_lost, 1, __ATOMIC_RELEASE);
+	if (rte_ring_mp_enqueue_elem(qp->w->kick_ring, &qp->qpn, sizeof(uint32_t)) != 0)
+		__atomic_fetch_add(&qp->w->kick_lost, 1, __ATOMIC_RELEASE);
 }
 
 int
@@ -162,21 +167,30 @@ rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key)
 	return mr;
 }
 
+/* The pass counter of role i % 3 (TX, RX, timer) of worker i / 3. */
+static uint64_t *
+worker_iter(struct rnic_device *dev, unsigned int i)
+{
+	struct rnic_worker *w = &dev->workers[i / 3];
+
+	return i % 3 == 0 ? &w->tx.iter : i % 3 == 1 ? &w->rx.iter : &w->tmr.iter;
+}
+
 bool
 rnic_dev_quiesce(struct rnic_device *dev)
 {
-	uint64_t *iters[] = { &dev->tx.iter, &dev->rx.iter, &dev->tmr.iter };
-	uint64_t start[RTE_DIM(iters)], deadline;
+	const unsigned int n = 3u * dev->n_workers;
+	uint64_t start[3 * RNIC_MAX_WORKERS], deadline;
 	bool ok = true;
 
 	if (!LOAD_ACQ(&dev->polled))   /* [POLLED] */
 		return true;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (unsigned int r = 0; r < RTE_DIM(iters); r++)
-		start[r] = LOAD_ACQ(iters[r]);   /* [ITER] */
+	for (unsigned int i = 0; i < n; i++)
+		start[i] = LOAD_ACQ(worker_iter(dev, i));   /* [ITER] */
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz();
-	for (unsigned int r = 0; r < RTE_DIM(iters); r++) {
-		while (LOAD_ACQ(iters[r]) < start[r] + 2) {
+	for (unsigned int i = 0; i < n && ok; i++) {
+		while (LOAD_ACQ(worker_iter(dev, i)) < start[i] + 2) {
 			if (rte_get_tsc_cycles() >= deadline) {
 				ok = false;
 				break;
@@ -229,8 +243,11 @@ list_forget(struct rnic_qp_list *l, const struct rnic_qp *qp, uint8_t *on)
 void
 rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp)
 {
-	list_forget(&dev->tx.active, qp, &qp->req.scheduled);
-	list_forget(&dev->rx.rd_active, qp, &qp->resp.rd_active);
-	list_forget(&dev->rx.acks, qp, &qp->resp.on_ack_list);
-	list_forget(&dev->rx.rexmit, qp, &qp->comp.on_rexmit_list);
+	struct rnic_worker *w = qp->w;
+
+	RTE_SET_USED(dev);
+	list_forget(&w->tx.active, qp, &qp->req.scheduled);
+	list_forget(&w->rx.rd_active, qp, &qp->resp.rd_active);
+	list_forget(&w->rx.acks, qp, &qp->resp.on_ack_list);
+	list_forget(&w->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }

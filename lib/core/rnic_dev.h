@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device: one DPDK port, its packet pool, its rings and object tables
- * (control thread), and one struct per engine role, each written only by
- * the thread that polls that role:
+ * The device: one DPDK port, its packet pool and object tables (control
+ * thread), and its workers. A worker is the whole engine for the QPs it
+ * owns (QPN -> worker: rnic_qpn_worker): its own TX and RX queues of the
+ * port, doorbell, kick, steering and timer rings, and one struct per
+ * engine role, each written only by the thread that polls that role:
  *   struct rnic_dev_tx     TX role: the transmit pipeline (seed ch. 2, 3.4.1-4)
  *   struct rnic_dev_rx     RX role: header parser, responder, completer
  *   struct rnic_dev_timer  timer role: TimerControl (seed 3.4.2)
- * Each starts on its own cache line, so roles on different lcores share
- * no line they write.
+ * Each starts on its own cache line, so roles and workers on different
+ * lcores share no line they write.
  */
 #ifndef RNIC_DEV_H
 #define RNIC_DEV_H
@@ -99,6 +101,48 @@ struct rnic_dev_timer {
 	uint64_t iter;           /* [ITER] */
 } __rte_cache_aligned;
 
+/*
+ * One engine worker. Its roles run on the lcores that poll it
+ * (rnic_worker_poll); no other worker's thread reads or writes its role
+ * structs, and a frame for one of its QPs that another worker received
+ * reaches it through its steering ring ([STEER]).
+ */
+struct rnic_worker {
+	/* Control thread (set at creation) */
+	struct rnic_device *dev;
+	uint16_t id;
+	uint16_t rxq_first;           /* the port's RX queues it polls */
+	uint16_t nb_rxq;
+	uint16_t txq_req;             /* its TX queues: requests (TX role) */
+	uint16_t txq_resp;            /* and responses (RX role); may be equal */
+	struct rte_ring *db_ring;     /* [DB] doorbells of its QPs: app -> TX */
+	struct rte_ring *kick_ring;   /* [KICK] QPNs: any thread -> RX */
+	struct rte_ring *steer_ring;  /* [STEER] its QPs' frames another
+				       * worker received: MP -> RX */
+	struct rte_ring *tmr_in;      /* timer commands: RX -> timer */
+	struct rte_ring *tmr_out;     /* timer expiries: timer -> RX */
+	uint32_t n_qps;               /* control thread: QPs it owns */
+	/* mbufs its unacknowledged requests may hold: its share of the
+	 * device's mq_limit */
+	uint64_t mq_limit;
+	uint64_t mq_freed_ctl;        /* [MQ-FREED] released by reset/destroy;
+				       * W: control, release; R: TX */
+	/* [DB-LOST] doorbells that found the doorbell ring full (it holds
+	 * one per QP, so only after a failed quiesce): any application
+	 * thread adds 1 (atomic RMW); TX then looks at every QP */
+	uint32_t db_lost;
+	/* [KICK] kicks that found the kick ring full: any thread adds 1
+	 * (atomic RMW); RX compares with rx.kick_lost_seen */
+	uint32_t kick_lost;
+
+	struct rnic_dev_tx tx;
+	struct rnic_dev_rx rx;
+	struct rnic_dev_timer tmr;
+} __rte_cache_aligned;
+
+/* Largest rnic_dev_attr.workers. */
+#define RNIC_MAX_WORKERS 64
+
 /* Called by rnic_dev_destroy before it frees anything (telemetry takes
  * the device off its endpoints this way). */
 typedef void rnic_dev_hook_t(struct rnic_device *dev);
@@ -108,16 +152,13 @@ struct rnic_device {
 	/* Control thread (set at creation unless noted) */
 	struct rnic_dev_attr attr;
 	uint16_t port_id;
-	uint16_t nb_rxq;              /* RX queues the RX role polls */
 	uint8_t mac[6];
 	rte_be32_t ipv4;
 	uint64_t tsc_hz;
 	struct rte_mempool *pool;
-	struct rte_ring *db_ring;     /* [DB] doorbells: application -> TX */
-	struct rte_ring *kick_ring;   /* [KICK] QPNs: any thread -> RX */
 	struct rte_ring *ev_ring;     /* async events: roles -> application */
-	struct rte_ring *tmr_in;      /* timer commands: RX -> timer */
-	struct rte_ring *tmr_out;     /* timer expiries: timer -> RX */
+	struct rnic_worker *workers;  /* n_workers of them */
+	uint16_t n_workers;
 	struct rnic_qp **qps;         /* [QP-TABLE] by qpn & qp_mask; W: control,
 				       * release; R: any thread, acquire */
 	uint32_t qp_mask;
@@ -135,29 +176,27 @@ struct rnic_device {
 				       * answer: freed with the device */
 	rnic_dev_hook_t *destroy_hooks[RNIC_DEV_HOOKS];
 	/* Unacknowledged requests may hold at most mq_limit mbufs (7/8 of
-	 * the pool): the rest stays for responses and ACKs, so two engines
-	 * can never hold each other's ACKs hostage. */
+	 * the pool, shared out among the workers): the rest stays for
+	 * responses and ACKs, so two engines can never hold each other's
+	 * ACKs hostage. */
 	uint64_t mq_limit;
-	uint64_t mq_freed_ctl;        /* [MQ-FREED] released by reset/destroy;
-				       * W: control, release; R: TX */
 	uint8_t polled;               /* [POLLED] W: control, release; R: any */
-	/* [DB-LOST] doorbells that found the doorbell ring full (it holds
-	 * one per QP, so only after a failed quiesce): any application
-	 * thread adds 1 (atomic RMW); TX then looks at every QP */
-	uint32_t db_lost;
-	/* [KICK] kicks that found the kick ring full: any thread adds 1
-	 * (atomic RMW); RX compares with rx.kick_lost_seen */
-	uint32_t kick_lost;
 	/* [ARP-REQ] a control thread stores arp_req_ip, then bumps the
 	 * generation (release); RX broadcasts one request per bump */
 	rte_be32_t arp_req_ip;
 	uint32_t arp_req_gen;
+	/* W: worker 0's RX role, which handles every frame that is not
+	 * RoCEv2 (ARP) */
 	struct rnic_arp_ent arp[RNIC_ARP_CACHE];
-
-	struct rnic_dev_tx tx;
-	struct rnic_dev_rx rx;
-	struct rnic_dev_timer tmr;
 };
+
+/* The worker that owns QP number @p qpn: creation picks QPNs so that the
+ * workers stay balanced ([STEER]: any worker computes it from a frame). */
+static inline uint16_t
+rnic_qpn_worker(const struct rnic_device *dev, uint32_t qpn)
+{
+	return (uint16_t)(qpn % dev->n_workers);
+}
 
 /* One pass of a role is over: publish it for rnic_dev_quiesce. */
 static inline void
@@ -167,8 +206,8 @@ rnic_dev_iter_done(uint64_t *iter)
 }
 
 /*
- * Control thread: wait until every role has finished two passes that
- * started after the caller's last store, so that no role still uses what
+ * Control thread: wait until every role of every worker has finished two
+ * passes that started after the caller's last store, so that no role still uses what
  * the caller unpublished and every work list dropped a QP in Reset
  * ([QP-DEAD]). Immediate when nobody polls (rnic_dev_set_polled). Returns
  * false when a polled role did not answer within a second (an lcore that
@@ -179,7 +218,8 @@ bool rnic_dev_quiesce(struct rnic_device *dev);
 /*
  * Control thread, and only while no role runs (nobody polls the device,
  * or the caller is the one that does): take @p qp off every role's work
- * list. With lcores polling, rnic_dev_quiesce does this instead ([QP-DEAD]).
+ * list (of its worker). With lcores polling, rnic_dev_quiesce does this
+ * instead ([QP-DEAD]).
  */
 void rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp);
 

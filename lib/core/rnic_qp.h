@@ -147,6 +147,7 @@ struct rnic_qp_app {
 struct rnic_qp {
 	/* Control thread */
 	struct rnic_device *dev;
+	struct rnic_worker *w;   /* the worker that owns it (rnic_qpn_worker) */
 	struct rnic_pd *pd;
 	uint32_t qpn;
 	uint32_t index;          /* slot in dev->qps */
@@ -235,11 +236,11 @@ rnic_qp_transport(const struct rnic_qp *qp)
  * in Reset is dropped without a call ([QP-DEAD]), and the flag at
  * @p flag_off in the QP cleared. Returns the work done.
  */
-typedef bool rnic_qp_list_fn(struct rnic_device *dev, struct rnic_qp *qp,
-			     unsigned int *work);
+struct rnic_worker;
+typedef bool rnic_qp_list_fn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work);
 
 static __rte_always_inline unsigned int
-rnic_qp_list_walk(struct rnic_device *dev, struct rnic_qp_list *l, size_t flag_off,
+rnic_qp_list_walk(struct rnic_worker *wk, struct rnic_qp_list *l, size_t flag_off,
 		  rnic_qp_list_fn *fn)
 {
 	unsigned int work = 0;
@@ -247,7 +248,7 @@ rnic_qp_list_walk(struct rnic_device *dev, struct rnic_qp_list *l, size_t flag_o
 	for (uint32_t i = 0; i < l->n; ) {
 		struct rnic_qp *qp = l->q[i];
 
-		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET && fn(dev, qp, &work)) {
+		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET && fn(wk, qp, &work)) {
 			i++;
 			continue;
 		}

@@ -72,10 +72,15 @@ struct rnic_dev_attr {
 	uint16_t rxq_desc;       /**< default 1024 */
 	uint16_t txq_desc;       /**< default 1024 */
 	bool no_port_setup;      /**< the caller configured and started the port */
-	uint8_t queues;          /**< TX (and RX) queue pairs: 0 = two when the
-				  *   port has them, 1 = one shared queue (TX and
-				  *   RX roles then on one lcore; for a peer such
-				  *   as testpmd with one queue on net_memif) */
+	uint8_t queues;          /**< TX (and RX) queues per worker: 0 = two
+				  *   when the port has them, 1 = one shared
+				  *   queue (the worker's TX and RX roles then
+				  *   on one lcore; for a peer such as testpmd
+				  *   with one queue on net_memif) */
+	uint16_t workers;        /**< engine workers (default 1, at most 64);
+				  *   each owns the QPs whose number maps to
+				  *   it, its own TX queues and its share of
+				  *   the RX queues (rnic_worker_poll) */
 };
 
 /** Engine roles, for rnic_dev_poll() and the lcore mapping. */
@@ -97,7 +102,7 @@ struct rnic_dev_attr {
 	_(timer_expired) _(retry_exceeded) _(rnr_retry_exceeded) \
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
-	_(drop_ud_mtu)
+	_(drop_ud_mtu) _(rx_steered) _(drop_steer)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

@@ -30,9 +30,9 @@ arp_slot(rte_be32_t ip)
 
 /* RX: remember @p ip -> @p mac ([ARP] seqlock writer). */
 static void
-arp_learn(struct rnic_device *dev, rte_be32_t ip, const uint8_t *mac)
+arp_learn(struct rnic_worker *wk, rte_be32_t ip, const uint8_t *mac)
 {
-	struct rnic_arp_ent *e = &dev->arp[arp_slot(ip)];
+	struct rnic_arp_ent *e = &wk->dev->arp[arp_slot(ip)];
 	uint32_t seq = LOAD_RLX(&e->seq);
 
 	if (ip == 0 || (mac[0] & 1))
@@ -108,7 +108,7 @@ rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 /* An ARP frame of @p op from our address to @p dst_mac (@p tci: 802.1Q
  * tag or none); the ARP body is returned for the caller to finish. */
 static struct rte_arp_hdr *
-arp_frame(struct rnic_device *dev, struct rte_mbuf *out, const uint8_t *dst_mac,
+arp_frame(struct rnic_worker *wk, struct rte_mbuf *out, const uint8_t *dst_mac,
 	  bool tagged, rte_be16_t tci, uint16_t op)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(out, struct rte_ether_hdr *);
@@ -116,7 +116,7 @@ arp_frame(struct rnic_device *dev, struct rte_mbuf *out, const uint8_t *dst_mac,
 	struct rte_arp_hdr *r = (struct rte_arp_hdr *)((uint8_t *)eth + l2);
 
 	rte_ether_addr_copy((const struct rte_ether_addr *)dst_mac, &eth->dst_addr);
-	rte_ether_addr_copy((const struct rte_ether_addr *)dev->mac, &eth->src_addr);
+	rte_ether_addr_copy((const struct rte_ether_addr *)wk->dev->mac, &eth->src_addr);
 	if (tagged) {
 		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
 
@@ -131,8 +131,8 @@ arp_frame(struct rnic_device *dev, struct rte_mbuf *out, const uint8_t *dst_mac,
 	r->arp_hlen = RTE_ETHER_ADDR_LEN;
 	r->arp_plen = sizeof(rte_be32_t);
 	r->arp_opcode = rte_cpu_to_be_16(op);
-	memcpy(&r->arp_data.arp_sha, dev->mac, 6);
-	r->arp_data.arp_sip = dev->ipv4;
+	memcpy(&r->arp_data.arp_sha, wk->dev->mac, 6);
+	r->arp_data.arp_sip = wk->dev->ipv4;
 	out->data_len = out->pkt_len = RTE_MAX(l2 + sizeof(*r), (size_t)ARP_FRAME_MIN);
 	memset((uint8_t *)(r + 1), 0, out->data_len - l2 - sizeof(*r));
 	return r;
@@ -140,36 +140,36 @@ arp_frame(struct rnic_device *dev, struct rte_mbuf *out, const uint8_t *dst_mac,
 
 /* An mbuf for an ARP frame on the RX role's TX buffer, or NULL. */
 static struct rte_mbuf *
-arp_alloc(struct rnic_device *dev, struct rnic_dev_stats *st)
+arp_alloc(struct rnic_worker *wk, struct rnic_dev_stats *st)
 {
 	struct rte_mbuf *out;
 
-	if (!rnic_txbuf_room(&dev->rx.txb))
+	if (!rnic_txbuf_room(&wk->rx.txb))
 		return NULL;
-	out = rte_pktmbuf_alloc(dev->pool);
+	out = rte_pktmbuf_alloc(wk->dev->pool);
 	if (out == NULL)
 		st->tx_nombuf++;
 	return out;
 }
 
 void
-rnic_arp_request(struct rnic_device *dev, struct rnic_dev_stats *st)
+rnic_arp_request(struct rnic_worker *wk, struct rnic_dev_stats *st)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint32_t gen = LOAD_ACQ(&dev->arp_req_gen);   /* [ARP-REQ] */
+	uint32_t gen = LOAD_ACQ(&wk->dev->arp_req_gen);   /* [ARP-REQ] */
 	struct rte_arp_hdr *r;
 	struct rte_mbuf *out;
 
-	if (gen == dev->rx.arp_req_sent)
+	if (gen == wk->rx.arp_req_sent)
 		return;
-	out = arp_alloc(dev, st);
+	out = arp_alloc(wk, st);
 	if (out == NULL)
 		return;
-	dev->rx.arp_req_sent = gen;
-	r = arp_frame(dev, out, bcast, false, 0, RTE_ARP_OP_REQUEST);
+	wk->rx.arp_req_sent = gen;
+	r = arp_frame(wk, out, bcast, false, 0, RTE_ARP_OP_REQUEST);
 	memset(&r->arp_data.arp_tha, 0, 6);
-	r->arp_data.arp_tip = LOAD_ACQ(&dev->arp_req_ip);
-	rnic_txbuf_add(&dev->rx.txb, out);
+	r->arp_data.arp_tip = LOAD_ACQ(&wk->dev->arp_req_ip);
+	rnic_txbuf_add(&wk->rx.txb, out);
 }
 
 /* A MAC no host can send from: multicast/broadcast (I/G bit) or zero. */
@@ -195,7 +195,7 @@ arp_bad_sender_mac(const uint8_t *mac)
  * own address elsewhere), an opcode other than request or reply.
  */
 void
-rnic_arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
+rnic_arp_input(struct rnic_worker *wk, const struct rte_mbuf *m, uint32_t l3,
 	       bool tagged, rte_be16_t tci, struct rnic_dev_stats *st)
 {
 	struct rte_ether_hdr eb;
@@ -209,25 +209,25 @@ rnic_arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
 	    ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
 	    ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 	    ah->arp_hlen != RTE_ETHER_ADDR_LEN || ah->arp_plen != sizeof(rte_be32_t) ||
-	    ah->arp_data.arp_tip != dev->ipv4)
+	    ah->arp_data.arp_tip != wk->dev->ipv4)
 		return;
 	if ((ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
 	     ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REPLY)) ||
 	    arp_bad_sender_mac(eh->src_addr.addr_bytes) ||
 	    arp_bad_sender_mac(ah->arp_data.arp_sha.addr_bytes) ||
-	    ah->arp_data.arp_sip == dev->ipv4) {
+	    ah->arp_data.arp_sip == wk->dev->ipv4) {
 		st->arp_ignored++;
 		return;
 	}
-	arp_learn(dev, ah->arp_data.arp_sip, (const uint8_t *)&ah->arp_data.arp_sha);
+	arp_learn(wk, ah->arp_data.arp_sip, (const uint8_t *)&ah->arp_data.arp_sha);
 	if (ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
 		return;
-	out = arp_alloc(dev, st);
+	out = arp_alloc(wk, st);
 	if (out == NULL)
 		return;
-	r = arp_frame(dev, out, ah->arp_data.arp_sha.addr_bytes, tagged, tci, RTE_ARP_OP_REPLY);
+	r = arp_frame(wk, out, ah->arp_data.arp_sha.addr_bytes, tagged, tci, RTE_ARP_OP_REPLY);
 	r->arp_data.arp_tha = ah->arp_data.arp_sha;
 	r->arp_data.arp_tip = ah->arp_data.arp_sip;
-	rnic_txbuf_add(&dev->rx.txb, out);
+	rnic_txbuf_add(&wk->rx.txb, out);
 	st->arp_replies++;
 }

@@ -11,7 +11,7 @@
 
 #include "rnic_engine_pvt.h"
 
-static void loss_timer_set(struct rnic_device *dev, struct rnic_qp *qp);
+static void loss_timer_set(struct rnic_worker *wk, struct rnic_qp *qp);
 
 /*
  * The responder answered something past a loss: it is alive and working
@@ -25,7 +25,7 @@ peer_alive(struct rnic_qp *qp)
 {
 	qp->comp.alive_seq++;
 }
-static void rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns);
+static void rnr_timer_set(struct rnic_worker *wk, struct rnic_qp *qp, uint64_t ns);
 
 /* Complete the oldest outstanding WQE (sq_done). */
 static inline void
@@ -44,12 +44,12 @@ mq_head(struct rnic_qp *qp)
 static void
 mq_pop(struct rnic_qp *qp)
 {
-	struct rnic_dev_rx *rx = &qp->dev->rx;
+	struct rnic_dev_rx *rx = &qp->w->rx;
 	struct rte_mbuf *m = rnic_mq_pop(&qp->mq);
 
 	if (m != NULL) {
 		if (rx->n_free == RNIC_RX_FREE_BATCH)
-			rnic_rx_free_flush(qp->dev);
+			rnic_rx_free_flush(qp->w);
 		rx->free[rx->n_free++] = m;
 		STORE_REL(&rx->mq_freed, rx->mq_freed + 1);   /* [MQ-FREED] */
 	}
@@ -144,11 +144,11 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
  * whole: rexmit_pump re-asks it from the first missing response.
  */
 static void
-rexmit_start(struct rnic_device *dev, struct rnic_qp *qp)
+rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	qp->comp.rexmit_next = qp->mq.head;
 	qp->comp.rexmit_end = LOAD_ACQ(&qp->mq.tail);   /* [MQ-TAIL] */
-	rnic_qp_list_add(&dev->rx.rexmit, qp, &qp->comp.on_rexmit_list);
+	rnic_qp_list_add(&wk->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 
 /*
@@ -159,7 +159,7 @@ rexmit_start(struct rnic_device *dev, struct rnic_qp *qp)
  * afresh, not kept: the MultiQueue entry keeps the original request.
  */
 static bool
-read_resume(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+read_resume(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e,
 	    struct rnic_dev_stats *st)
 {
 	const struct rnic_wqe *w = rnic_sq_wqe(qp, e->wqe_idx);
@@ -176,35 +176,35 @@ read_resume(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_en
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	m = rnic_pkt_alloc(dev, st, &qp->tmpl, NULL, &b, &ext, 0, &p);
+	m = rnic_pkt_alloc(wk->dev, st, &qp->tmpl, NULL, &b, &ext, 0, &p);
 	if (m == NULL)
 		return false;
 	rnic_pkt_seal(m, qp->tmpl.l3_off);
-	rnic_txbuf_add(&dev->rx.txb, m);
+	rnic_txbuf_add(&wk->rx.txb, m);
 	qp->comp.rd_resumed = 1;
 	st->read_resumes++;
 	return true;
 }
 
 static unsigned int
-rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	unsigned int n = 0;
 
 	while (qp->comp.rexmit_next != qp->comp.rexmit_end &&
-	       rnic_txbuf_room(&dev->rx.txb)) {
+	       rnic_txbuf_room(&wk->rx.txb)) {
 		struct rnic_mq_ent *e = rnic_mq_at(&qp->mq, qp->comp.rexmit_next);
 
 		if (qp->comp.in_read && qp->comp.rexmit_next == qp->mq.head &&
 		    e->type == RNIC_MQ_READ) {
-			if (!read_resume(dev, qp, e, st))
+			if (!read_resume(wk, qp, e, st))
 				break;   /* no mbuf now: the timer list retries */
 			st->tx_retransmits++;
 			qp->comp.n_rexmit++;
 			n++;
 		} else if (e->m != NULL) {
 			rte_mbuf_refcnt_update(e->m, 1);
-			rnic_txbuf_add(&dev->rx.txb, e->m);
+			rnic_txbuf_add(&wk->rx.txb, e->m);
 			st->tx_retransmits++;
 			qp->comp.n_rexmit++;
 			n++;
@@ -222,7 +222,7 @@ rexmit_pump(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *
  * in-order READ response) or for the loss timer.
  */
 static bool
-retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	if (qp->comp.retrying && qp->comp.retry_seq == qp->comp.acked_seq)
 		return true;
@@ -232,7 +232,7 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 		return false;
 	}
 	qp->comp.retry--;
-	rexmit_start(dev, qp);
+	rexmit_start(wk, qp);
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
 	return true;
@@ -245,7 +245,7 @@ retry_or_fail(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
  * false, doing nothing, for any other PSN.
  */
 static bool
-answer_past_head(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+answer_past_head(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e,
 		 uint32_t psn, struct rnic_dev_stats *st)
 {
 	uint32_t sent;
@@ -259,7 +259,7 @@ answer_past_head(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_
 	}
 	st->drop_bad_resp++;
 	peer_alive(qp);
-	retry_or_fail(dev, qp, st);
+	retry_or_fail(wk, qp, st);
 	return true;
 }
 
@@ -284,7 +284,7 @@ read_scatter(const struct rnic_wqe *w, uint32_t off, const struct rte_mbuf *m,
 }
 
 static void
-comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbuf *m,
+comp_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *m,
 	       const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
 {
 	rnic_opmask_t mask = pkt->op->mask;
@@ -297,7 +297,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
-	if (answer_past_head(dev, qp, e, psn, st))
+	if (answer_past_head(wk, qp, e, psn, st))
 		return;
 	if (e == NULL || e->type != RNIC_MQ_READ || rnic_psn_diff(psn, e->psn) < 0) {
 		st->drop_ghost_resp++;
@@ -310,7 +310,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 		st->drop_bad_resp++;
 		if (rnic_psn_diff(psn, expect) > 0) {
 			peer_alive(qp);
-			retry_or_fail(dev, qp, st);
+			retry_or_fail(wk, qp, st);
 		}
 		return;
 	}
@@ -348,7 +348,7 @@ comp_read_resp(struct rnic_device *dev, struct rnic_qp *qp, const struct rte_mbu
 }
 
 static void
-comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		struct rnic_dev_stats *st)
 {
 	uint32_t psn = pkt->bth.psn;
@@ -359,7 +359,7 @@ comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_p
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
-	if (answer_past_head(dev, qp, e, psn, st))
+	if (answer_past_head(wk, qp, e, psn, st))
 		return;
 	if (e == NULL || e->type != RNIC_MQ_ATOMIC || e->psn != psn) {
 		st->drop_ghost_resp++;
@@ -375,7 +375,7 @@ comp_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_p
 }
 
 static void
-comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	 struct rnic_dev_stats *st)
 {
 	uint8_t syn = pkt->ext.aeth_syn;
@@ -393,7 +393,7 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 		st->acks_rcvd++;
 		if (release_acked(qp, psn, &passed, st) && passed) {
 			peer_alive(qp);
-			retry_or_fail(dev, qp, st);   /* READ response lost */
+			retry_or_fail(wk, qp, st);   /* READ response lost */
 		}
 		break;
 	case RNIC_AETH_RNR_NAK:
@@ -410,7 +410,7 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 		/* Wait the responder's RNR time on the timer lcore's wheel, then
 		 * resend from the NAK'd packet (seed 3.4.5). The count is ours:
 		 * the wheel timer is a plain delay. */
-		rnr_timer_set(dev, qp, rnic_rnr_timer_ns(syn & RNIC_AETH_VALUE_MASK));
+		rnr_timer_set(wk, qp, rnic_rnr_timer_ns(syn & RNIC_AETH_VALUE_MASK));
 		break;
 	case RNIC_AETH_NAK:
 		st->naks_rcvd++;
@@ -419,7 +419,7 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 			break;
 		switch (syn & RNIC_AETH_VALUE_MASK) {
 		case RNIC_NAK_PSN_SEQ:
-			retry_or_fail(dev, qp, st);
+			retry_or_fail(wk, qp, st);
 			break;
 		case RNIC_NAK_INVALID_REQ:
 			comp_fail(qp, RNIC_WC_REM_INV_REQ_ERR, st);
@@ -439,10 +439,10 @@ comp_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_pkt *pkt
 }
 
 void
-rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+rnic_comp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 	     const struct rnic_pkt *pkt)
 {
-	struct rnic_dev_stats *st = &dev->rx.st;
+	struct rnic_dev_stats *st = &wk->rx.st;
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	rnic_opmask_t mask = pkt->op->mask;
 
@@ -452,18 +452,18 @@ rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
 		return;
 	}
 	if (mask & RNIC_M_READ)
-		comp_read_resp(dev, qp, m, pkt, st);
+		comp_read_resp(wk, qp, m, pkt, st);
 	else if (mask & RNIC_M_ATOMIC)
-		comp_atomic_ack(dev, qp, pkt, st);
+		comp_atomic_ack(wk, qp, pkt, st);
 	else
-		comp_ack(dev, qp, pkt, st);
+		comp_ack(wk, qp, pkt, st);
 }
 
 /* TX queued a bad WQE, or the QP entered Error: complete what is due. */
 void
-rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
+rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp)
 {
-	struct rnic_dev_stats *st = &dev->rx.st;
+	struct rnic_dev_stats *st = &wk->rx.st;
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	bool passed;
 
@@ -487,7 +487,7 @@ rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
 	}
 	/* TX put a packet into an empty list: arm the loss timer. */
 	if (e != NULL && !qp->comp.loss_armed)
-		loss_timer_set(dev, qp);
+		loss_timer_set(wk, qp);
 }
 
 /*
@@ -498,7 +498,7 @@ rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp)
  * reports retry exceeded; the QP's one retry count is comp.retry.
  */
 static void
-loss_timer_set(struct rnic_device *dev, struct rnic_qp *qp)
+loss_timer_set(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	struct rnic_timer_event ev = {
 		.qp = qp->index, .type = RNIC_TIMER_SET, .timer = RNIC_TIMER_LOSS,
@@ -510,8 +510,8 @@ loss_timer_set(struct rnic_device *dev, struct rnic_qp *qp)
 		return;   /* IBA: 0 means an infinite local ACK timeout */
 	/* The ring holds two commands per QP and each QP has at most one in
 	 * flight per expiry, so this cannot fail; count it if it ever does. */
-	if (rte_ring_mp_enqueue_elem(dev->tmr_in, &ev, sizeof(ev)) != 0) {
-		dev->rx.st.tx_full++;
+	if (rte_ring_mp_enqueue_elem(wk->tmr_in, &ev, sizeof(ev)) != 0) {
+		wk->rx.st.tx_full++;
 		return;
 	}
 	qp->comp.loss_armed = 1;
@@ -529,7 +529,7 @@ timer_state_ok(const struct rnic_qp *qp)
 }
 
 static void
-loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	qp->comp.loss_armed = 0;   /* an expired timer is not running */
 	if (!timer_state_ok(qp) || rnic_mq_empty_sc(&qp->mq))   /* [MQ-ARM] */
@@ -538,7 +538,7 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_st
 	    qp->comp.alive_seq != qp->comp.arm_alive) {
 		/* Progress, a peer still answering what was queued before our
 		 * resend, or waiting out an RNR NAK (not a loss): re-arm. */
-		loss_timer_set(dev, qp);
+		loss_timer_set(wk, qp);
 		return;
 	}
 	st->timer_expired++;
@@ -553,77 +553,77 @@ loss_timer_event(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_st
 	qp->comp.retry--;
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
-	rexmit_start(dev, qp);
-	loss_timer_set(dev, qp);
+	rexmit_start(wk, qp);
+	loss_timer_set(wk, qp);
 }
 
 static void
-rnr_timer_set(struct rnic_device *dev, struct rnic_qp *qp, uint64_t ns)
+rnr_timer_set(struct rnic_worker *wk, struct rnic_qp *qp, uint64_t ns)
 {
 	struct rnic_timer_event ev = {
 		.qp = qp->index, .type = RNIC_TIMER_SET, .timer = RNIC_TIMER_RNR,
 		.retry = RNIC_TIMER_RETRY_INFINITE, .value_ns = ns,
 	};
 
-	if (rte_ring_mp_enqueue_elem(dev->tmr_in, &ev, sizeof(ev)) != 0) {
-		dev->rx.st.tx_full++;
-		rexmit_start(dev, qp);   /* no timer: resend now */
+	if (rte_ring_mp_enqueue_elem(wk->tmr_in, &ev, sizeof(ev)) != 0) {
+		wk->rx.st.tx_full++;
+		rexmit_start(wk, qp);   /* no timer: resend now */
 		return;
 	}
 	qp->comp.rnr_waiting = 1;
 }
 
 static void
-rnr_timer_event(struct rnic_device *dev, struct rnic_qp *qp)
+rnr_timer_event(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	if (!qp->comp.rnr_waiting)
 		return;   /* stale: the QP was reset or failed meanwhile */
 	qp->comp.rnr_waiting = 0;
 	if (timer_state_ok(qp))
-		rexmit_start(dev, qp);
+		rexmit_start(wk, qp);
 }
 
 /* Expiries from the timer role. */
 unsigned int
-rnic_comp_timer_events(struct rnic_device *dev)
+rnic_comp_timer_events(struct rnic_worker *wk)
 {
-	struct rnic_dev_stats *st = &dev->rx.st;
+	struct rnic_dev_stats *st = &wk->rx.st;
 	struct rnic_timer_event evs[32];
-	unsigned int n = rte_ring_sc_dequeue_burst_elem(dev->tmr_out, evs, sizeof(evs[0]),
+	unsigned int n = rte_ring_sc_dequeue_burst_elem(wk->tmr_out, evs, sizeof(evs[0]),
 							RTE_DIM(evs), NULL);
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rnic_qp *qp;
 
-		if (evs[i].qp > dev->qp_mask)
+		if (evs[i].qp > wk->dev->qp_mask)
 			continue;
-		qp = LOAD_ACQ(&dev->qps[evs[i].qp]);   /* [QP-TABLE] */
+		qp = LOAD_ACQ(&wk->dev->qps[evs[i].qp]);   /* [QP-TABLE] */
 		if (qp == NULL)
 			continue;
 		if (evs[i].timer == RNIC_TIMER_LOSS)
-			loss_timer_event(dev, qp, st);
+			loss_timer_event(wk, qp, st);
 		else if (evs[i].timer == RNIC_TIMER_RNR)
-			rnr_timer_event(dev, qp);
+			rnr_timer_event(wk, qp);
 	}
 	return n;
 }
 
 /* One QP's resend burst; false when it is all out. */
 static bool
-rexmit_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+rexmit_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work)
 {
 	struct rnic_qp_comp *c = &qp->comp;
 
 	if (rnic_qp_state_get(qp) == RNIC_QPS_ERR)
 		c->rexmit_next = c->rexmit_end;
-	*work += rexmit_pump(dev, qp, &dev->rx.st);
+	*work += rexmit_pump(wk, qp, &wk->rx.st);
 	return c->rexmit_next != c->rexmit_end;
 }
 
 /* Retransmission bursts that did not fit the TX buffer at once. */
 unsigned int
-rnic_comp_rexmit(struct rnic_device *dev)
+rnic_comp_rexmit(struct rnic_worker *wk)
 {
-	return rnic_qp_list_walk(dev, &dev->rx.rexmit,
+	return rnic_qp_list_walk(wk, &wk->rx.rexmit,
 				 offsetof(struct rnic_qp, comp.on_rexmit_list), rexmit_turn);
 }

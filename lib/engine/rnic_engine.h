@@ -16,9 +16,11 @@ extern "C" {
 #endif
 
 /**
- * Poll functions: one pass over the stage's work. Each role has one caller
- * at a time; a run-to-completion lcore calls all three in turn.
- * @return work done (packets, doorbells or events handled).
+ * Poll functions: one pass over a role's work, of every worker in turn
+ * (from one thread: a single-worker device, or a test polling by hand).
+ * Each role of each worker has one caller at a time; a run-to-completion
+ * lcore calls all three in turn. @return work done (packets, doorbells
+ * or events handled).
  */
 unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
 
@@ -26,8 +28,15 @@ unsigned int rnic_dev_poll_rx(struct rnic_device *dev);
 
 unsigned int rnic_dev_poll_timer(struct rnic_device *dev);
 
-/** One pass of the roles in @p roles (RNIC_ROLE_*), TX, RX then timer;
- *  the work done, as the three poll functions count it. */
+/**
+ * One pass of the roles in @p roles (RNIC_ROLE_*) of worker @p worker,
+ * TX, RX then timer; the work done. This is what an engine lcore runs:
+ * each role of each worker has one caller at a time.
+ */
+unsigned int rnic_worker_poll(struct rnic_device *dev, unsigned int worker,
+			      unsigned int roles);
+
+/** rnic_worker_poll of every worker in turn, from one thread. */
 unsigned int rnic_dev_poll(struct rnic_device *dev, unsigned int roles);
 
 /**
@@ -53,7 +62,12 @@ unsigned int rnic_dev_tx_backlog(const struct rnic_device *dev);
  */
 int rnic_telemetry_add_device(struct rnic_device *dev, const char *name);
 
-/** Record that @p lcore polls @p roles (RNIC_ROLE_*) of @p dev. */
+/** Record that @p lcore polls @p roles (RNIC_ROLE_*) of worker @p worker
+ *  of @p dev. @return 0, -EINVAL, -ENOENT (not published) or -ENOSPC. */
+int rnic_telemetry_add_worker_lcore(unsigned int lcore, struct rnic_device *dev,
+				    unsigned int worker, unsigned int roles);
+
+/** Record that @p lcore polls @p roles (RNIC_ROLE_*) of @p dev's worker 0. */
 int rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles);
 
 /**

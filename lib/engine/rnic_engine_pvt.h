@@ -12,24 +12,29 @@
  * keeps moving inside long messages. */
 #define RNIC_ACKREQ_EVERY 16
 
+/* The roles of one worker (rnic_tx.c, rnic_rx.c, rnic_poll.c). */
+unsigned int rnic_worker_poll_tx(struct rnic_worker *wk);
+unsigned int rnic_worker_poll_rx(struct rnic_worker *wk);
+unsigned int rnic_worker_poll_timer(struct rnic_worker *wk);
+
 /* Responder (rnic_responder.c), RX role. */
-void rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+void rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 		  const struct rnic_pkt *pkt);
-unsigned int rnic_resp_pump_reads(struct rnic_device *dev);
-void rnic_resp_flush_acks(struct rnic_device *dev);
+unsigned int rnic_resp_pump_reads(struct rnic_worker *wk);
+void rnic_resp_flush_acks(struct rnic_worker *wk);
 void rnic_resp_flush_rq(struct rnic_qp *qp);
 
 /* Completer / requester receive (rnic_completer.c), RX role. */
-void rnic_comp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+void rnic_comp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 		  const struct rnic_pkt *pkt);
-void rnic_comp_kick(struct rnic_device *dev, struct rnic_qp *qp);
-unsigned int rnic_comp_rexmit(struct rnic_device *dev);
-unsigned int rnic_comp_timer_events(struct rnic_device *dev);
+void rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp);
+unsigned int rnic_comp_rexmit(struct rnic_worker *wk);
+unsigned int rnic_comp_timer_events(struct rnic_worker *wk);
 
 /* ARP (rnic_arp.c), RX role. */
-void rnic_arp_input(struct rnic_device *dev, const struct rte_mbuf *m, uint32_t l3,
+void rnic_arp_input(struct rnic_worker *wk, const struct rte_mbuf *m, uint32_t l3,
 		    bool tagged, rte_be16_t tci, struct rnic_dev_stats *st);
-void rnic_arp_request(struct rnic_device *dev, struct rnic_dev_stats *st);
+void rnic_arp_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
 
 /* Packet I/O and completions (rnic_pktio.c), any role. */
 
@@ -61,10 +66,10 @@ rnic_l3_off(const struct rnic_l2l3 *l)
 }
 /* Free the MultiQueue mbufs the RX role released (rnic_dev_rx.free). */
 static inline void
-rnic_rx_free_flush(struct rnic_device *dev)
+rnic_rx_free_flush(struct rnic_worker *wk)
 {
-	rte_pktmbuf_free_bulk(dev->rx.free, dev->rx.n_free);
-	dev->rx.n_free = 0;
+	rte_pktmbuf_free_bulk(wk->rx.free, wk->rx.n_free);
+	wk->rx.n_free = 0;
 }
 
 /* Push what @p b holds to its port; returns what went out. */
@@ -77,9 +82,10 @@ uint32_t rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st);
  * idempotent). Returns true when it did.
  */
 static inline bool
-rnic_dev_rescan(struct rnic_device *dev, const uint32_t *lost, uint32_t *seen,
-		void (*fn)(struct rnic_device *dev, struct rnic_qp *qp))
+rnic_dev_rescan(struct rnic_worker *wk, const uint32_t *lost, uint32_t *seen,
+		void (*fn)(struct rnic_worker *wk, struct rnic_qp *qp))
 {
+	const struct rnic_device *dev = wk->dev;
 	uint32_t now = LOAD_ACQ(lost);
 
 	if (likely(now == *seen))
@@ -88,8 +94,8 @@ rnic_dev_rescan(struct rnic_device *dev, const uint32_t *lost, uint32_t *seen,
 	for (uint32_t i = 0; i <= dev->qp_mask; i++) {
 		struct rnic_qp *qp = LOAD_ACQ(&dev->qps[i]);   /* [QP-TABLE] */
 
-		if (qp != NULL)
-			fn(dev, qp);
+		if (qp != NULL && qp->w == wk)
+			fn(wk, qp);
 	}
 	return true;
 }

@@ -18,17 +18,46 @@
 #define IDLE_YIELD_PASSES 64
 
 unsigned int
+rnic_worker_poll(struct rnic_device *dev, unsigned int worker, unsigned int roles)
+{
+	struct rnic_worker *wk = &dev->workers[worker];
+	unsigned int work = 0;
+
+	if (roles & RNIC_ROLE_TX)
+		work += rnic_worker_poll_tx(wk);
+	if (roles & RNIC_ROLE_RX)
+		work += rnic_worker_poll_rx(wk);
+	if (roles & RNIC_ROLE_TIMER)
+		work += rnic_worker_poll_timer(wk);
+	return work;
+}
+
+unsigned int
 rnic_dev_poll(struct rnic_device *dev, unsigned int roles)
 {
 	unsigned int work = 0;
 
-	if (roles & RNIC_ROLE_TX)
-		work += rnic_dev_poll_tx(dev);
-	if (roles & RNIC_ROLE_RX)
-		work += rnic_dev_poll_rx(dev);
-	if (roles & RNIC_ROLE_TIMER)
-		work += rnic_dev_poll_timer(dev);
+	for (unsigned int w = 0; w < dev->n_workers; w++)
+		work += rnic_worker_poll(dev, w, roles);
 	return work;
+}
+
+unsigned int
+rnic_dev_poll_tx(struct rnic_device *dev)
+{
+	return rnic_dev_poll(dev, RNIC_ROLE_TX);
+}
+
+unsigned int
+rnic_dev_poll_rx(struct rnic_device *dev)
+{
+	return rnic_dev_poll(dev, RNIC_ROLE_RX);
+}
+
+unsigned int
+rnic_dev_poll_timer(struct rnic_device *dev)
+{
+	return rnic_dev_poll(dev, RNIC_ROLE_TIMER);
 }
 
 void
@@ -45,16 +74,16 @@ rnic_poll_idle(unsigned int work, unsigned int *idle)
 }
 
 unsigned int
-rnic_dev_poll_timer(struct rnic_device *dev)
+rnic_worker_poll_timer(struct rnic_worker *wk)
 {
-	struct rnic_dev_timer *t = &dev->tmr;
+	struct rnic_dev_timer *t = &wk->tmr;
 	unsigned int work;
 	uint64_t now_ns;
 
 	/* TSC to ns with a multiply and a shift, no 128-bit division (it
 	 * was a twentieth of an idle engine loop). */
 	if (unlikely(t->tsc_ns_mult == 0))
-		t->tsc_ns_mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) / dev->tsc_hz);
+		t->tsc_ns_mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) / wk->dev->tsc_hz);
 	now_ns = (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * t->tsc_ns_mult) >> 32);
 	work = rnic_timer_svc_poll(t->svc, now_ns);
 	rnic_dev_iter_done(&t->iter);
@@ -64,7 +93,12 @@ rnic_dev_poll_timer(struct rnic_device *dev)
 unsigned int
 rnic_dev_tx_backlog(const struct rnic_device *dev)
 {
-	return LOAD_ACQ(&dev->tx.txb.n) + LOAD_ACQ(&dev->rx.txb.n);   /* [TXB] */
+	unsigned int n = 0;
+
+	for (unsigned int w = 0; w < dev->n_workers; w++)
+		n += LOAD_ACQ(&dev->workers[w].tx.txb.n) +
+		     LOAD_ACQ(&dev->workers[w].rx.txb.n);   /* [TXB] */
+	return n;
 }
 
 int

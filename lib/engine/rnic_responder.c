@@ -54,7 +54,7 @@ ack_syndrome(const struct rnic_qp *qp)
  * caller checked) as its payload. NULL when there is no room or mbuf.
  */
 static struct rte_mbuf *
-resp_build(struct rnic_device *dev, struct rnic_qp *qp, uint8_t opcode, uint32_t psn,
+resp_build(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t opcode, uint32_t psn,
 	   const struct rnic_ext_fields *ext, uint32_t paylen, const void *src,
 	   struct rnic_dev_stats *st)
 {
@@ -65,26 +65,26 @@ resp_build(struct rnic_device *dev, struct rnic_qp *qp, uint8_t opcode, uint32_t
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	if (!rnic_txbuf_room(&dev->rx.txb))
+	if (!rnic_txbuf_room(&wk->rx.txb))
 		return NULL;
-	m = rnic_pkt_alloc(dev, st, &qp->tmpl, NULL, &b, ext, paylen, &p);
+	m = rnic_pkt_alloc(wk->dev, st, &qp->tmpl, NULL, &b, ext, paylen, &p);
 	if (m == NULL)
 		return NULL;
 	if (paylen)
 		memcpy(p, src, paylen);
 	rnic_pkt_seal(m, qp->tmpl.l3_off);
-	rnic_txbuf_add(&dev->rx.txb, m);
+	rnic_txbuf_add(&wk->rx.txb, m);
 	return m;
 }
 
 static bool
-send_aeth(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t psn,
+send_aeth(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t syn, uint32_t psn,
 	  uint32_t msn, struct rnic_dev_stats *st)
 {
 	struct rnic_ext_fields ext = { .aeth_syn = syn, .aeth_msn = msn };
 	struct rte_mbuf *m;
 
-	m = resp_build(dev, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK), psn, &ext, 0, NULL, st);
+	m = resp_build(wk, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK), psn, &ext, 0, NULL, st);
 	if (m == NULL)
 		return false;
 	if (syn_is(syn, RNIC_AETH_ACK))
@@ -97,7 +97,7 @@ send_aeth(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t psn
 }
 
 static bool
-send_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_rd_res *r,
+send_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_rd_res *r,
 		struct rnic_dev_stats *st)
 {
 	struct rnic_ext_fields ext = {
@@ -105,7 +105,7 @@ send_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_r
 	};
 	struct rte_mbuf *m;
 
-	m = resp_build(dev, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ATOMIC_ACK), r->psn,
+	m = resp_build(wk, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ATOMIC_ACK), r->psn,
 		       &ext, 0, NULL, st);
 	if (m == NULL)
 		return false;
@@ -123,7 +123,7 @@ send_atomic_ack(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_r
  * requester; nor would an RNR NAK's wait.
  */
 static void
-pending_set(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t psn)
+pending_set(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t syn, uint32_t psn)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 
@@ -138,18 +138,18 @@ pending_set(struct rnic_device *dev, struct rnic_qp *qp, uint8_t syn, uint32_t p
 	if (syn_is(syn, RNIC_AETH_NAK) && (syn & RNIC_AETH_VALUE_MASK) != RNIC_NAK_PSN_SEQ)
 		rs->fatal = 1;
 	rs->ack_pending = 1;
-	rnic_qp_list_add(&dev->rx.acks, qp, &rs->on_ack_list);
+	rnic_qp_list_add(&wk->rx.acks, qp, &rs->on_ack_list);
 }
 
 static void
-pending_emit(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+pending_emit(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 	uint8_t syn = rs->ack_syn;
 
 	if (syn_is(syn, RNIC_AETH_ACK))
 		syn = ack_syndrome(qp);   /* credits as of now */
-	if (send_aeth(dev, qp, syn, rs->ack_psn, rs->ack_msn, st)) {
+	if (send_aeth(wk, qp, syn, rs->ack_psn, rs->ack_msn, st)) {
 		rs->ack_pending = 0;
 		if (rs->fatal) {
 			rs->fatal = 0;
@@ -174,7 +174,7 @@ pending_drop_ack(struct rnic_qp *qp)
 
 /* A QP's coalesced ACK/NAK; false once it is sent (or moot). */
 static bool
-ack_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+ack_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 
@@ -182,14 +182,14 @@ ack_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
 	if (rs->rd_active)
 		return true;   /* the READ pump sends it after the responses */
 	if (rs->ack_pending)
-		pending_emit(dev, qp, &dev->rx.st);
+		pending_emit(wk, qp, &wk->rx.st);
 	return rs->ack_pending;   /* still pending: no room now, next poll */
 }
 
 void
-rnic_resp_flush_acks(struct rnic_device *dev)
+rnic_resp_flush_acks(struct rnic_worker *wk)
 {
-	rnic_qp_list_walk(dev, &dev->rx.acks, offsetof(struct rnic_qp, resp.on_ack_list),
+	rnic_qp_list_walk(wk, &wk->rx.acks, offsetof(struct rnic_qp, resp.on_ack_list),
 			  ack_turn);
 }
 
@@ -198,9 +198,9 @@ rnic_resp_flush_acks(struct rnic_device *dev)
 /* ------------------------------------------------------------------ */
 
 static void
-rd_activate(struct rnic_device *dev, struct rnic_qp *qp)
+rd_activate(struct rnic_worker *wk, struct rnic_qp *qp)
 {
-	rnic_qp_list_add(&dev->rx.rd_active, qp, &qp->resp.rd_active);
+	rnic_qp_list_add(&wk->rx.rd_active, qp, &qp->resp.rd_active);
 }
 
 static uint8_t
@@ -214,13 +214,13 @@ read_resp_opcode(bool first, bool last)
 
 /* Returns packets built; leaves @p r active when it ran out of room. */
 static unsigned int
-rd_pump_one(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r,
+rd_pump_one(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_rd_res *r,
 	    unsigned int budget, struct rnic_dev_stats *st)
 {
 	unsigned int n = 0;
 
 	if (r->type == RNIC_MQ_ATOMIC) {
-		if (send_atomic_ack(dev, qp, r, st)) {
+		if (send_atomic_ack(wk, qp, r, st)) {
 			r->active = 0;
 			n = 1;
 		}
@@ -232,7 +232,7 @@ rd_pump_one(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r,
 		bool last = paylen == left;
 		struct rnic_ext_fields ext = { .aeth_syn = ack_syndrome(qp), .aeth_msn = r->msn };
 
-		if (resp_build(dev, qp, read_resp_opcode(r->sent == 0, last), r->cur_psn, &ext,
+		if (resp_build(wk, qp, read_resp_opcode(r->sent == 0, last), r->cur_psn, &ext,
 			       paylen, (const void *)(uintptr_t)(r->va + r->sent), st) == NULL)
 			break;
 		st->read_resp_sent++;
@@ -248,7 +248,7 @@ rd_pump_one(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r,
 /* The READ/atomic answers of one QP, oldest first. Returns true when one
  * is still unfinished (no room): the QP stays on the list. */
 static bool
-rd_pump_qp(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work,
+rd_pump_qp(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work,
 	   struct rnic_dev_stats *st)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
@@ -260,7 +260,7 @@ rd_pump_qp(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work,
 
 		if (!r->active)
 			continue;
-		*work += rd_pump_one(dev, qp, r, dev->attr.burst, st);
+		*work += rd_pump_one(wk, qp, r, wk->dev->attr.burst, st);
 		if (r->active)
 			return true;
 	}
@@ -269,23 +269,23 @@ rd_pump_qp(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work,
 
 /* A QP's READ responses; false once all are out (its ACK then follows). */
 static bool
-rd_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+rd_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 
 	if (rs->res == NULL)
 		return false;
-	if (rd_pump_qp(dev, qp, work, &dev->rx.st))
+	if (rd_pump_qp(wk, qp, work, &wk->rx.st))
 		return true;
 	if (rs->ack_pending)
-		pending_emit(dev, qp, &dev->rx.st);
+		pending_emit(wk, qp, &wk->rx.st);
 	return false;
 }
 
 unsigned int
-rnic_resp_pump_reads(struct rnic_device *dev)
+rnic_resp_pump_reads(struct rnic_worker *wk)
 {
-	return rnic_qp_list_walk(dev, &dev->rx.rd_active, offsetof(struct rnic_qp, resp.rd_active),
+	return rnic_qp_list_walk(wk, &wk->rx.rd_active, offsetof(struct rnic_qp, resp.rd_active),
 				 rd_turn);
 }
 
@@ -295,7 +295,7 @@ rnic_resp_pump_reads(struct rnic_device *dev)
  * the duplicates after it (which follow in PSN order) re-arm theirs.
  */
 static void
-rd_replay(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r)
+rd_replay(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_rd_res *r)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 
@@ -307,7 +307,7 @@ rd_replay(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_rd_res *r)
 	}
 	r->active = 1;
 	r->replay = 1;
-	rd_activate(dev, qp);
+	rd_activate(wk, qp);
 }
 
 static struct rnic_rd_res *
@@ -357,7 +357,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 void
 rnic_resp_flush_rq(struct rnic_qp *qp)
 {
-	struct rnic_dev_stats *st = &qp->dev->rx.st;
+	struct rnic_dev_stats *st = &qp->w->rx.st;
 	uint32_t pi = LOAD_ACQ(&qp->app.rq_pi);   /* [RQ-PI] */
 
 	while (qp->resp.rq_ci != pi) {
@@ -488,7 +488,7 @@ static const char *const resp_state_names[] = {
 
 /* One request packet on its way through the states. */
 struct resp_ctx {
-	struct rnic_device *dev;
+	struct rnic_worker *wk;
 	struct rnic_qp *qp;
 	const struct rte_mbuf *m;
 	const struct rnic_pkt *pkt;
@@ -521,7 +521,7 @@ resp_fatal(struct resp_ctx *c, uint8_t nak)
 		c->st->drop_uc_gap++;
 		return RESP_DONE;
 	}
-	pending_set(c->dev, c->qp, RNIC_AETH_NAK | nak, c->pkt->bth.psn);
+	pending_set(c->wk, c->qp, RNIC_AETH_NAK | nak, c->pkt->bth.psn);
 	return RESP_DONE;
 }
 
@@ -611,7 +611,7 @@ resp_nak_seq(struct resp_ctx *c)
 	c->st->drop_psn_invalid++;
 	if (!rs->nak_sent) {
 		rs->nak_sent = 1;
-		pending_set(c->dev, c->qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
+		pending_set(c->wk, c->qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
 	}
 	return RESP_DONE;
 }
@@ -669,7 +669,7 @@ dup_read(struct resp_ctx *c, struct rnic_rd_res *r)
 	r->length = pkt->ext.reth_len;
 	r->sent = 0;
 	r->cur_psn = pkt->bth.psn;
-	rd_replay(c->dev, c->qp, r);
+	rd_replay(c->wk, c->qp, r);
 	return RESP_DONE;
 }
 
@@ -683,14 +683,14 @@ resp_duplicate(struct resp_ctx *c)
 	c->st->dup_requests++;
 	if (c->mask & (RNIC_M_SEND | RNIC_M_WRITE)) {
 		/* Re-ACK with the PSN of the last request completed. */
-		pending_set(c->dev, c->qp, RNIC_AETH_ACK, rnic_psn_add(rs->epsn, RNIC_PSN_MASK));
+		pending_set(c->wk, c->qp, RNIC_AETH_ACK, rnic_psn_add(rs->epsn, RNIC_PSN_MASK));
 		return RESP_DONE;
 	}
 	for (uint32_t k = 0; rs->res != NULL && k < rs->res_n; k++) {
 		struct rnic_rd_res *r = &rs->res[k];
 
 		if ((c->mask & RNIC_M_ATOMIC) && r->type == RNIC_MQ_ATOMIC && r->psn == psn) {
-			rd_replay(c->dev, c->qp, r);   /* the saved result, never twice */
+			rd_replay(c->wk, c->qp, r);   /* the saved result, never twice */
 			return RESP_DONE;
 		}
 		if ((c->mask & RNIC_M_READ) && r->type == RNIC_MQ_READ &&
@@ -763,7 +763,7 @@ resp_no_recv(struct resp_ctx *c)
 	struct rnic_qp_resp *rs = &c->qp->resp;
 
 	if (c->rc) {
-		pending_set(c->dev, c->qp, RNIC_AETH_RNR_NAK |
+		pending_set(c->wk, c->qp, RNIC_AETH_RNR_NAK |
 			    (c->qp->attr.min_rnr_timer & RNIC_AETH_VALUE_MASK), c->pkt->bth.psn);
 		return RESP_DONE;
 	}
@@ -817,7 +817,7 @@ resp_send_last(struct resp_ctx *c)
 	}
 	if (c->mask & RNIC_M_IETH) {
 		uint32_t key = c->pkt->ext.ieth_rkey;
-		struct rnic_mr *mr = rnic_mr_by_rkey(c->dev, c->qp->pd, key);
+		struct rnic_mr *mr = rnic_mr_by_rkey(c->wk->dev, c->qp->pd, key);
 
 		if (mr == NULL) {
 			recv_complete(c->qp, RNIC_WC_REM_INV_REQ_ERR, RNIC_WC_RECV, 0, 0, 0, 0,
@@ -941,7 +941,7 @@ resp_read(struct resp_ctx *c)
 	r->cur_psn = r->psn;
 	r->msn = rs->msn;
 	r->active = 1;
-	rd_activate(c->dev, c->qp);
+	rd_activate(c->wk, c->qp);
 	rs->epsn = rnic_psn_add(r->psn, npsn);
 	return RESP_DONE;
 }
@@ -976,7 +976,7 @@ resp_atomic(struct resp_ctx *c)
 	r->va = pkt->ext.atm_va;
 	r->msn = rs->msn;
 	r->active = 1;
-	rd_activate(c->dev, c->qp);
+	rd_activate(c->wk, c->qp);
 	rs->epsn = rnic_psn_add(pkt->bth.psn, 1);
 	return RESP_DONE;
 }
@@ -992,7 +992,7 @@ resp_acknowledge(struct resp_ctx *c)
 	rs->cur_op = c->pkt->bth.opcode;
 	rs->epsn = rnic_psn_add(c->pkt->bth.psn, 1);
 	if (c->rc && c->pkt->bth.ackreq)
-		pending_set(c->dev, c->qp, RNIC_AETH_ACK, c->pkt->bth.psn);
+		pending_set(c->wk, c->qp, RNIC_AETH_ACK, c->pkt->bth.psn);
 	return RESP_DONE;
 }
 
@@ -1035,11 +1035,11 @@ resp_ud(struct resp_ctx *c)
 }
 
 void
-rnic_resp_rx(struct rnic_device *dev, struct rnic_qp *qp, struct rte_mbuf *m,
+rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 	     const struct rnic_pkt *pkt)
 {
 	struct resp_ctx c = {
-		.dev = dev, .qp = qp, .m = m, .pkt = pkt, .st = &dev->rx.st,
+		.wk = wk, .qp = qp, .m = m, .pkt = pkt, .st = &wk->rx.st,
 		.mask = pkt->op->mask, .rc = qp->type == RNIC_QPT_RC,
 	};
 	enum resp_state s = RESP_CHECK_STATE;

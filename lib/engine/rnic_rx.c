@@ -25,7 +25,7 @@ pkey_match(uint16_t a, uint16_t b)
 
 /* A frame the parser called other L2: ARP (tagged or not) goes to ARP. */
 static bool
-rx_arp(struct rnic_device *dev, const struct rte_mbuf *m, struct rnic_dev_stats *st)
+rx_arp(struct rnic_worker *wk, const struct rte_mbuf *m, struct rnic_dev_stats *st)
 {
 	struct rte_ether_hdr eb;
 	const struct rte_ether_hdr *eh = rte_pktmbuf_read(m, 0, sizeof(eb), &eb);
@@ -43,18 +43,18 @@ rx_arp(struct rnic_device *dev, const struct rte_mbuf *m, struct rnic_dev_stats 
 	}
 	if (et != RTE_ETHER_TYPE_ARP)
 		return false;
-	rnic_arp_input(dev, m, l3, l3 != sizeof(eb), tci, st);
+	rnic_arp_input(wk, m, l3, l3 != sizeof(eb), tci, st);
 	return true;
 }
 
 /* A frame the parser refused: ARP, or a drop counted by its reason. */
 static void
-rx_not_roce(struct rnic_device *dev, const struct rte_mbuf *m, enum rnic_pkt_err e,
+rx_not_roce(struct rnic_worker *wk, const struct rte_mbuf *m, enum rnic_pkt_err e,
 	    struct rnic_dev_stats *st)
 {
 	if (e < RTE_DIM(st->drop_reason))
 		st->drop_reason[e]++;
-	if (e == RNIC_PKT_ERR_OTHER_L2 && rx_arp(dev, m, st))
+	if (e == RNIC_PKT_ERR_OTHER_L2 && rx_arp(wk, m, st))
 		return;
 	if (rnic_pkt_err_is_other(e))
 		st->drop_not_roce++;
@@ -65,7 +65,7 @@ rx_not_roce(struct rnic_device *dev, const struct rte_mbuf *m, enum rnic_pkt_err
 }
 
 static void
-rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
+rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 {
 	struct rnic_pkt pkt;
 	enum rnic_pkt_err e;
@@ -76,10 +76,10 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 	st->rx_bytes += m->pkt_len;
 	e = rnic_pkt_parse_mbuf(m, true, &pkt);
 	if (e != RNIC_PKT_ERR_OK) {
-		rx_not_roce(dev, m, e, st);
+		rx_not_roce(wk, m, e, st);
 		return;
 	}
-	if (memcmp(pkt.l.dst_mac, dev->mac, 6) != 0 || pkt.l.dst_ip != dev->ipv4) {
+	if (memcmp(pkt.l.dst_mac, wk->dev->mac, 6) != 0 || pkt.l.dst_ip != wk->dev->ipv4) {
 		st->drop_wrong_dst++;
 		return;
 	}
@@ -88,7 +88,7 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		st->cnp_rcvd++;
 		return;
 	}
-	qp = rnic_qp_lookup(dev, pkt.bth.dqpn);
+	qp = rnic_qp_lookup(wk->dev, pkt.bth.dqpn);
 	if (qp == NULL) {
 		st->drop_no_qp++;
 		return;
@@ -104,67 +104,123 @@ rx_one(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		return;
 	}
 	if (mask & RNIC_M_RESP)
-		rnic_comp_rx(dev, qp, m, &pkt);
+		rnic_comp_rx(wk, qp, m, &pkt);
 	else
-		rnic_resp_rx(dev, qp, m, &pkt);
+		rnic_resp_rx(wk, qp, m, &pkt);
 }
 
 /* Kicks (rnic_qp_kick): QPs another thread asked the completer about. */
 static unsigned int
-rx_kicks(struct rnic_device *dev, struct rnic_dev_stats *st)
+rx_kicks(struct rnic_worker *wk, struct rnic_dev_stats *st)
 {
 	uint32_t kicks[32];
 	unsigned int n;
 
-	n = rte_ring_mc_dequeue_burst_elem(dev->kick_ring, kicks, sizeof(kicks[0]),
+	n = rte_ring_sc_dequeue_burst_elem(wk->kick_ring, kicks, sizeof(kicks[0]),
 					   RTE_DIM(kicks), NULL);
 	for (unsigned int i = 0; i < n; i++) {
-		struct rnic_qp *qp = rnic_qp_lookup(dev, kicks[i]);
+		struct rnic_qp *qp = rnic_qp_lookup(wk->dev, kicks[i]);
 
 		if (qp != NULL)
-			rnic_comp_kick(dev, qp);
+			rnic_comp_kick(wk, qp);
 	}
 	/* [KICK] kicks that did not fit the ring: look at every QP. A kick
 	 * is idempotent, so a spurious one costs nothing but time. */
-	if (rnic_dev_rescan(dev, &dev->kick_lost, &dev->rx.kick_lost_seen, rnic_comp_kick)) {
+	if (rnic_dev_rescan(wk, &wk->kick_lost, &wk->rx.kick_lost_seen, rnic_comp_kick)) {
 		st->kick_overflows++;
 		n++;
 	}
 	return n;
 }
 
-unsigned int
-rnic_dev_poll_rx(struct rnic_device *dev)
+/*
+ * [STEER] Whose frame @p m is: this worker's (it processes it), another
+ * worker's (handed to its steering ring: the QP's owner by number, frames
+ * that are not RoCEv2 to worker 0, which runs ARP), or lost (that ring
+ * was full: counted, the caller frees it).
+ */
+enum steer { STEER_HERE, STEER_AWAY, STEER_DROP };
+
+static enum steer
+rx_steer(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 {
-	struct rnic_dev_rx *rx = &dev->rx;
+	struct rnic_device *dev = wk->dev;
+	uint16_t owner = 0;
+	uint32_t dqpn;
+
+	if (rnic_pkt_peek_dqpn(m, &dqpn))
+		owner = rnic_qpn_worker(dev, dqpn);
+	if (owner == wk->id)
+		return STEER_HERE;
+	if (rte_ring_mp_enqueue(dev->workers[owner].steer_ring, m) != 0) {
+		st->drop_steer++;
+		return STEER_DROP;
+	}
+	st->rx_steered++;
+	return STEER_AWAY;
+}
+
+/* A burst from the port (@p steer: sort it among the workers first) or
+ * from the steering ring; the mbufs it keeps are freed after. */
+static void
+rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool steer,
+	 struct rnic_dev_stats *st)
+{
+	unsigned int nfree = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		if (steer) {
+			enum steer to = rx_steer(wk, pkts[i], st);
+
+			if (to == STEER_AWAY)
+				continue;
+			if (to == STEER_DROP) {
+				pkts[nfree++] = pkts[i];
+				continue;
+			}
+		}
+		rx_one(wk, pkts[i], st);
+		pkts[nfree++] = pkts[i];
+	}
+	rte_pktmbuf_free_bulk(pkts, nfree);
+}
+
+unsigned int
+rnic_worker_poll_rx(struct rnic_worker *wk)
+{
+	struct rnic_device *dev = wk->dev;
+	struct rnic_dev_rx *rx = &wk->rx;
 	struct rnic_dev_stats *st = &rx->st;
 	struct rte_mbuf *pkts[RNIC_MAX_BURST];
 	uint16_t burst = dev->attr.burst;
+	const bool steer = dev->n_workers > 1;
 	unsigned int work = 0, n;
 
 	rnic_txbuf_flush(&rx->txb, st);
-	if (unlikely(LOAD_RLX(&dev->arp_req_gen) != rx->arp_req_sent))
-		rnic_arp_request(dev, st);
-	work += rx_kicks(dev, st);
-	work += rnic_resp_pump_reads(dev);
+	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->arp_req_gen) != rx->arp_req_sent))
+		rnic_arp_request(wk, st);
+	work += rx_kicks(wk, st);
+	work += rnic_resp_pump_reads(wk);
 	/* Each request can need one response right away: only take in
 	 * what the response buffer can answer. */
-	for (uint16_t q = 0; q < dev->nb_rxq; q++) {
+	for (uint16_t q = 0; q < wk->nb_rxq; q++) {
 		if (RNIC_TXBUF_SIZE - rx->txb.n < (uint32_t)burst * 2)
 			break;
-		n = rte_eth_rx_burst(dev->port_id, q, pkts, burst);
-		for (unsigned int i = 0; i < n; i++) {
-			if (i + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-			rx_one(dev, pkts[i], st);
-		}
-		rte_pktmbuf_free_bulk(pkts, n);
+		n = rte_eth_rx_burst(dev->port_id, (uint16_t)(wk->rxq_first + q), pkts, burst);
+		rx_burst(wk, pkts, n, steer, st);
 		work += n;
 	}
-	rnic_resp_flush_acks(dev);
-	work += rnic_comp_rexmit(dev);
-	work += rnic_comp_timer_events(dev);
-	rnic_rx_free_flush(dev);
+	if (steer && RNIC_TXBUF_SIZE - rx->txb.n >= (uint32_t)burst * 2) {
+		n = rte_ring_sc_dequeue_burst(wk->steer_ring, (void **)pkts, burst, NULL);
+		rx_burst(wk, pkts, n, false, st);
+		work += n;
+	}
+	rnic_resp_flush_acks(wk);
+	work += rnic_comp_rexmit(wk);
+	work += rnic_comp_timer_events(wk);
+	rnic_rx_free_flush(wk);
 	rnic_txbuf_flush(&rx->txb, st);
 	rnic_dev_iter_done(&rx->iter);
 	return work;

@@ -14,7 +14,9 @@
  *                             without a parameter), and the port's own
  *                             drop counters (port_*: what the PMD dropped
  *                             before the engine saw it)
- *   /softrnic/lcores          lcore -> port roles and loop iterations
+ *   /softrnic/lcores          lcore -> port (and worker) roles, the NUMA
+ *                             node of the lcore and of the port, loop
+ *                             iterations
  * Numbers in parameters are strict: decimal without leading zeros, or 0x
  * and hex digits; no spaces, signs or anything after them. Anything else
  * is refused (the answer is null).
@@ -55,6 +57,7 @@ static unsigned int n_tel_devs;
 static struct {
 	unsigned int lcore;
 	struct rnic_device *dev;
+	unsigned int worker;
 	unsigned int roles;
 } tel_lcores[MAX_TEL_LCORES];
 static unsigned int n_tel_lcores;
@@ -352,12 +355,19 @@ tel_cmd_lcores(const char *cmd, const char *params, struct rte_tel_data *d)
 			return -ENOMEM;
 		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
 		for (unsigned int r = 0; r < RTE_DIM(role_names); r++) {
-			const uint64_t *iter[] = { &dev->tx.iter, &dev->rx.iter, &dev->tmr.iter };
+			const struct rnic_worker *wk = &dev->workers[tel_lcores[i].worker];
+			const uint64_t *iter[] = { &wk->tx.iter, &wk->rx.iter, &wk->tmr.iter };
+			char who[48];
 
 			if (!(tel_lcores[i].roles & (1u << r)))
 				continue;
-			snprintf(val, sizeof(val), "%s:%s iterations=%" PRIu64,
-				 tel_devs[k].name, role_names[r], LOAD_RLX(iter[r]));
+			if (dev->n_workers > 1)
+				snprintf(who, sizeof(who), "%s.w%u", tel_devs[k].name, wk->id);
+			else
+				snprintf(who, sizeof(who), "%s", tel_devs[k].name);
+			snprintf(val, sizeof(val), "%s:%s node=%d port_node=%d iterations=%" PRIu64,
+				 who, role_names[r], (int)rte_lcore_to_socket_id(tel_lcores[i].lcore),
+				 rte_eth_dev_socket_id(dev->port_id), LOAD_RLX(iter[r]));
 			rte_tel_data_add_array_string(a, val);
 		}
 		snprintf(key, sizeof(key), "lcore%u_%u", tel_lcores[i].lcore, i);
@@ -429,10 +439,13 @@ out:
 }
 
 int
-rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles)
+rnic_telemetry_add_worker_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int worker,
+				unsigned int roles)
 {
 	int rc = -ENOENT;
 
+	if (dev == NULL || worker >= dev->n_workers)
+		return -EINVAL;
 	pthread_mutex_lock(&tel_lock);
 	for (unsigned int i = 0; i < n_tel_devs; i++) {
 		if (tel_devs[i].dev != dev)
@@ -443,6 +456,7 @@ rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned i
 		}
 		tel_lcores[n_tel_lcores].lcore = lcore;
 		tel_lcores[n_tel_lcores].dev = dev;
+		tel_lcores[n_tel_lcores].worker = worker;
 		tel_lcores[n_tel_lcores].roles = roles;
 		n_tel_lcores++;
 		rc = 0;
@@ -450,6 +464,12 @@ rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned i
 	}
 	pthread_mutex_unlock(&tel_lock);
 	return rc;
+}
+
+int
+rnic_telemetry_add_lcore(unsigned int lcore, struct rnic_device *dev, unsigned int roles)
+{
+	return rnic_telemetry_add_worker_lcore(lcore, dev, 0, roles);
 }
 
 int

@@ -16,9 +16,9 @@
 /* ------------------------------------------------------------------ */
 
 static void
-sched_add(struct rnic_device *dev, struct rnic_qp *qp)
+sched_add(struct rnic_worker *wk, struct rnic_qp *qp)
 {
-	rnic_qp_list_add(&dev->tx.active, qp, &qp->req.scheduled);
+	rnic_qp_list_add(&wk->tx.active, qp, &qp->req.scheduled);
 }
 
 /*
@@ -28,27 +28,27 @@ sched_add(struct rnic_device *dev, struct rnic_qp *qp)
  * so draining it is bounded by the number of QPs.
  */
 static unsigned int
-doorbell_process(struct rnic_device *dev, struct rnic_dev_stats *st)
+doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
 {
 	unsigned int total = 0, n;
 	void *dbs[64];
 
 	do {
-		n = rte_ring_sc_dequeue_burst(dev->db_ring, dbs, RTE_DIM(dbs), NULL);
+		n = rte_ring_sc_dequeue_burst(wk->db_ring, dbs, RTE_DIM(dbs), NULL);
 		for (unsigned int i = 0; i < n; i++) {
 			uint64_t db = (uint64_t)(uintptr_t)dbs[i];
-			struct rnic_qp *qp = rnic_qp_lookup(dev, rnic_db_qpn(db));
+			struct rnic_qp *qp = rnic_qp_lookup(wk->dev, rnic_db_qpn(db));
 
 			st->doorbells++;
 			if (qp == NULL)
 				continue;   /* QP destroyed after posting */
 			STORE_SC(&qp->req.db_seen, qp->req.db_seen + 1);   /* [DB] */
-			sched_add(dev, qp);
+			sched_add(wk, qp);
 		}
 		total += n;
 	} while (n == RTE_DIM(dbs));
 	/* [DB-LOST] a doorbell found the ring full: look at every QP. */
-	if (rnic_dev_rescan(dev, &dev->db_lost, &dev->tx.db_lost_seen, sched_add))
+	if (rnic_dev_rescan(wk, &wk->db_lost, &wk->tx.db_lost_seen, sched_add))
 		total++;
 	return total;
 }
@@ -199,14 +199,14 @@ req_opcode(const struct rnic_qp *qp, const struct rnic_wqe *w, bool first, bool 
  * is not pulled into this core for every packet.
  */
 static uint64_t
-mq_pool_held(struct rnic_device *dev)
+mq_pool_held(struct rnic_worker *wk)
 {
-	struct rnic_dev_tx *tx = &dev->tx;
+	struct rnic_dev_tx *tx = &wk->tx;
 	uint64_t held = tx->mq_held - tx->mq_freed_seen;
 
-	if (held + 1 >= dev->mq_limit) {
-		tx->mq_freed_seen = LOAD_ACQ(&dev->rx.mq_freed) +       /* [MQ-FREED] */
-				    LOAD_ACQ(&dev->mq_freed_ctl);
+	if (held + 1 >= wk->mq_limit) {
+		tx->mq_freed_seen = LOAD_ACQ(&wk->rx.mq_freed) +       /* [MQ-FREED] */
+				    LOAD_ACQ(&wk->mq_freed_ctl);
 		held = tx->mq_held - tx->mq_freed_seen;
 	}
 	return held;
@@ -214,10 +214,10 @@ mq_pool_held(struct rnic_device *dev)
 
 /* Append to the MultiQueue (published at the end of the QP's turn). */
 static void
-mq_push(struct rnic_device *dev, struct rnic_qp *qp, const struct rnic_mq_ent *e)
+mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 {
 	if (e->m != NULL)
-		dev->tx.mq_held++;
+		wk->tx.mq_held++;
 	rnic_mq_push(&qp->mq, e);
 }
 
@@ -301,28 +301,28 @@ plan_ud(const struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p,
  * hold. *pool_last is set for the last packet before that limit.
  */
 static bool
-rc_window_open(struct rnic_device *dev, struct rnic_qp *qp, bool *pool_last,
+rc_window_open(struct rnic_worker *wk, struct rnic_qp *qp, bool *pool_last,
 	       struct rnic_dev_stats *st)
 {
 	uint64_t held;
 
 	if (rnic_mq_room(&qp->mq) == 0)
 		return false;
-	held = mq_pool_held(dev);
-	if (held >= dev->mq_limit) {
+	held = mq_pool_held(wk);
+	if (held >= wk->mq_limit) {
 		st->tx_nombuf++;   /* the rest of the pool is kept for responses */
 		return false;
 	}
 	/* The last packet before the limit asks for an ACK: otherwise the
 	 * packets held could all be ones the responder need not acknowledge,
 	 * and nothing would free them but the loss timer. */
-	*pool_last = held + 1 >= dev->mq_limit;
+	*pool_last = held + 1 >= wk->mq_limit;
 	return true;
 }
 
 /* The packet is built: account for it and move the WQE's cursor on. */
 static void
-req_packet_sent(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
+req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 		struct rte_mbuf *m, const struct pkt_plan *p, bool first,
 		struct rnic_dev_stats *st)
 {
@@ -339,9 +339,9 @@ req_packet_sent(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 		};
 
 		rte_mbuf_refcnt_update(m, 1);   /* the MultiQueue's reference */
-		mq_push(dev, qp, &e);
+		mq_push(wk, qp, &e);
 	}
-	rnic_txbuf_add(&dev->tx.txb, m);
+	rnic_txbuf_add(&wk->tx.txb, m);
 	st->tx_bytes += m->pkt_len;
 	qp->req.psn = rnic_psn_add(qp->req.psn, p->npsn);
 	qp->req.cur_off += p->paylen;
@@ -363,7 +363,7 @@ req_packet_sent(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
  * packet was produced, 0 when the QP must wait (window, mbufs, TX buffer).
  */
 static int
-req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
+req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 		struct rnic_dev_stats *st)
 {
 	const bool rc = qp->type == RNIC_QPT_RC;
@@ -375,7 +375,7 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 	struct rte_mbuf *m;
 	uint8_t *payload;
 
-	if (!rnic_txbuf_room(&dev->tx.txb) || (rc && !rc_window_open(dev, qp, &pool_last, st)))
+	if (!rnic_txbuf_room(&wk->tx.txb) || (rc && !rc_window_open(wk, qp, &pool_last, st)))
 		return 0;
 	if (is_rd_atomic(w->opcode))
 		plan_rd_atomic(qp, w, &p);
@@ -394,20 +394,20 @@ req_send_packet(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_wqe *w,
 		p.b.ackreq = rc && (p.last || pool_last ||
 				    (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
 	}
-	m = rnic_pkt_alloc(dev, st, t, &l_ud, &p.b, &p.ext, p.paylen, &payload);
+	m = rnic_pkt_alloc(wk->dev, st, t, &l_ud, &p.b, &p.ext, p.paylen, &payload);
 	if (m == NULL)
 		return 0;
 	if (p.paylen)
 		data_pack(w, qp->req.cur_off, p.paylen, payload);
 	rnic_pkt_seal(m, l3_off);
-	req_packet_sent(dev, qp, w, m, &p, first, st);
+	req_packet_sent(wk, qp, w, m, &p, first, st);
 	return 1;
 }
 
 /* A bad WQE on RC waits in the MultiQueue for everything before it
  * (seed 3.4.1.1.3.1). */
 static int
-req_queue_bad(struct rnic_device *dev, struct rnic_qp *qp)
+req_queue_bad(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	struct rnic_mq_ent e = {
 		.psn = qp->req.psn, .wqe_idx = qp->req.sq_fetch, .type = RNIC_MQ_BAD,
@@ -416,7 +416,7 @@ req_queue_bad(struct rnic_device *dev, struct rnic_qp *qp)
 
 	if (rnic_mq_room(&qp->mq) == 0)
 		return 0;
-	mq_push(dev, qp, &e);
+	mq_push(wk, qp, &e);
 	mq_publish(qp);
 	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	qp->req.stopped = 1;
@@ -450,7 +450,7 @@ req_flush(struct rnic_qp *qp, struct rnic_dev_stats *st)
  * Returns true when it can be segmented now.
  */
 static bool
-req_start_wqe(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats *st)
+req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	struct rnic_wqe *w = rnic_sq_wqe(qp, qp->req.sq_fetch);
 	enum rnic_wc_status s = wqe_parse(qp, w);
@@ -458,7 +458,7 @@ req_start_wqe(struct rnic_device *dev, struct rnic_qp *qp, struct rnic_dev_stats
 	w->status = (uint8_t)s;
 	if (s != RNIC_WC_SUCCESS) {
 		if (qp->type == RNIC_QPT_RC) {
-			req_queue_bad(dev, qp);
+			req_queue_bad(wk, qp);
 		} else {
 			/* UC/UD: error completion, then the SQ error state
 			 * (unless another thread moved the QP on first). */
@@ -500,7 +500,7 @@ req_more_wqes(struct rnic_qp *qp)
  * nothing more to do until a new doorbell.
  */
 static unsigned int
-req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, enum rnic_qp_state s,
+req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 	       unsigned int budget, bool *idle, struct rnic_dev_stats *st)
 {
 	unsigned int done = 0;
@@ -522,10 +522,10 @@ req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, enum rnic_qp_state s
 				*idle = true;
 				break;
 			}
-			if (!req_start_wqe(dev, qp, st))
+			if (!req_start_wqe(wk, qp, st))
 				break;
 		}
-		if (!req_send_packet(dev, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st))
+		if (!req_send_packet(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st))
 			break;
 		done++;
 	}
@@ -535,12 +535,12 @@ req_qp_process(struct rnic_device *dev, struct rnic_qp *qp, enum rnic_qp_state s
 
 /* One QP's turn on the TX role's active list; false when it went idle. */
 static bool
-tx_qp_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
+tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work)
 {
-	struct rnic_dev_tx *tx = &dev->tx;
+	struct rnic_dev_tx *tx = &wk->tx;
 	bool idle;
 
-	*work += req_qp_process(dev, qp, rnic_qp_state_get(qp), dev->attr.burst, &idle,
+	*work += req_qp_process(wk, qp, rnic_qp_state_get(qp), wk->dev->attr.burst, &idle,
 				&tx->st);
 	if (!rnic_txbuf_room(&tx->txb))
 		rnic_txbuf_flush(&tx->txb, &tx->st);
@@ -548,14 +548,14 @@ tx_qp_turn(struct rnic_device *dev, struct rnic_qp *qp, unsigned int *work)
 }
 
 unsigned int
-rnic_dev_poll_tx(struct rnic_device *dev)
+rnic_worker_poll_tx(struct rnic_worker *wk)
 {
-	struct rnic_dev_tx *tx = &dev->tx;
+	struct rnic_dev_tx *tx = &wk->tx;
 	unsigned int work = 0;
 
 	rnic_txbuf_flush(&tx->txb, &tx->st);
-	work += doorbell_process(dev, &tx->st);
-	work += rnic_qp_list_walk(dev, &tx->active, offsetof(struct rnic_qp, req.scheduled),
+	work += doorbell_process(wk, &tx->st);
+	work += rnic_qp_list_walk(wk, &tx->active, offsetof(struct rnic_qp, req.scheduled),
 				  tx_qp_turn);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	rnic_dev_iter_done(&tx->iter);

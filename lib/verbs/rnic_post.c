@@ -51,10 +51,10 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 		return;   /* the queued doorbell covers them */
 	db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
 			  (start & qp->sq_mask) * stride16, (uint8_t)(n * stride16), qp->qpn);
-	if (rte_ring_mp_enqueue(qp->dev->db_ring, (void *)(uintptr_t)db) != 0) {
+	if (rte_ring_mp_enqueue(qp->w->db_ring, (void *)(uintptr_t)db) != 0) {
 		/* Only after a failed quiesce left stale doorbells: TX then
 		 * looks at every QP ([DB-LOST]). */
-		__atomic_fetch_add(&qp->dev->db_lost, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&qp->w->db_lost, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	qp->app.db_rung++;

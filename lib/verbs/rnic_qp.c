@@ -15,6 +15,44 @@
 
 static void qp_build_l2(struct rnic_qp *qp);
 
+/* The worker with the fewest QPs (the lowest numbered of equals). */
+static uint16_t
+least_loaded(const struct rnic_device *dev)
+{
+	uint16_t best = 0;
+
+	for (uint16_t w = 1; w < dev->n_workers; w++)
+		if (dev->workers[w].n_qps < dev->workers[best].n_qps)
+			best = w;
+	return best;
+}
+
+/*
+ * A free QPN, from next_qpn on, that maps to the least loaded worker
+ * (rnic_qpn_worker): workers stay balanced as QPs come and go. Failing
+ * that (the worker's slots all taken by explicit QPNs), any free one.
+ */
+static int
+qpn_pick(struct rnic_device *dev, uint32_t *qpn)
+{
+	const uint32_t span = (dev->qp_mask + 2u) * dev->n_workers;
+	uint16_t want = least_loaded(dev);
+
+	for (int any = 0; any < 2; any++) {
+		for (uint32_t tries = 0; tries <= span; tries++) {
+			uint32_t q = dev->next_qpn++ & RNIC_PSN_MASK;
+
+			if (q < RNIC_FIRST_QPN || (!any && rnic_qpn_worker(dev, q) != want))
+				continue;
+			if (dev->qps[q & dev->qp_mask] == NULL) {
+				*qpn = q;
+				return 0;
+			}
+		}
+	}
+	return -ENOSPC;
+}
+
 struct rnic_qp *
 rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 {
@@ -42,23 +80,14 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 		qpn = ia->qp_num;
 		if (dev->qps[qpn & dev->qp_mask] != NULL)
 			return rnic_fail_null(EEXIST);
-	} else {
-		uint32_t tries = 0;
-
-		do {
-			qpn = dev->next_qpn++ & RNIC_PSN_MASK;
-			if (qpn < RNIC_FIRST_QPN)
-				continue;
-			if (dev->qps[qpn & dev->qp_mask] == NULL)
-				break;
-		} while (++tries <= dev->qp_mask + 2);
-		if (tries > dev->qp_mask + 2)
-			return rnic_fail_null(ENOSPC);
+	} else if (qpn_pick(dev, &qpn) != 0) {
+		return rnic_fail_null(ENOSPC);
 	}
 	qp = rte_zmalloc("rnic_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
 	if (qp == NULL)
 		return rnic_fail_null(ENOMEM);
 	qp->dev = dev;
+	qp->w = &dev->workers[rnic_qpn_worker(dev, qpn)];
 	qp->pd = pd;
 	qp->qpn = qpn;
 	qp->index = qpn & dev->qp_mask;
@@ -115,6 +144,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	qp->rcq->refs++;
 	pd->refs++;
 	dev->n_qps++;
+	qp->w->n_qps++;
 	STORE_REL(&dev->qps[qp->index], qp);   /* [QP-TABLE] */
 	return qp;
 }
@@ -125,7 +155,7 @@ mq_release_all(struct rnic_qp *qp)
 {
 	uint64_t freed = rnic_mq_release_all(&qp->mq);
 
-	STORE_REL(&qp->dev->mq_freed_ctl, qp->dev->mq_freed_ctl + freed);   /* [MQ-FREED] */
+	STORE_REL(&qp->w->mq_freed_ctl, qp->w->mq_freed_ctl + freed);   /* [MQ-FREED] */
 }
 
 /*
@@ -177,6 +207,7 @@ rnic_destroy_qp(struct rnic_qp *qp)
 	rnic_qp_state_reset(qp);                  /* [QP-STATE] [QP-DEAD] */
 	STORE_REL(&dev->qps[qp->index], NULL);    /* [QP-TABLE] */
 	dev->n_qps--;
+	qp->w->n_qps--;
 	if (!qp_quiesce(qp)) {
 		/* A role may still hold it: freed with the device. */
 		qp->grave_next = dev->graveyard;
@@ -341,9 +372,9 @@ reset_qp_state(struct rnic_qp *qp)
 	uint32_t db_seen = qp->req.db_seen;
 
 	/* A stale expiry must not reach the QP's next life. */
-	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
+	rte_ring_mp_enqueue_elem(qp->w->tmr_in, &stop, sizeof(stop));
 	stop.timer = RNIC_TIMER_RNR;
-	rte_ring_mp_enqueue_elem(qp->dev->tmr_in, &stop, sizeof(stop));
+	rte_ring_mp_enqueue_elem(qp->w->tmr_in, &stop, sizeof(stop));
 	mq_release_all(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));

@@ -40,12 +40,21 @@ void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
 
 /**
  * Create two ethdev ports joined back to back by rte_rings (what one sends
- * the other receives), each with one RX and two TX queues: the in-process
- * link of the loopback demo and the engine-only benchmark.
- * @return 0 with the port ids, or a negative errno.
+ * the other receives), each with @p nq RX queues and 2 * @p nq TX queues:
+ * TX queues 2k and 2k+1 of one port feed RX queue k of the other, so
+ * worker k of a device with @p nq workers on one port talks to worker k on
+ * the other. The in-process link of the loopback demo and the engine-only
+ * benchmark. @return 0 with the port ids, or a negative errno.
  */
+int rnic_port_ring_pair_n(const char *name_a, const char *name_b, unsigned int ring_size,
+			  unsigned int nq, uint16_t *port_a, uint16_t *port_b);
+
+/** rnic_port_ring_pair_n with one queue pair (one worker). */
 int rnic_port_ring_pair(const char *name_a, const char *name_b, unsigned int ring_size,
 			uint16_t *port_a, uint16_t *port_b);
+
+/** The device's engine workers (rnic_dev_attr.workers). */
+unsigned int rnic_dev_workers(const struct rnic_device *dev);
 
 /**
  * True when the port has a single TX queue (for example net_pcap with one

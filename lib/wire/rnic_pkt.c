@@ -285,6 +285,34 @@ rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *
 	return RNIC_PKT_ERR_OK;
 }
 
+bool
+rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn)
+{
+	uint8_t tmp[RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN +
+		    RNIC_BTH_LEN];
+	const uint8_t *h = rte_pktmbuf_read(m, 0, RTE_MIN(sizeof(tmp), rte_pktmbuf_pkt_len(m)),
+					    tmp);
+	uint32_t len = RTE_MIN((uint32_t)sizeof(tmp), rte_pktmbuf_pkt_len(m)), l3 = RNIC_ETH_HLEN;
+	const struct rte_ether_hdr *eth = (const void *)h;
+	uint16_t et;
+
+	if (h == NULL || len < RNIC_ETH_HLEN)
+		return false;
+	et = rte_be_to_cpu_16(eth->ether_type);
+	if (et == RTE_ETHER_TYPE_VLAN && len >= RNIC_ETH_HLEN + RNIC_VLAN_HLEN) {
+		et = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(h + RNIC_ETH_HLEN))->eth_proto);
+		l3 += RNIC_VLAN_HLEN;
+	}
+	if (et != RTE_ETHER_TYPE_IPV4 || len < l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN ||
+	    ((const struct rte_ipv4_hdr *)(h + l3))->next_proto_id != IPPROTO_UDP ||
+	    ((const struct rte_ipv4_hdr *)(h + l3))->version_ihl != RTE_IPV4_VHL_DEF ||
+	    rte_be_to_cpu_16(((const struct rte_udp_hdr *)(h + l3 + RNIC_IPV4_HLEN))->dst_port) !=
+	    RNIC_ROCE_UDP_PORT)
+		return false;
+	*dqpn = __bth_dqpn((const struct rnic_bth *)(h + l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN));
+	return true;
+}
+
 uint32_t
 rnic_pkt_hdr_len(uint8_t opcode, bool vlan)
 {

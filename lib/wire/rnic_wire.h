@@ -475,6 +475,14 @@ struct rnic_pkt {
 enum rnic_pkt_err rnic_pkt_parse_buf(const uint8_t *frame, uint32_t len,
 				     bool check_icrc, struct rnic_pkt *pkt);
 
+/**
+ * The destination QP of a RoCEv2 frame, from the BTH at its fixed place
+ * after Ethernet [802.1Q] IPv4 UDP 4791, without validating anything else
+ * (steering before the full parse). @return false when the frame is not
+ * IPv4/UDP to port 4791 or too short to hold a BTH.
+ */
+bool rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn);
+
 /** Same over a (possibly multi-segment) mbuf. */
 enum rnic_pkt_err rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc,
 				      struct rnic_pkt *pkt);

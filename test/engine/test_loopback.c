@@ -9,6 +9,13 @@
  * cases first: WRs the engine must refuse or complete in error, and a
  * remote access violation that must NAK and leave memory untouched.
  * Finally the counters must show no unexpected drops.
+ *
+ * After the EAL arguments, "-- --workers N [--queues Q]" runs the same on
+ * devices with N workers over a ring pair of Q queue pairs (default N):
+ * with Q = N each worker's frames reach the peer's worker of the same
+ * number directly, with Q < N the workers without an RX queue receive
+ * through the steering rings (rx_steered must then move, and stay 0
+ * otherwise). QPs spread over the workers as they are created.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,10 +48,12 @@ wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
 	return test_wait_wc(cq, wc, n, 20000000, poll_all);
 }
 
+static uint16_t n_workers = 1, n_queues = 1;
+
 static int
 side_init(struct test_side *s, uint16_t port, uint8_t last)
 {
-	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192 };
+	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192, .workers = n_workers };
 
 	return test_side_up(s, &a, last, 4096, BUF_SIZE, 64);
 }
@@ -275,11 +284,20 @@ main(int argc, char **argv)
 	uint64_t unexpected;
 	uint32_t seed = 1;
 
-	if (rte_eal_init(argc, argv) < 0) {
+	int eal = rte_eal_init(argc, argv);
+
+	if (eal < 0) {
 		printf("EAL init failed\n");
 		return 1;
 	}
-	if (rnic_port_ring_pair("lpA", "lpB", 4096, &pa, &pb) != 0 ||
+	for (int i = eal + 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--workers") == 0)
+			n_workers = n_queues = (uint16_t)atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--queues") == 0)
+			n_queues = (uint16_t)atoi(argv[i + 1]);
+	}
+	printf("%u worker(s) per device, %u queue pair(s)\n", n_workers, n_queues);
+	if (rnic_port_ring_pair_n("lpA", "lpB", 4096, n_queues, &pa, &pb) != 0 ||
 	    side_init(&A, pa, 1) != 0 || side_init(&B, pb, 2) != 0) {
 		printf("setup failed\n");
 		return 1;
@@ -354,6 +372,25 @@ main(int argc, char **argv)
 		n_pass++;
 	else
 		n_fail++;
+	/* [STEER] only where a worker has no RX queue of its own. */
+	printf("steered: A %" PRIu64 " B %" PRIu64 ", lost %" PRIu64 "\n", sa.rx_steered,
+	       sb.rx_steered, sa.drop_steer + sb.drop_steer);
+	if (TEST_CHECK((n_queues < n_workers) == (sa.rx_steered > 0 && sb.rx_steered > 0) &&
+		       sa.drop_steer + sb.drop_steer == 0, "steering: A %" PRIu64 " B %" PRIu64,
+		       sa.rx_steered, sb.rx_steered))
+		n_pass++;
+	else
+		n_fail++;
+	if (n_workers > 1) {
+		unsigned int on1 = 0;
+
+		for (uint32_t q = 0x10; q < 0x40; q++)
+			on1 += q % n_workers == 1;
+		if (TEST_CHECK(rnic_dev_workers(A.dev) == n_workers && on1 > 0, "workers"))
+			n_pass++;
+		else
+			n_fail++;
+	}
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }

@@ -762,8 +762,8 @@ test_link_ring_full(void)
 static bool
 on_a_list(const struct rnic_device *dev, const void *qp)
 {
-	const struct rnic_qp_list *l[] = { &dev->tx.active, &dev->rx.rd_active, &dev->rx.acks,
-					   &dev->rx.rexmit };
+	const struct rnic_qp_list *l[] = { &dev->workers[0].tx.active, &dev->workers[0].rx.rd_active, &dev->workers[0].rx.acks,
+					   &dev->workers[0].rx.rexmit };
 
 	for (unsigned int k = 0; k < RTE_DIM(l); k++)
 		for (uint32_t i = 0; i < l[k]->n; i++)
@@ -809,11 +809,11 @@ test_destroy_on_work_list(void)
 		       (uintptr_t)B.buf, rnic_mr_rkey(B.mr)) == 0, "post q1");
 	VERIFY(post_op(q2, RNIC_WR_RDMA_WRITE, 2, (uintptr_t)A.buf + len, len, rnic_mr_lkey(A.mr),
 		       (uintptr_t)B.buf + len, rnic_mr_rkey(B.mr)) == 0, "post q2");
-	RUN_A_UNTIL(A.dev->rx.rexmit.n > 0 && on_a_list(A.dev, q2));
+	RUN_A_UNTIL(A.dev->workers[0].rx.rexmit.n > 0 && on_a_list(A.dev, q2));
 	rnic_dev_stats_get(A.dev, &st);
 	VERIFY(st.timer_expired > 0 && on_a_list(A.dev, q2),
 	       "q2 on the resend list after a timeout (%" PRIu64 " expiries, %u on the list)",
-	       st.timer_expired, A.dev->rx.rexmit.n);
+	       st.timer_expired, A.dev->workers[0].rx.rexmit.n);
 	gone = q2;
 	VERIFY(rnic_destroy_qp(q2) == 0, "destroy q2");
 	VERIFY(!on_a_list(A.dev, gone), "a role's list still names the destroyed QP");
@@ -821,7 +821,7 @@ test_destroy_on_work_list(void)
 	VERIFY(!on_a_list(A.dev, gone), "the destroyed QP came back on a list");
 
 	/* q1: Reset while on lists, reconnect, write again. */
-	VERIFY(on_a_list(A.dev, q1) || A.dev->tx.active.n == 0, "q1 on a list");
+	VERIFY(on_a_list(A.dev, q1) || A.dev->workers[0].tx.active.n == 0, "q1 on a list");
 	VERIFY(rnic_modify_qp(q1, &reset, RNIC_QP_STATE) == 0 &&
 	       rnic_modify_qp(b1, &reset, RNIC_QP_STATE) == 0, "reset the q1 pair");
 	VERIFY(!on_a_list(A.dev, q1), "q1 still on a list after Reset");
