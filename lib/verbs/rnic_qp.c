@@ -219,6 +219,7 @@ rnic_destroy_qp(struct rnic_qp *qp)
 }
 
 uint32_t rnic_qp_num(const struct rnic_qp *qp) { return qp->qpn; }
+unsigned int rnic_qp_worker(const struct rnic_qp *qp) { return qp->w->id; }
 
 /* ------------------------------------------------------------------ */
 /* The transition table (IBA table 91)                                 */

@@ -116,6 +116,10 @@ int rnic_destroy_qp(struct rnic_qp *qp);
 
 uint32_t rnic_qp_num(const struct rnic_qp *qp);
 
+/** The worker that runs @p qp's data path (its QPN modulo the workers):
+ *  rnic_worker_poll(dev, rnic_qp_worker(qp), ...) serves it. */
+unsigned int rnic_qp_worker(const struct rnic_qp *qp);
+
 /**
  * Move a QP through the state machine of IBA 10.3 (seed 002). Each
  * transition requires and allows the attributes of IBA table 91 (see
