@@ -32,8 +32,10 @@
 #include "rnic_sync.h"
 #include "rnic_wire.h"
 
-/* Slots of an RC QP's MultiQueue: its window of unacknowledged packets. */
-#define RNIC_MQ_RC_SLOTS 512
+/* Slots of an RC QP's MultiQueue, its window of unacknowledged packets:
+ * four per send queue entry, at least RNIC_MQ_RC_MIN, at most this. */
+#define RNIC_MQ_RC_SLOTS 512u
+#define RNIC_MQ_RC_MIN 64u
 
 enum rnic_mq_type {
 	RNIC_MQ_SEND_WRITE,      /* SWPB */
@@ -54,9 +56,10 @@ struct rnic_mq_ent {
 };
 
 /*
- * The producer's line (TX writes it; RX reads ents, mask and tail) and
- * the consumer's (RX writes head; TX reads it only when the room it last
- * saw, head_seen, has run out), as DPDK's ring splits them.
+ * The producer's half (TX writes it; RX reads ents, mask and tail) lives
+ * in TX's cache line of the QP, the consumer's head in RX's ([MQ-HEAD]:
+ * TX reads it only when the room it last saw, head_seen, has run out), as
+ * DPDK's ring splits its producer and consumer.
  */
 struct rnic_mq {
 	struct rnic_mq_ent *ents;
@@ -65,8 +68,9 @@ struct rnic_mq {
 	uint32_t tail_next;      /* TX: where the next entry goes (unpublished
 				  * entries lie between tail and tail_next) */
 	uint32_t head_seen;      /* TX: the head it last loaded */
-	uint32_t head __rte_cache_aligned;  /* [MQ-HEAD] W: RX; R: TX, acquire */
-} __rte_cache_aligned;
+	uint32_t *head;          /* [MQ-HEAD] the consumer's index (in RX's
+				  * line); W: RX; R: TX, acquire */
+};
 
 /* TX: free slots. */
 static inline uint32_t
@@ -75,7 +79,7 @@ rnic_mq_room(struct rnic_mq *mq)
 	uint32_t room = mq->mask + 1 - (mq->tail_next - mq->head_seen);
 
 	if (room == 0) {
-		mq->head_seen = LOAD_ACQ(&mq->head);   /* [MQ-HEAD] */
+		mq->head_seen = LOAD_ACQ(mq->head);   /* [MQ-HEAD] */
 		room = mq->mask + 1 - (mq->tail_next - mq->head_seen);
 	}
 	return room;
@@ -102,7 +106,7 @@ rnic_mq_publish(struct rnic_mq *mq)
 	if (mq->tail_next == old)
 		return false;
 	STORE_SC(&mq->tail, mq->tail_next);      /* [MQ-TAIL] [MQ-ARM] */
-	mq->head_seen = LOAD_SC(&mq->head);
+	mq->head_seen = LOAD_SC(mq->head);
 	return mq->head_seen == old;
 }
 
@@ -110,9 +114,9 @@ rnic_mq_publish(struct rnic_mq *mq)
 static inline struct rnic_mq_ent *
 rnic_mq_head(struct rnic_mq *mq)
 {
-	if (mq->head == LOAD_ACQ(&mq->tail))     /* [MQ-TAIL] */
+	if (*mq->head == LOAD_ACQ(&mq->tail))    /* [MQ-TAIL] */
 		return NULL;
-	return &mq->ents[mq->head & mq->mask];
+	return &mq->ents[*mq->head & mq->mask];
 }
 
 /* RX: the entry at free-running index @p i (between head and tail). */
@@ -127,11 +131,11 @@ rnic_mq_at(struct rnic_mq *mq, uint32_t i)
 static inline struct rte_mbuf *
 rnic_mq_pop(struct rnic_mq *mq)
 {
-	struct rnic_mq_ent *e = &mq->ents[mq->head & mq->mask];
+	struct rnic_mq_ent *e = &mq->ents[*mq->head & mq->mask];
 	struct rte_mbuf *m = e->m;
 
 	e->m = NULL;
-	STORE_REL(&mq->head, mq->head + 1);      /* [MQ-HEAD] */
+	STORE_REL(mq->head, *mq->head + 1);      /* [MQ-HEAD] */
 	return m;
 }
 
@@ -141,7 +145,7 @@ static inline bool
 rnic_mq_empty_sc(const struct rnic_mq *mq)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return LOAD_SC(&mq->tail) == mq->head;
+	return LOAD_SC(&mq->tail) == *mq->head;
 }
 
 /* RX: the last PSN handed to the wire, or false when nothing is
@@ -152,7 +156,7 @@ rnic_mq_last_psn(struct rnic_mq *mq, uint32_t *psn)
 	uint32_t tail = LOAD_ACQ(&mq->tail);     /* [MQ-TAIL] */
 	const struct rnic_mq_ent *e;
 
-	if (tail == mq->head)
+	if (tail == *mq->head)
 		return false;
 	e = &mq->ents[(tail - 1) & mq->mask];
 	*psn = rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u);
@@ -166,14 +170,14 @@ rnic_mq_release_all(struct rnic_mq *mq)
 {
 	uint64_t freed = 0;
 
-	for (uint32_t i = mq->head; i != mq->tail; i++) {
+	for (uint32_t i = *mq->head; i != mq->tail; i++) {
 		struct rnic_mq_ent *e = &mq->ents[i & mq->mask];
 
 		freed += e->m != NULL;
 		rte_pktmbuf_free(e->m);
 		e->m = NULL;
 	}
-	mq->head = mq->tail = mq->tail_next = mq->head_seen = 0;
+	*mq->head = mq->tail = mq->tail_next = mq->head_seen = 0;
 	return freed;
 }
 

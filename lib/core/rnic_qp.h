@@ -44,6 +44,7 @@ struct rnic_qp_req {
 	uint8_t stopped;         /* bad WQE queued: send nothing more */
 	uint8_t scheduled;       /* on the TX active list */
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
+	struct rnic_mq mq;       /* the MultiQueue, producer's half */
 } __rte_cache_aligned;
 
 /* Requester receive (the completer): the RX role only, but for sq_done. */
@@ -52,6 +53,7 @@ struct rnic_qp_comp {
 	 * RC, the TX role for UC/UD, whose comp is otherwise unused), release;
 	 * R: the application (room in the SQ), acquire. */
 	uint32_t sq_done;
+	uint32_t mq_head;        /* [MQ-HEAD] the MultiQueue's consumer index */
 	uint32_t rd_done;        /* [RD-DONE] READ/atomic WQEs finished; W: RX,
 				  * release; R: TX (fence, max_rd_atomic) */
 	uint32_t rd_psn;         /* next READ response PSN expected */
@@ -80,24 +82,27 @@ struct rnic_qp_comp {
 /* The responder's record of one READ or atomic (seed 001 s3: duplicates
  * are answered from it). */
 struct rnic_rd_res {
-	uint8_t type;            /* 0 free, RNIC_MQ_READ or RNIC_MQ_ATOMIC */
-	uint8_t active;          /* responses still to build */
-	uint8_t replay;          /* re-armed by a duplicate request */
-	uint32_t psn;            /* first PSN */
+	uint32_t type : 2;       /* 0 free, RNIC_MQ_READ or RNIC_MQ_ATOMIC */
+	uint32_t active : 1;     /* responses still to build */
+	uint32_t replay : 1;     /* re-armed by a duplicate request */
+	uint32_t psn : 24;       /* first PSN */
 	uint32_t last_psn;
-	uint64_t va;             /* READ: the bytes the responses carry */
-	uint32_t rkey;
-	uint32_t length;
-	uint64_t atomic_orig;    /* saved result: duplicates replay it */
-	/* READ: the original's VA and length; a duplicate must lie within
-	 * them (and its PSNs within psn..last_psn), IBA 9.7.5.1.3 */
-	uint64_t orig_va;
-	uint32_t orig_len;
-	/* progress of response generation */
-	uint32_t sent;           /* bytes of responses already built */
-	uint32_t cur_psn;
+	uint32_t cur_psn;        /* progress of response generation */
 	uint32_t msn;
+	uint32_t rkey;
+	uint32_t length;         /* READ: the bytes the responses carry */
+	uint32_t orig_len;       /* READ: the original's length */
+	uint32_t sent;           /* bytes of responses already built */
+	uint64_t va;
+	union {
+		/* READ: the original's VA; a duplicate must lie within it and
+		 * its length (and its PSNs within psn..last_psn), IBA
+		 * 9.7.5.1.3 */
+		uint64_t orig_va;
+		uint64_t atomic_orig;    /* atomic: the saved result, replayed */
+	};
 };
+_Static_assert(sizeof(struct rnic_rd_res) == 48, "a READ/atomic record in 48 bytes");
 
 /* Responder: the RX role only. */
 struct rnic_qp_resp {
@@ -130,7 +135,7 @@ struct rnic_qp_resp {
 	uint32_t res_n;
 	uint32_t res_next;
 	uint8_t rd_active;       /* on the RX role's READ response list */
-} __rte_cache_aligned;
+};   /* right after comp: both the RX role's */
 
 /* The application's posting thread. */
 struct rnic_qp_app {
@@ -180,7 +185,6 @@ struct rnic_qp {
 	/* One cache line (or two) per writer: no thread writes a line
 	 * another thread writes. */
 	struct rnic_qp_app app;
-	struct rnic_mq mq;
 	struct rnic_qp_req req;
 	struct rnic_qp_comp comp;
 	struct rnic_qp_resp resp;

@@ -37,7 +37,7 @@ comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 static inline struct rnic_mq_ent *
 mq_head(struct rnic_qp *qp)
 {
-	return rnic_mq_head(&qp->mq);
+	return rnic_mq_head(&qp->req.mq);
 }
 
 /* Release the head entry: progress for the loss timer and RNR count. */
@@ -45,7 +45,7 @@ static void
 mq_pop(struct rnic_qp *qp)
 {
 	struct rnic_dev_rx *rx = &qp->w->rx;
-	struct rte_mbuf *m = rnic_mq_pop(&qp->mq);
+	struct rte_mbuf *m = rnic_mq_pop(&qp->req.mq);
 
 	if (m != NULL) {
 		if (rx->n_free == RNIC_RX_FREE_BATCH)
@@ -55,8 +55,8 @@ mq_pop(struct rnic_qp *qp)
 	}
 	qp->comp.acked_seq++;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;   /* progress resets it */
-	if (qp->comp.rexmit_next - qp->mq.head > qp->mq.mask + 1u)
-		qp->comp.rexmit_next = qp->mq.head;   /* cursor fell behind */
+	if (qp->comp.rexmit_next - qp->comp.mq_head > qp->req.mq.mask + 1u)
+		qp->comp.rexmit_next = qp->comp.mq_head;   /* cursor fell behind */
 }
 
 /* Error: drop the kept packets, flush the send and receive queues. */
@@ -70,7 +70,7 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	qp->comp.in_read = 0;
 	qp->comp.rd_resumed = 0;
 	qp->comp.rnr_waiting = 0;
-	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->mq.head;
+	qp->comp.rexmit_next = qp->comp.rexmit_end = qp->comp.mq_head;
 	/* The failed WQE may still be mid-transmission (sq_done is then past
 	 * sq_fetch until TX sees Error and skips ahead): compare signed. */
 	fetched = LOAD_ACQ(&qp->req.sq_fetch);   /* [SQ-FETCH] */
@@ -146,8 +146,8 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 static void
 rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp)
 {
-	qp->comp.rexmit_next = qp->mq.head;
-	qp->comp.rexmit_end = LOAD_ACQ(&qp->mq.tail);   /* [MQ-TAIL] */
+	qp->comp.rexmit_next = qp->comp.mq_head;
+	qp->comp.rexmit_end = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
 	rnic_qp_list_add(&wk->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 
@@ -193,9 +193,9 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 
 	while (qp->comp.rexmit_next != qp->comp.rexmit_end &&
 	       rnic_txbuf_room(&wk->rx.txb)) {
-		struct rnic_mq_ent *e = rnic_mq_at(&qp->mq, qp->comp.rexmit_next);
+		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, qp->comp.rexmit_next);
 
-		if (qp->comp.in_read && qp->comp.rexmit_next == qp->mq.head &&
+		if (qp->comp.in_read && qp->comp.rexmit_next == qp->comp.mq_head &&
 		    e->type == RNIC_MQ_READ) {
 			if (!read_resume(wk, qp, e, st))
 				break;   /* no mbuf now: the timer list retries */
@@ -253,7 +253,7 @@ answer_past_head(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_m
 	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE ||
 	    rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn - 1u)) <= 0)
 		return false;
-	if (!rnic_mq_last_psn(&qp->mq, &sent) || rnic_psn_diff(psn, sent) > 0) {
+	if (!rnic_mq_last_psn(&qp->req.mq, &sent) || rnic_psn_diff(psn, sent) > 0) {
 		st->drop_ghost_resp++;
 		return true;
 	}
@@ -383,7 +383,7 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	struct rnic_mq_ent *e = mq_head(qp);
 	bool passed;
 
-	if (e == NULL || !rnic_mq_last_psn(&qp->mq, &sent) || rnic_psn_diff(psn, sent) > 0 ||
+	if (e == NULL || !rnic_mq_last_psn(&qp->req.mq, &sent) || rnic_psn_diff(psn, sent) > 0 ||
 	    rnic_psn_diff(psn, rnic_psn_add(e->psn, RNIC_PSN_MASK)) < 0) {
 		st->drop_ghost_resp++;   /* duplicate, or for a PSN never sent */
 		return;
@@ -532,7 +532,7 @@ static void
 loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	qp->comp.loss_armed = 0;   /* an expired timer is not running */
-	if (!timer_state_ok(qp) || rnic_mq_empty_sc(&qp->mq))   /* [MQ-ARM] */
+	if (!timer_state_ok(qp) || rnic_mq_empty_sc(&qp->req.mq))   /* [MQ-ARM] */
 		return;
 	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting ||
 	    qp->comp.alive_seq != qp->comp.arm_alive) {

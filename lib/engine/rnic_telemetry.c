@@ -271,7 +271,7 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 				  LOAD_RLX(&qp->app.sq_pi) - LOAD_RLX(&qp->comp.sq_done));
 	rte_tel_data_add_dict_u64(d, "rq_posted", LOAD_RLX(&qp->app.rq_pi) - LOAD_RLX(&qp->resp.rq_ci));
 	rte_tel_data_add_dict_u64(d, "unacked_packets",
-				  LOAD_RLX(&qp->mq.tail) - LOAD_RLX(&qp->mq.head));
+				  LOAD_RLX(&qp->req.mq.tail) - LOAD_RLX(&qp->comp.mq_head));
 	rte_tel_data_add_dict_u64(d, "retransmits", LOAD_RLX(&qp->comp.n_rexmit));
 	rte_tel_data_add_dict_u64(d, "timeouts", LOAD_RLX(&qp->comp.n_timeout));
 	rte_tel_data_add_dict_u64(d, "naks_received", LOAD_RLX(&qp->comp.n_nak));

@@ -218,7 +218,7 @@ mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 {
 	if (e->m != NULL)
 		wk->tx.mq_held++;
-	rnic_mq_push(&qp->mq, e);
+	rnic_mq_push(&qp->req.mq, e);
 }
 
 /* Publish what this turn appended; the first entries of an empty list
@@ -226,7 +226,7 @@ mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 static void
 mq_publish(struct rnic_qp *qp)
 {
-	if (rnic_mq_publish(&qp->mq))
+	if (rnic_mq_publish(&qp->req.mq))
 		rnic_qp_kick(qp);
 }
 
@@ -306,7 +306,7 @@ rc_window_open(struct rnic_worker *wk, struct rnic_qp *qp, bool *pool_last,
 {
 	uint64_t held;
 
-	if (rnic_mq_room(&qp->mq) == 0)
+	if (rnic_mq_room(&qp->req.mq) == 0)
 		return false;
 	held = mq_pool_held(wk);
 	if (held >= wk->mq_limit) {
@@ -414,7 +414,7 @@ req_queue_bad(struct rnic_worker *wk, struct rnic_qp *qp)
 		.flags = RNIC_MQF_LAST,
 	};
 
-	if (rnic_mq_room(&qp->mq) == 0)
+	if (rnic_mq_room(&qp->req.mq) == 0)
 		return 0;
 	mq_push(wk, qp, &e);
 	mq_publish(qp);

@@ -118,14 +118,19 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	qp->rq_mask = slots - 1;
 	qp->rq = rte_zmalloc("rnic_rq", (size_t)slots * qp->rq_stride, RTE_CACHE_LINE_SIZE);
 
-	/* Window of unacknowledged packets; UC/UD keep nothing. */
-	mq = qp->type == RNIC_QPT_RC ? RNIC_MQ_RC_SLOTS : 2;
-	qp->mq.mask = mq - 1;
-	qp->mq.ents = rte_zmalloc("rnic_mq", sizeof(struct rnic_mq_ent) * mq, 0);
-	if (qp->sq == NULL || qp->rq == NULL || qp->mq.ents == NULL) {
+	/* The window of unacknowledged packets, sized for the send queue
+	 * (four packets a WQE) within [RNIC_MQ_RC_MIN, RNIC_MQ_RC_SLOTS]:
+	 * thousands of shallow QPs keep little. UC/UD keep nothing. */
+	mq = qp->type != RNIC_QPT_RC ? 2 :
+	     RTE_MIN(RTE_MAX(rte_align32pow2(4 * qp->cap.max_send_wr), RNIC_MQ_RC_MIN),
+		     RNIC_MQ_RC_SLOTS);
+	qp->req.mq.mask = mq - 1;
+	qp->req.mq.ents = rte_zmalloc("rnic_mq", sizeof(struct rnic_mq_ent) * mq, 0);
+	qp->req.mq.head = &qp->comp.mq_head;
+	if (qp->sq == NULL || qp->rq == NULL || qp->req.mq.ents == NULL) {
 		rte_free(qp->sq);
 		rte_free(qp->rq);
-		rte_free(qp->mq.ents);
+		rte_free(qp->req.mq.ents);
 		rte_free(qp);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -153,7 +158,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 static void
 mq_release_all(struct rnic_qp *qp)
 {
-	uint64_t freed = rnic_mq_release_all(&qp->mq);
+	uint64_t freed = rnic_mq_release_all(&qp->req.mq);
 
 	STORE_REL(&qp->w->mq_freed_ctl, qp->w->mq_freed_ctl + freed);   /* [MQ-FREED] */
 }
@@ -192,7 +197,7 @@ rnic_qp_free(struct rnic_qp *qp)
 	qp->pd->refs--;
 	rte_free(qp->sq);
 	rte_free(qp->rq);
-	rte_free(qp->mq.ents);
+	rte_free(qp->req.mq.ents);
 	rte_free(qp);
 }
 
@@ -358,7 +363,8 @@ check_values(const struct rnic_qp_attr *a, int mask)
  * Control thread, the roles quiesced: the QP's data-path state starts
  * afresh. The work-list flags are kept: a role whose list still names the
  * QP (a failed quiesce) drops it on its next pass ([QP-DEAD]) and clears
- * the flag itself. The doorbell counts ([DB]) run on across resets; the
+ * the flag itself. The MultiQueue keeps its array (now empty). The
+ * doorbell counts ([DB]) run on across resets; the
  * completers' indices (sq_done, rq_ci) start again at 0 with their
  * structs.
  */
@@ -371,6 +377,7 @@ reset_qp_state(struct rnic_qp *qp)
 	uint8_t sched = qp->req.scheduled, rd = qp->resp.rd_active;
 	uint8_t acks = qp->resp.on_ack_list, rexmit = qp->comp.on_rexmit_list;
 	uint32_t db_seen = qp->req.db_seen;
+	struct rnic_mq mq = qp->req.mq;
 
 	/* A stale expiry must not reach the QP's next life. */
 	rte_ring_mp_enqueue_elem(qp->w->tmr_in, &stop, sizeof(stop));
@@ -382,6 +389,7 @@ reset_qp_state(struct rnic_qp *qp)
 	free_res(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->req.db_seen = db_seen;
+	qp->req.mq = (struct rnic_mq){ .ents = mq.ents, .mask = mq.mask, .head = mq.head };
 	qp->req.scheduled = sched;
 	qp->resp.rd_active = rd;
 	qp->resp.on_ack_list = acks;

@@ -92,6 +92,15 @@ parse(int argc, char **argv)
 	return 0;
 }
 
+/* Bytes of the buffer each worker's WRITEs take: the source at 0 (read
+ * by all), the target of worker w at (1 + w) slots, so that no two
+ * workers write one cache line. */
+static size_t
+slot(void)
+{
+	return RTE_ALIGN_CEIL((size_t)opt.size, 4096);
+}
+
 static int
 side(struct test_side *s, uint16_t port, uint8_t last, struct rnic_cq **cqs)
 {
@@ -102,7 +111,7 @@ side(struct test_side *s, uint16_t port, uint8_t last, struct rnic_cq **cqs)
 								     opt.pmtu)),
 	};
 
-	if (test_side_up(s, &a, last, 64, (size_t)opt.size * 2 + 4096, 4096) != 0)
+	if (test_side_up(s, &a, last, 64, (size_t)slot() * (opt.workers + 1), 4096) != 0)
 		return -1;
 	for (unsigned int w = 0; w < opt.workers; w++) {
 		cqs[w] = rnic_create_cq(s->dev, opt.qps / opt.workers * opt.depth + 64);
@@ -169,7 +178,8 @@ post(unsigned int i)
 				.send_flags = j + 1 == opt.cq_mod ? RNIC_SEND_SIGNALED : 0,
 				.next = j + 1 < opt.cq_mod ? &wr[j + 1] : NULL,
 			};
-			wr[j].wr.rdma.remote_addr = (uintptr_t)B.buf + opt.size;
+			wr[j].wr.rdma.remote_addr = (uintptr_t)B.buf +
+						    slot() * (1 + i % opt.workers);
 			wr[j].wr.rdma.rkey = rnic_mr_rkey(B.mr);
 		}
 		if (rnic_post_send(qa[i], wr, &bad) != 0)

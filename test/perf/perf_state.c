@@ -143,7 +143,7 @@ main(int argc, char **argv)
 	h4 = heap_used();
 	sq_bytes = (qps[0]->sq_mask + 1) * qps[0]->sq_stride;
 	rq_bytes = (qps[0]->rq_mask + 1) * qps[0]->rq_stride;
-	mq_bytes = (qps[0]->mq.mask + 1) * (uint32_t)sizeof(struct rnic_mq_ent);
+	mq_bytes = (qps[0]->req.mq.mask + 1) * (uint32_t)sizeof(struct rnic_mq_ent);
 
 	double qp_heap = (double)(h4 - h3) / nq;
 	/* rte_malloc puts a header (and alignment) before each of the three
