@@ -152,6 +152,7 @@ struct rnic_device {
 	/* Control thread (set at creation unless noted) */
 	struct rnic_dev_attr attr;
 	uint16_t port_id;
+	bool tx_ip_cksum;             /* the port computes IPv4 checksums */
 	uint8_t mac[6];
 	rte_be32_t ipv4;
 	uint64_t tsc_hz;

@@ -6,6 +6,7 @@
  * writing completions (CQ overflow: IBA 11.4.2.1).
  */
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 
 #include "rnic_engine_pvt.h"
 
@@ -112,6 +113,14 @@ rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
 	memset(p + hlen + paylen, 0, pad);
 	m->data_len = (uint16_t)total;
 	m->pkt_len = total;
+	if (dev->tx_ip_cksum) {
+		uint32_t l3 = t != NULL ? t->l3_off : rnic_l3_off(l);
+
+		((struct rte_ipv4_hdr *)(p + l3))->hdr_checksum = 0;
+		m->l2_len = l3;
+		m->l3_len = RNIC_IPV4_HLEN;
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	}
 	*payload = p + hlen;
 	return m;
 }

@@ -108,6 +108,21 @@ port_mtu(struct rnic_device *dev, const struct rte_eth_dev_info *info)
 		 info->max_mtu);
 }
 
+/* Log the port's link as it is now (a real NIC takes a few seconds after
+ * start; rnic_dev_link_wait waits for it). */
+static void
+link_report(const struct rnic_device *dev)
+{
+	struct rte_eth_link link;
+	char text[RTE_ETH_LINK_MAX_STR_LEN];
+
+	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
+		return;
+	rte_eth_link_to_str(text, sizeof(text), &link);
+	RNIC_LOG(INFO, "port %u: %s, %u workers, RoCE MTU %u, NUMA socket %d", dev->port_id,
+		 text, dev->n_workers, dev->attr.mtu, rte_eth_dev_socket_id(dev->port_id));
+}
+
 static int
 port_setup(struct rnic_device *dev)
 {
@@ -122,6 +137,12 @@ port_setup(struct rnic_device *dev)
 	if (rc != 0)
 		return rc;
 	port_rss(&conf, &info, nrxq);
+	/* IPv4 checksums by the port where it offers them (the ICRC masks
+	 * the field, so it may be filled in after the ICRC). */
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+		dev->tx_ip_cksum = true;
+	}
 	rc = rte_eth_dev_configure(p, nrxq, ntxq, &conf);
 	if (rc != 0)
 		return rc;
@@ -139,6 +160,7 @@ port_setup(struct rnic_device *dev)
 	/* Ports like af_packet on a bridge see others' frames: we filter by
 	 * MAC ourselves, and must see broadcast ARP. */
 	rte_eth_promiscuous_enable(p);
+	link_report(dev);
 	return 0;
 }
 
@@ -424,6 +446,26 @@ bool
 rnic_dev_shared_txq(const struct rnic_device *dev)
 {
 	return dev->workers[0].txq_req == dev->workers[0].txq_resp;
+}
+
+int
+rnic_dev_link_wait(struct rnic_device *dev, unsigned int timeout_ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() * timeout_ms / 1000;
+	struct rte_eth_link link;
+
+	if (dev == NULL)
+		return -EINVAL;
+	for (;;) {
+		if (rte_eth_link_get_nowait(dev->port_id, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP) {
+			link_report(dev);
+			return 0;
+		}
+		if (rte_get_tsc_cycles() >= end)
+			return -ETIMEDOUT;
+		rte_delay_ms(10);
+	}
 }
 
 unsigned int

@@ -53,6 +53,13 @@ int rnic_port_ring_pair_n(const char *name_a, const char *name_b, unsigned int r
 int rnic_port_ring_pair(const char *name_a, const char *name_b, unsigned int ring_size,
 			uint16_t *port_a, uint16_t *port_b);
 
+/**
+ * Wait until the port's link is up (a physical NIC takes seconds after
+ * the device starts it; a memif port until its peer connects), then log
+ * it. Control thread. @return 0, -ETIMEDOUT or -EINVAL.
+ */
+int rnic_dev_link_wait(struct rnic_device *dev, unsigned int timeout_ms);
+
 /** The device's engine workers (rnic_dev_attr.workers). */
 unsigned int rnic_dev_workers(const struct rnic_device *dev);
 
