@@ -51,7 +51,11 @@
  * them on timeout) and prints "N passed, M failed" last: messages passed
  * on each side plus each side's counter check; a child that fails,
  * crashes or times out adds a failure. Usage:
- * memif_pair [--timeout=S] [--engine-port-setup] [extra EAL args for both children].
+ * memif_pair [--timeout=S] [--engine-port-setup] [--workers=N] [extra EAL args
+ * for both children]. --workers=N (implies --engine-port-setup): devices
+ * with N workers (2N queues each way), one engine lcore per worker; the
+ * QPs spread over the workers, and frames that reach another worker than
+ * their QP's are steered to it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -172,6 +176,7 @@ struct proc {
 };
 
 static uint32_t engine_stop;
+static unsigned int n_workers = 1;   /* --workers */
 
 /* ------------------------------------------------------------------ */
 /* The shared plan and pattern                                         */
@@ -323,16 +328,17 @@ oob_recv(struct proc *p, uint32_t type, uint32_t idx, struct oob *m)
 /* Engine and waits                                                    */
 /* ------------------------------------------------------------------ */
 
-/* The engine lcore: every role of the device, yielding when idle so two
+/* An engine lcore: every role of one worker, yielding when idle so two
  * busy processes on two CPUs both make progress. */
+static struct rnic_device *engine_dev;
+
 static int
 engine_main(void *arg)
 {
-	struct rnic_device *dev = arg;
-	unsigned int idle = 0;
+	unsigned int worker = (unsigned int)(uintptr_t)arg, idle = 0;
 
 	while (!__atomic_load_n(&engine_stop, __ATOMIC_ACQUIRE)) {
-		rnic_poll_idle(rnic_dev_poll(dev, RNIC_ROLE_ALL), &idle);
+		rnic_poll_idle(rnic_worker_poll(engine_dev, worker, RNIC_ROLE_ALL), &idle);
 	}
 	return 0;
 }
@@ -438,7 +444,7 @@ dev_setup(struct proc *p)
 {
 	struct rnic_dev_attr a = {
 		.port_id = p->port, .ipv4 = p->ip, .mbufs = 8192, .mtu = PMTU,
-		.no_port_setup = !engine_port_setup,
+		.no_port_setup = !engine_port_setup, .workers = (uint16_t)n_workers,
 	};
 	int access = RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_WRITE |
 		     RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC;
@@ -467,6 +473,12 @@ dev_setup(struct proc *p)
 				 .max_recv_sge = 2, .max_inline_data = 64 },
 		};
 
+		/* UC on RC's worker: the RC READ that reads a UC WRITE back is
+		 * ordered after it only on one worker (QPs of different
+		 * workers are not ordered, as IBA allows). UD lands on the
+		 * other worker. */
+		if (q == Q_UC && n_workers > 1)
+			ia.qp_num = rnic_qp_num(p->qp[Q_RC]) + n_workers;
 		p->qp[q] = rnic_create_qp(p->pd, &ia);
 		if (p->qp[q] == NULL)
 			TEST_FAIL("create %s QP: %s", qname[q], rte_strerror(rte_errno));
@@ -738,7 +750,8 @@ client_item(struct proc *p, unsigned int idx)
 	case K_WRITE:
 	case K_WRITE_IMM: {
 		/* Read the region back over RC. For UC this also orders: the
-		 * READ follows the WRITE's packets through the same queues. */
+		 * READ follows the WRITE's packets through the same queues
+		 * (the two QPs are on one worker: dev_setup). */
 		struct rnic_sge bsge = { (uintptr_t)back, len, rnic_mr_lkey(p->mr) };
 		struct rnic_send_wr rd = { .wr_id = seed | (1ull << 32), .sg_list = &bsge,
 					   .num_sge = 1, .opcode = RNIC_WR_RDMA_READ,
@@ -793,7 +806,21 @@ counters_check(struct proc *p)
 	      st.drop_qp_state + st.drop_pkey + st.drop_qkey + st.drop_opcode +
 	      st.drop_psn_invalid + st.drop_ghost_resp + st.drop_bad_resp + st.drop_uc_gap +
 	      st.drop_wrong_dst + st.tx_retransmits + st.dup_requests +
-	      st.rnr_naks_sent + st.rnr_naks_rcvd + st.cq_overflow;
+	      st.rnr_naks_sent + st.rnr_naks_rcvd + st.cq_overflow + st.drop_steer;
+	if (n_workers > 1) {
+		unsigned int on[8] = {0}, used = 0;
+
+		for (int q = 0; q < NQ; q++)
+			on[rnic_qp_worker(p->qp[q])]++;
+		for (unsigned int w = 0; w < n_workers; w++)
+			used += on[w] > 0;
+		printf("[%s] %u workers, QPs per worker:", p->tag, n_workers);
+		for (unsigned int w = 0; w < n_workers; w++)
+			printf(" %u", on[w]);
+		printf(", rx_steered=%" PRIu64 "\n", st.rx_steered);
+		if (used != n_workers)
+			TEST_FAIL("a worker has no QP");
+	}
 	if (bad) {
 		for (unsigned int i = 0; i < rnic_dev_stat_count; i++) {
 			uint64_t v = ((const uint64_t *)&st)[i];
@@ -975,12 +1002,16 @@ run_side(struct proc *p)
 	if (link_wait(p) != 0 || (!engine_port_setup && dev_setup(p) != 0))
 		goto out;
 
-	lcore = rte_get_next_lcore(-1, 1, 0);
-	VERIFY_GOTO(lcore < RTE_MAX_LCORE, out, "no worker lcore for the engine");
+	engine_dev = p->dev;
 	rnic_dev_set_polled(p->dev, true);
-	VERIFY_GOTO(rte_eal_remote_launch(engine_main, p->dev, lcore) == 0, out,
-		    "cannot launch the engine lcore");
-	launched = true;
+	lcore = (unsigned int)-1;
+	for (unsigned int w = 0; w < n_workers; w++) {
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+		VERIFY_GOTO(lcore < RTE_MAX_LCORE, out, "no lcore for engine worker %u", w);
+		VERIFY_GOTO(rte_eal_remote_launch(engine_main, (void *)(uintptr_t)w, lcore) == 0,
+			    out, "cannot launch the engine lcore of worker %u", w);
+		launched = true;
+	}
 
 	/* QPNs, start PSNs, the MR each side may address. */
 	memset(&m, 0, sizeof(m));
@@ -1104,7 +1135,14 @@ child_main(enum role role, int fd, int res_fd, const char *sock, const char *pre
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_verify_tag = p.tag;
 	snprintf(a_prefix, sizeof(a_prefix), "--file-prefix=%s", prefix);
-	snprintf(a_lcores, sizeof(a_lcores), "--lcores=0@%s,1@%s", cpus, cpus);
+	{
+		int off = snprintf(a_lcores, sizeof(a_lcores), "--lcores=0@%s", cpus);
+
+		for (unsigned int w = 0; w < n_workers && off > 0 && (size_t)off < sizeof(a_lcores);
+		     w++)
+			off += snprintf(a_lcores + off, sizeof(a_lcores) - (size_t)off, ",%u@%s",
+					w + 1, cpus);
+	}
 	snprintf(a_vdev, sizeof(a_vdev),
 		 "--vdev=net_memif0,id=0,role=%s,socket=%s,socket-abstract=no,"
 		 "mac=02:00:00:00:00:%02x", role == SERVER ? "server" : "client", sock,
@@ -1162,6 +1200,12 @@ main(int argc, char **argv)
 			timeout_s = atoi(argv[i] + 10);
 		else if (strcmp(argv[i], "--engine-port-setup") == 0)
 			engine_port_setup = true;   /* inherited by the forked children */
+		else if (strncmp(argv[i], "--workers=", 10) == 0) {
+			n_workers = (unsigned int)atoi(argv[i] + 10);
+			engine_port_setup = true;
+			if (n_workers < 1 || n_workers > 8)
+				n_workers = 1;
+		}
 		else
 			extra[n_extra++] = argv[i];
 	}
