@@ -115,6 +115,19 @@ lcore_main(void *arg)
 	return 0;
 }
 
+/* Stop the engine lcores and wait for them; from then on nobody polls
+ * the devices, so control calls (dereg, destroy) need not wait for the
+ * roles to answer (rnic_dev_set_polled). */
+static void
+stop_lcores(void)
+{
+	quit = 1;
+	rte_eal_mp_wait_lcore();
+	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++)
+		if (ports[i].dev != NULL)
+			rnic_dev_set_polled(ports[i].dev, false);
+}
+
 /* The ring pairs: each pair once, when its second port comes. */
 static int
 create_ring_pairs(void)
@@ -638,10 +651,10 @@ print_stats(void)
 				drops += v[k];
 		printf("stats: port=%s tx_pkts=%" PRIu64 " rx_pkts=%" PRIu64 " acks=%" PRIu64
 		       "/%" PRIu64 " naks=%" PRIu64 "/%" PRIu64 " retransmits=%" PRIu64
-		       " drops=%" PRIu64 " completions=%" PRIu64 "\n",
+		       " drops=%" PRIu64 " completions=%" PRIu64 " steered=%" PRIu64 "\n",
 		       cfg->ports[i].name, s.tx_pkts, s.rx_pkts, s.acks_sent, s.acks_rcvd,
 		       s.naks_sent, s.naks_rcvd, s.tx_retransmits,
-		       drops, s.completions);
+		       drops, s.completions, s.rx_steered);
 	}
 }
 
@@ -1174,8 +1187,7 @@ run_soak(char *line, size_t len)
 		rc = rnic_soak_run(&clean, &imp, &c, &quit, line, len);
 	else
 		snprintf(line, len, "soak: cannot set up the MRs");
-	quit = 1;
-	rte_eal_mp_wait_lcore();
+	stop_lcores();
 	rnic_dereg_mr(clean.lmr);
 	rnic_dereg_mr(clean.rmr);
 	rnic_dereg_mr(imp.lmr);
@@ -1264,8 +1276,7 @@ config_from_args(int argc, char **argv)
 static int
 setup_failed(char **eal_argv, bool eal_from_cfg)
 {
-	quit = 1;
-	rte_eal_mp_wait_lcore();
+	stop_lcores();
 	rnic_app_capture_uninit();
 	free_objects();
 	lcores_free();
@@ -1305,9 +1316,10 @@ run_workloads(struct wl_stats *ws)
 	return n_transmit;
 }
 
-/* The soak, the counters and its result line (the last). The exit status. */
+/* The soak, the counters, the workloads' result (they ran before it) and
+ * the soak's result line (the last). The exit status. */
 static int
-soak(void)
+soak(const struct wl_stats *ws)
 {
 	char line[256] = "soak: not run";
 	int status;
@@ -1315,6 +1327,12 @@ soak(void)
 	phase = "soak";
 	status = run_soak(line, sizeof(line)) == 0 ? 0 : 1;
 	print_stats();
+	if (cfg->n_work) {
+		printf("verified: messages=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n",
+		       ws->messages, ws->bytes, ws->errors);
+		if (ws->errors)
+			status = 1;
+	}
 	printf("%s\n", line);
 	return status;
 }
@@ -1398,12 +1416,11 @@ main(int argc, char **argv)
 		rte_get_tsc_cycles() + rte_get_tsc_hz() * cfg->options.timeout_s : 0;
 	n_transmit = run_workloads(&ws);
 	if (cfg->soak.present && !quit) {
-		status = soak();
+		status = soak(&ws);
 	} else {
 		if (cfg->n_work == 0 || !cfg->options.exit_when_done)
 			serve();
-		quit = 1;
-		rte_eal_mp_wait_lcore();
+		stop_lcores();
 		status = report_workloads(&ws, n_transmit);
 	}
 	if (interrupted)
