@@ -2014,6 +2014,10 @@ static json_t *dump_port(const struct rnic_config *cfg, const struct rnic_cfg_po
 	SET(o, "mbufs", json_integer(p->mbufs));
 	SET(o, "ring_size", json_integer(p->ring_size));
 	SET(o, "burst", json_integer(p->burst));
+	if (p->queues)
+		SET(o, "queues", json_integer(p->queues));
+	if (p->impair[0])
+		SET(o, "impair", json_string(p->impair));
 	SET(o, "workers", json_integer(p->workers));
 	return o;
 }

@@ -1198,6 +1198,42 @@ static int check_workers(const struct rnic_config *cfg)
 	return roundtrip(cfg, "workers");
 }
 
+/* ports[].impair and ports[].queues survive a dump and reload (the dump
+ * once left them out: a round trip compares two dumps, so it could not
+ * tell). */
+static const struct edit impair_queues_edits[] = {
+	{ "ports[0]", "impair", "'drop=0.01,seed=7'" },
+	{ "ports[2]", "queues", "1" },
+};
+
+static int check_impair_queues(const struct rnic_config *cfg)
+{
+	char *text = NULL, err[512] = "";
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	struct rnic_config *again = NULL;
+	int r = -1;
+
+	VERIFY_GOTO(f && rnic_config_dump(f, cfg) == 0, out, "dump");
+	fclose(f);
+	again = rnic_config_load_string(text, err, sizeof(err));
+	VERIFY_GOTO(again, out, "the dump does not load: %s", err);
+	{
+		const struct want fields[] = {
+			W_STR(cfg->ports[0].impair, "drop=0.01,seed=7"), W(cfg->ports[2].queues, 1),
+			W_STR(again->ports[0].impair, "drop=0.01,seed=7"),
+			W_STR(again->ports[1].impair, ""),
+			W(again->ports[2].queues, 1), W(again->ports[3].queues, 0),
+		};
+
+		r = CHECK_WANTS(fields);
+	}
+out:
+	rnic_config_free(again);
+	free(text);
+	return r;
+}
+
 /*
  * Documents that must load, each with what to check of the result: the
  * single-quoted @c json, or (NULL) base_json with @c edits applied.
@@ -1216,6 +1252,8 @@ static const struct {
 	{ "wait_transmit", NULL, wait_transmit_edits, RTE_DIM(wait_transmit_edits),
 	  check_wait_transmit },
 	{ "workers", NULL, workers_edits, RTE_DIM(workers_edits), check_workers },
+	{ "impair_queues_dump", NULL, impair_queues_edits, RTE_DIM(impair_queues_edits),
+	  check_impair_queues },
 };
 
 static int test_load_cases(void)
