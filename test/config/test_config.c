@@ -1102,31 +1102,38 @@ static int check_minimal_defaults(const struct rnic_config *cfg)
 	return CHECK_WANTS(fields);
 }
 
+/* @p cfg dumped (the text in *text: free it) and loaded back; NULL
+ * (reported) when the dump fails or does not load. */
+static struct rnic_config *reload(const struct rnic_config *cfg, char **text, const char *what)
+{
+	char err[512] = "";
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+	bool dumped = f && rnic_config_dump(f, cfg) == 0;
+	struct rnic_config *again;
+
+	if (f)
+		fclose(f);
+	if (!TEST_CHECK(dumped, "%s", what))
+		return NULL;
+	again = rnic_config_load_string(*text, err, sizeof(err));
+	EXPECT(again, "%s: the dump does not load: %s", what, err);
+	return again;
+}
+
 /* dump -> load -> dump gives the same text: the dump is complete. */
 static int roundtrip(const struct rnic_config *cfg, const char *what)
 {
-	char *a = NULL, *b = NULL, err[512] = "";
-	size_t la, lb;
-	FILE *f = open_memstream(&a, &la);
-	struct rnic_config *again = NULL;
+	char *a = NULL, *b = NULL;
+	struct rnic_config *again = reload(cfg, &a, what);
+	struct rnic_config *third = again ? reload(again, &b, what) : NULL;
+	int r = third && TEST_CHECK(strcmp(a, b) == 0, "%s: dumps differ", what) ? 0 : -1;
 
-	VERIFY_GOTO(f && rnic_config_dump(f, cfg) == 0, fail, "%s", what);
-	fclose(f);
-	again = rnic_config_load_string(a, err, sizeof(err));
-	VERIFY_GOTO(again, fail, "%s: the dump does not load: %s", what, err);
-	f = open_memstream(&b, &lb);
-	VERIFY_GOTO(f && rnic_config_dump(f, again) == 0, fail, "%s", what);
-	fclose(f);
-	VERIFY_GOTO(la == lb && strcmp(a, b) == 0, fail, "%s: dumps differ", what);
+	rnic_config_free(third);
 	rnic_config_free(again);
 	free(a);
 	free(b);
-	return 0;
-fail:
-	rnic_config_free(again);
-	free(a);
-	free(b);
-	return -1;
+	return r;
 }
 
 static int check_dump_roundtrip(const struct rnic_config *cfg)
@@ -1208,17 +1215,11 @@ static const struct edit impair_queues_edits[] = {
 
 static int check_impair_queues(const struct rnic_config *cfg)
 {
-	char *text = NULL, err[512] = "";
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
-	struct rnic_config *again = NULL;
+	char *text = NULL;
+	struct rnic_config *again = reload(cfg, &text, "impair_queues");
 	int r = -1;
 
-	VERIFY_GOTO(f && rnic_config_dump(f, cfg) == 0, out, "dump");
-	fclose(f);
-	again = rnic_config_load_string(text, err, sizeof(err));
-	VERIFY_GOTO(again, out, "the dump does not load: %s", err);
-	{
+	if (again) {
 		const struct want fields[] = {
 			W_STR(cfg->ports[0].impair, "drop=0.01,seed=7"), W(cfg->ports[2].queues, 1),
 			W_STR(again->ports[0].impair, "drop=0.01,seed=7"),
@@ -1228,7 +1229,6 @@ static int check_impair_queues(const struct rnic_config *cfg)
 
 		r = CHECK_WANTS(fields);
 	}
-out:
 	rnic_config_free(again);
 	free(text);
 	return r;

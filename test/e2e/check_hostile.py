@@ -194,18 +194,23 @@ def case_workers_default(prog, tmp):
     return errs + ([out[-1500:]] if errs else [])
 
 
+def refused(prog, cfg, tmp, name, want):
+    """Run @cfg: the daemon must exit 1 with the line @want."""
+    rc, out = run(prog, cfg, tmp, name)
+    if rc != 1 or want not in out.splitlines():
+        return [f"{name}: exit {rc}, want the line {want!r}; output {out[-400:]!r}"]
+    return []
+
+
 def case_workers_queues(prog, tmp):
-    errs = []
     pcap = os.path.join(tmp, "out.pcap")
     cfg = {"eal": EAL[:-1] + ["--lcores=0@0,1@1", f"--vdev=net_pcap0,tx_pcap={pcap}"],
            "ports": [{"name": "p0", "device": "net_pcap0", "ipv4": "10.0.0.1",
                       "mbufs": 4096, "workers": 2}]}
-    rc, out = run(prog, cfg, tmp, "workers-pcap")
-    want = ("softrnic: ports[0].workers: 2 workers need 2 TX queues and an RX queue, but "
-            "DPDK port \"net_pcap0\" has 1 TX and 1 RX queue(s): lower \"workers\" or give "
-            "the device more queues")
-    if rc != 1 or want not in out.splitlines():
-        errs.append(f"2 workers on one TX queue: exit {rc}, output {out[-400:]!r}")
+    errs = refused(prog, cfg, tmp, "workers-pcap",
+                   "softrnic: ports[0].workers: 2 workers need 2 TX queues and an RX queue, "
+                   "but DPDK port \"net_pcap0\" has 1 TX and 1 RX queue(s): lower "
+                   "\"workers\" or give the device more queues")
     cfg = pair_config(workers=2, workload=False)
     for k in (0, 1):
         cfg["ports"][k]["queues"] = 1
@@ -213,13 +218,10 @@ def case_workers_queues(prog, tmp):
                      {"lcore": 2, "port": "p1", "worker": 1},
                      {"lcore": 1, "port": "p0", "worker": 1, "roles": ["tx", "timer"]},
                      {"lcore": 2, "port": "p0", "worker": 1, "roles": ["rx"]}]
-    rc, out = run(prog, cfg, tmp, "workers-shared")
-    want = ("softrnic: lcores[]: port \"p0\" (ports[0]) worker 1 has a single TX queue, "
-            "shared by its \"tx\" and \"rx\" roles: they must be on one lcore, not on "
-            "lcores 1 and 2")
-    if rc != 1 or want not in out.splitlines():
-        errs.append(f"queues 1, worker 1 split: exit {rc}, output {out[-400:]!r}")
-    return errs
+    return errs + refused(prog, cfg, tmp, "workers-shared",
+                          "softrnic: lcores[]: port \"p0\" (ports[0]) worker 1 has a single "
+                          "TX queue, shared by its \"tx\" and \"rx\" roles: they must be on "
+                          "one lcore, not on lcores 1 and 2")
 
 
 CASES = {
