@@ -299,6 +299,13 @@ perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_si
 		if (cfg != NULL && ci < cfg->n_ports) {
 			const struct rnic_cfg_port *cp = &cfg->ports[ci];
 
+			/* its lcore mapping polls worker 0 of each device */
+			if (cp->workers > 1) {
+				fprintf(stderr, "rnic-perf: ports[%u].workers: %u, but rnic-perf runs "
+					"one worker per device (softrnic runs several)\n", ci,
+					cp->workers);
+				return -1;
+			}
 			if (cp->has_mac)
 				memcpy(s->mac, cp->mac, 6);
 			s->ip = cp->ipv4;
@@ -422,7 +429,7 @@ plan_config(const struct rnic_config *cfg, struct perf_side *sides, unsigned int
 		const struct rnic_cfg_port *cp = &cfg->ports[i];
 
 		if (rnic_dev_shared_txq(sides[i].dev) && named[i] &&
-		    cp->lcore[RNIC_CFG_ROLE_TX] != cp->lcore[RNIC_CFG_ROLE_RX]) {
+		    cp->worker_lcore[0][RNIC_CFG_ROLE_TX] != cp->worker_lcore[0][RNIC_CFG_ROLE_RX]) {
 			fprintf(stderr, "rnic-perf: ports[%u] has one TX queue shared by its "
 				"tx and rx roles: put them on one lcore\n", i);
 			return -1;

@@ -51,13 +51,19 @@ struct port_rt {
 	struct rnic_pd *pd;
 };
 
-/* What one lcore polls: n (device, roles) pairs, one per device. Sized
- * at launch for every port of the configuration, so any number of ports
+/* One (device, worker) an lcore polls, and which of its roles. */
+struct lcore_poll {
+	struct rnic_device *dev;
+	unsigned int worker;
+	unsigned int roles;
+};
+
+/* What one lcore polls: n (device, worker) entries. Sized at launch for
+ * every worker of every port of the configuration, so any number of them
  * can share an lcore. */
 struct lcore_rt {
 	unsigned int n;
-	struct rnic_device **dev;
-	unsigned int *roles;
+	struct lcore_poll *poll;
 };
 
 static struct rnic_config *cfg;
@@ -102,10 +108,24 @@ lcore_main(void *arg)
 		unsigned int work = 0;
 
 		for (unsigned int i = 0; i < l->n; i++)
-			work += rnic_dev_poll(l->dev[i], l->roles[i]);
+			work += rnic_worker_poll(l->poll[i].dev, l->poll[i].worker,
+						 l->poll[i].roles);
 		rnic_poll_idle(work, &idle);
 	}
 	return 0;
+}
+
+/* Stop the engine lcores and wait for them; from then on nobody polls
+ * the devices, so control calls (dereg, destroy) need not wait for the
+ * roles to answer (rnic_dev_set_polled). */
+static void
+stop_lcores(void)
+{
+	quit = 1;
+	rte_eal_mp_wait_lcore();
+	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++)
+		if (ports[i].dev != NULL)
+			rnic_dev_set_polled(ports[i].dev, false);
 }
 
 /* The ring pairs: each pair once, when its second port comes. */
@@ -118,10 +138,15 @@ create_ring_pairs(void)
 		if (p->ring_peer_idx >= 0) {
 			if ((unsigned int)p->ring_peer_idx > i)
 				continue;   /* created with its peer below */
-			if (rnic_port_ring_pair(cfg->ports[p->ring_peer_idx].name, p->name, 4096,
-						&ports[p->ring_peer_idx].port_id,
-						&ports[i].port_id) != 0) {
-				fprintf(stderr, "softrnic: ports[%u]: cannot create the ring pair\n", i);
+			/* a queue pair per worker: worker k talks to worker k */
+			int rc = rnic_port_ring_pair_n(cfg->ports[p->ring_peer_idx].name, p->name,
+						       4096, p->workers,
+						       &ports[p->ring_peer_idx].port_id,
+						       &ports[i].port_id);
+
+			if (rc != 0) {
+				fprintf(stderr, "softrnic: ports[%u]: cannot create the ring pair "
+					"(%u queue pairs): %s\n", i, p->workers, strerror(-rc));
 				return -1;
 			}
 		}
@@ -151,6 +176,28 @@ create_impairs(void)
 	return 0;
 }
 
+/* Why rnic_dev_create failed on ports[@p i]: a port with fewer TX queues
+ * than the workers (each needs one of its own) is named as such. */
+static void
+dev_create_failed(unsigned int i, uint16_t port_id)
+{
+	const struct rnic_cfg_port *p = &cfg->ports[i];
+	struct rte_eth_dev_info info;
+	char name[RTE_ETH_NAME_MAX_LEN] = "?";
+	int err = rte_errno;
+
+	if (rte_eth_dev_info_get(port_id, &info) == 0 &&
+	    (info.max_tx_queues < p->workers || info.max_rx_queues < 1)) {
+		rte_eth_dev_get_name_by_port(port_id, name);
+		fprintf(stderr, "softrnic: ports[%u].workers: %u workers need %u TX queues and an "
+			"RX queue, but DPDK port \"%s\" has %u TX and %u RX queue(s): lower "
+			"\"workers\" or give the device more queues\n", i, p->workers, p->workers,
+			name, info.max_tx_queues, info.max_rx_queues);
+		return;
+	}
+	fprintf(stderr, "softrnic: ports[%u]: %s\n", i, rte_strerror(err));
+}
+
 /* A device on every port (a "device" port is looked up by its name, the
  * part before the first comma), with its PD. */
 static int
@@ -161,7 +208,7 @@ create_devices(void)
 		struct rnic_dev_attr a = {
 			.ipv4 = p->ipv4, .max_qps = p->max_qps, .max_mrs = p->max_mrs,
 			.max_cqs = p->max_cqs, .mbufs = p->mbufs, .ring_size = p->ring_size,
-			.burst = p->burst, .queues = p->queues,
+			.burst = p->burst, .queues = p->queues, .workers = p->workers,
 		};
 
 		if (p->ring_peer_idx < 0) {
@@ -183,7 +230,7 @@ create_devices(void)
 			memcpy(a.mac, p->mac, 6);
 		ports[i].dev = rnic_dev_create(&a);
 		if (ports[i].dev == NULL) {
-			fprintf(stderr, "softrnic: ports[%u]: %s\n", i, rte_strerror(rte_errno));
+			dev_create_failed(i, ports[i].port_id);
 			return -1;
 		}
 		ports[i].pd = rnic_alloc_pd(ports[i].dev);
@@ -367,6 +414,26 @@ qp_bring_up(unsigned int i)
 	return 0;
 }
 
+/* Each port's QPs per worker, "workers: port=p0 workers=2 qps=2,2": QPNs
+ * pick the worker (rnic_qp_worker), so this shows how they spread. */
+static void
+announce_workers(void)
+{
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		unsigned int n[RNIC_CFG_WORKERS_MAX] = {0};
+		char line[RNIC_CFG_WORKERS_MAX * 12] = "";
+		size_t len = 0;
+
+		for (unsigned int q = 0; q < cfg->n_qps; q++)
+			if (cfg->qps[q].port_idx == (int)i)
+				n[rnic_qp_worker(qps[q]) % RNIC_CFG_WORKERS_MAX]++;
+		for (unsigned int w = 0; w < cfg->ports[i].workers; w++)
+			len += snprintf(line + len, sizeof(line) - len, "%s%u", w ? "," : "", n[w]);
+		printf("workers: port=%s workers=%u qps=%s\n", cfg->ports[i].name,
+		       cfg->ports[i].workers, line);
+	}
+}
+
 static int
 setup_objects(void)
 {
@@ -376,6 +443,7 @@ setup_objects(void)
 	qps = calloc(cfg->n_qps + 1, sizeof(*qps));
 	if (setup_mrs() != 0 || create_cqs_qps() != 0)
 		return -1;
+	announce_workers();
 	/* Second pass: every QPN is known, bring each QP to its state. */
 	for (unsigned int i = 0; i < cfg->n_qps; i++)
 		if (cfg->qps[i].state != RNIC_QPS_RESET && qp_bring_up(i) != 0)
@@ -383,29 +451,41 @@ setup_objects(void)
 	return 0;
 }
 
-/* Add @p roles of @p dev to what lcore @p rt polls: a device it already
- * polls gains the roles, any other takes the next of n_ports slots. */
-static int
-lcore_add(struct lcore_rt *rt, struct rnic_device *dev, unsigned int roles)
+/* Every worker of every port: what one lcore may poll at most. */
+static unsigned int
+port_workers_total(void)
 {
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		n += cfg->ports[i].workers;
+	return n;
+}
+
+/* Add @p roles of worker @p worker of @p dev to what lcore @p rt polls: a
+ * (device, worker) it already polls gains the roles, any other takes the
+ * next of its slots (one per worker of every port). */
+static int
+lcore_add(struct lcore_rt *rt, struct rnic_device *dev, unsigned int worker, unsigned int roles)
+{
+	unsigned int cap = port_workers_total();
+
 	for (unsigned int k = 0; k < rt->n; k++) {
-		if (rt->dev[k] == dev) {
-			rt->roles[k] |= roles;
+		if (rt->poll[k].dev == dev && rt->poll[k].worker == worker) {
+			rt->poll[k].roles |= roles;
 			return 0;
 		}
 	}
-	if (rt->dev == NULL) {
-		rt->dev = calloc(cfg->n_ports, sizeof(*rt->dev));
-		rt->roles = calloc(cfg->n_ports, sizeof(*rt->roles));
-		if (rt->dev == NULL || rt->roles == NULL) {
+	if (rt->poll == NULL) {
+		rt->poll = calloc(cap, sizeof(*rt->poll));
+		if (rt->poll == NULL) {
 			fprintf(stderr, "softrnic: lcores[]: out of memory\n");
 			return -1;
 		}
 	}
-	if (rt->n >= cfg->n_ports)   /* each device once: cannot happen */
+	if (rt->n >= cap)   /* each (device, worker) once: cannot happen */
 		return -1;
-	rt->dev[rt->n] = dev;
-	rt->roles[rt->n++] = roles;
+	rt->poll[rt->n++] = (struct lcore_poll){ dev, worker, roles };
 	return 0;
 }
 
@@ -413,66 +493,136 @@ static void
 lcores_free(void)
 {
 	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++) {
-		free(lcores[lc].dev);
-		free(lcores[lc].roles);
+		free(lcores[lc].poll);
 		memset(&lcores[lc], 0, sizeof(lcores[lc]));
 	}
 }
 
+/* One TX queue per worker (net_pcap with one tx_pcap, "queues": 1...): a
+ * worker's TX role's requests and its RX role's responses share it, and a
+ * DPDK TX queue has one caller at a time. */
 static int
-launch_lcores(void)
+check_shared_txq(void)
 {
-	unsigned int next = rte_get_next_lcore(-1, 1, 0);
-
-	/* One TX queue (net_pcap with one tx_pcap...): the TX lcore's requests
-	 * and the RX lcore's responses share it, and a DPDK TX queue has one
-	 * caller at a time. */
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rnic_cfg_port *p = &cfg->ports[i];
 
-		if (rnic_dev_shared_txq(ports[i].dev) &&
-		    p->lcore[RNIC_CFG_ROLE_TX] != p->lcore[RNIC_CFG_ROLE_RX]) {
-			fprintf(stderr, "softrnic: lcores[]: port \"%s\" (ports[%u]) has a single TX "
-				"queue, shared by its \"tx\" and \"rx\" roles: they must be on one "
-				"lcore, not on lcores %d and %d\n", p->name, i,
-				p->lcore[RNIC_CFG_ROLE_TX], p->lcore[RNIC_CFG_ROLE_RX]);
+		if (!rnic_dev_shared_txq(ports[i].dev))
+			continue;
+		for (unsigned int w = 0; w < p->workers; w++) {
+			const int *l = p->worker_lcore[w];
+
+			if (l[RNIC_CFG_ROLE_TX] == l[RNIC_CFG_ROLE_RX])
+				continue;
+			fprintf(stderr, "softrnic: lcores[]: port \"%s\" (ports[%u]) worker %u has a "
+				"single TX queue, shared by its \"tx\" and \"rx\" roles: they must "
+				"be on one lcore, not on lcores %d and %d\n", p->name, i, w,
+				l[RNIC_CFG_ROLE_TX], l[RNIC_CFG_ROLE_RX]);
 			return -1;
 		}
 	}
+	return 0;
+}
 
+/* The lcores[] entries: each (port, worker, roles) on its lcore. */
+static int
+map_named_lcores(void)
+{
 	for (unsigned int i = 0; i < cfg->n_lcores; i++) {
 		const struct rnic_cfg_lcore *l = &cfg->lcores[i];
-		struct lcore_rt *rt = &lcores[l->lcore];
 
 		if (!rte_lcore_is_enabled(l->lcore) || l->lcore == (int)rte_get_main_lcore()) {
 			fprintf(stderr, "softrnic: lcores[%u].lcore: %d is not an enabled worker "
 				"lcore (check the EAL -l/--lcores argument)\n", i, l->lcore);
 			return -1;
 		}
-		if (lcore_add(rt, ports[l->port_idx].dev, l->roles) != 0)
+		if (lcore_add(&lcores[l->lcore], ports[l->port_idx].dev, l->worker, l->roles) != 0)
 			return -1;
 	}
-	/* Ports nobody named: all roles on one worker, round robin. */
+	return 0;
+}
+
+/* Ports nobody named: all roles of each worker on the next lcore, round
+ * robin over the EAL's worker lcores. */
+static int
+map_default_lcores(void)
+{
+	unsigned int next = rte_get_next_lcore(-1, 1, 0);
+
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
-		if (cfg->ports[i].lcore[0] >= 0 || cfg->ports[i].lcore[1] >= 0 ||
-		    cfg->ports[i].lcore[2] >= 0)
-			continue;
-		if (next >= RTE_MAX_LCORE) {
-			fprintf(stderr, "softrnic: no worker lcore left for ports[%u] "
-				"(give EAL more lcores, e.g. --lcores=0@0,1@1,2@1)\n", i);
-			return -1;
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+		const int *l0 = p->worker_lcore[0];
+
+		if (l0[0] >= 0 || l0[1] >= 0 || l0[2] >= 0)
+			continue;   /* named: every role of every worker placed */
+		for (unsigned int w = 0; w < p->workers; w++) {
+			if (next >= RTE_MAX_LCORE) {
+				fprintf(stderr, "softrnic: no worker lcore left for ports[%u] "
+					"(give EAL more lcores, e.g. --lcores=0@0,1@1,2@1)\n", i);
+				return -1;
+			}
+			if (lcore_add(&lcores[next], ports[i].dev, w, RNIC_ROLE_ALL) != 0)
+				return -1;
+			next = rte_get_next_lcore(next, 1, 1);
 		}
-		if (lcore_add(&lcores[next], ports[i].dev, RNIC_ROLE_ALL) != 0)
-			return -1;
-		next = rte_get_next_lcore(next, 1, 1);
 	}
+	return 0;
+}
+
+/* "all", or the roles joined by '+'. */
+static const char *
+roles_str(unsigned int roles, char *buf, size_t len)
+{
+	static const char *const names[] = { "tx", "rx", "timer" };
+	size_t n = 0;
+
+	if (roles == RNIC_ROLE_ALL)
+		return "all";
+	buf[0] = '\0';
+	for (unsigned int r = 0; r < RTE_DIM(names); r++)
+		if (roles & (1u << r))
+			n += snprintf(buf + n, len - n, "%s%s", n ? "+" : "", names[r]);
+	return buf;
+}
+
+/* Lcore @p lc's line: "lcore: id=1 polls=p0/w0:all,p1/w1:tx+rx", and its
+ * entries on telemetry's /softrnic/lcores. */
+static void
+announce_lcore(unsigned int lc)
+{
+	const struct lcore_rt *rt = &lcores[lc];
+	char line[1024], roles[32];
+	size_t n = 0;
+
+	for (unsigned int k = 0; k < rt->n; k++) {
+		const struct lcore_poll *e = &rt->poll[k];
+		unsigned int pi = 0;
+
+		while (ports[pi].dev != e->dev)
+			pi++;
+		if (n < sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, "%s%s/w%u:%s", k ? "," : "",
+				      cfg->ports[pi].name, e->worker,
+				      roles_str(e->roles, roles, sizeof(roles)));
+		if (rnic_telemetry_add_worker_lcore(lc, e->dev, e->worker, e->roles) == -ENOSPC)
+			fprintf(stderr, "softrnic: telemetry keeps no more lcore entries: lcore "
+				"%u %s/w%u not listed\n", lc, cfg->ports[pi].name, e->worker);
+	}
+	printf("lcore: id=%u polls=%s\n", lc, line);
+}
+
+static int
+launch_lcores(void)
+{
+	if (check_shared_txq() != 0 || map_named_lcores() != 0 || map_default_lcores() != 0)
+		return -1;
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		rnic_dev_set_polled(ports[i].dev, true);
 	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++) {
-		for (unsigned int k = 0; k < lcores[lc].n; k++)
-			rnic_telemetry_add_lcore(lc, lcores[lc].dev[k], lcores[lc].roles[k]);
-		if (lcores[lc].n)
-			rte_eal_remote_launch(lcore_main, &lcores[lc], lc);
+		if (lcores[lc].n == 0)
+			continue;
+		announce_lcore(lc);
+		rte_eal_remote_launch(lcore_main, &lcores[lc], lc);
 	}
 	return 0;
 }
@@ -501,10 +651,10 @@ print_stats(void)
 				drops += v[k];
 		printf("stats: port=%s tx_pkts=%" PRIu64 " rx_pkts=%" PRIu64 " acks=%" PRIu64
 		       "/%" PRIu64 " naks=%" PRIu64 "/%" PRIu64 " retransmits=%" PRIu64
-		       " drops=%" PRIu64 " completions=%" PRIu64 "\n",
+		       " drops=%" PRIu64 " completions=%" PRIu64 " steered=%" PRIu64 "\n",
 		       cfg->ports[i].name, s.tx_pkts, s.rx_pkts, s.acks_sent, s.acks_rcvd,
 		       s.naks_sent, s.naks_rcvd, s.tx_retransmits,
-		       drops, s.completions);
+		       drops, s.completions, s.rx_steered);
 	}
 }
 
@@ -1037,8 +1187,7 @@ run_soak(char *line, size_t len)
 		rc = rnic_soak_run(&clean, &imp, &c, &quit, line, len);
 	else
 		snprintf(line, len, "soak: cannot set up the MRs");
-	quit = 1;
-	rte_eal_mp_wait_lcore();
+	stop_lcores();
 	rnic_dereg_mr(clean.lmr);
 	rnic_dereg_mr(clean.rmr);
 	rnic_dereg_mr(imp.lmr);
@@ -1127,8 +1276,7 @@ config_from_args(int argc, char **argv)
 static int
 setup_failed(char **eal_argv, bool eal_from_cfg)
 {
-	quit = 1;
-	rte_eal_mp_wait_lcore();
+	stop_lcores();
 	rnic_app_capture_uninit();
 	free_objects();
 	lcores_free();
@@ -1168,9 +1316,10 @@ run_workloads(struct wl_stats *ws)
 	return n_transmit;
 }
 
-/* The soak, the counters and its result line (the last). The exit status. */
+/* The soak, the counters, the workloads' result (they ran before it) and
+ * the soak's result line (the last). The exit status. */
 static int
-soak(void)
+soak(const struct wl_stats *ws)
 {
 	char line[256] = "soak: not run";
 	int status;
@@ -1178,6 +1327,12 @@ soak(void)
 	phase = "soak";
 	status = run_soak(line, sizeof(line)) == 0 ? 0 : 1;
 	print_stats();
+	if (cfg->n_work) {
+		printf("verified: messages=%" PRIu64 " bytes=%" PRIu64 " errors=%" PRIu64 "\n",
+		       ws->messages, ws->bytes, ws->errors);
+		if (ws->errors)
+			status = 1;
+	}
 	printf("%s\n", line);
 	return status;
 }
@@ -1261,12 +1416,11 @@ main(int argc, char **argv)
 		rte_get_tsc_cycles() + rte_get_tsc_hz() * cfg->options.timeout_s : 0;
 	n_transmit = run_workloads(&ws);
 	if (cfg->soak.present && !quit) {
-		status = soak();
+		status = soak(&ws);
 	} else {
 		if (cfg->n_work == 0 || !cfg->options.exit_when_done)
 			serve();
-		quit = 1;
-		rte_eal_mp_wait_lcore();
+		stop_lcores();
 		status = report_workloads(&ws, n_transmit);
 	}
 	if (interrupted)

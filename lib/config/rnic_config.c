@@ -741,19 +741,41 @@ static int parse_eal(struct ctx *c, const json_t *root)
 
 static const char *const port_keys[] = {
 	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
-	"max_cqs", "mbufs", "ring_size", "burst", "queues", NULL
+	"max_cqs", "mbufs", "ring_size", "burst", "queues", "workers", NULL
 };
+
+/* "workers", after max_qps: a worker owns at least one QPN of the port's,
+ * and a ring pair has a queue pair per worker. Its lcore table, all -1
+ * until lcores[] places a role. */
+static int port_workers(struct ctx *c, const json_t *o, struct rnic_cfg_port *p)
+{
+	uint16_t w;
+
+	if (get_uint16_t(c, o, "workers", 1, RNIC_CFG_WORKERS_MAX, 1, &p->workers) < 0)
+		return -1;
+	if (p->workers > p->max_qps)
+		return fail_at(c, "workers", "%u exceeds max_qps %u (a worker owns at least "
+			       "one QP)", p->workers, p->max_qps);
+	if (json_object_get(o, "ring_peer") && p->workers > RNIC_CFG_RING_WORKERS_MAX)
+		return fail_at(c, "workers", "%u is out of range 1..%u for a ring_peer port (two "
+			       "TX queues per worker, a net_ring port has 16)", p->workers,
+			       RNIC_CFG_RING_WORKERS_MAX);
+	p->worker_lcore = malloc(p->workers * sizeof(*p->worker_lcore));
+	if (!p->worker_lcore)
+		return fail_nomem(c);
+	for (w = 0; w < p->workers; w++)
+		for (int r = 0; r < RNIC_CFG_NROLES; r++)
+			p->worker_lcore[w][r] = -1;
+	return 0;
+}
 
 static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 {
 	struct rnic_cfg_port *p = &c->cfg->ports[idx];
 	bool dev = json_object_get(o, "device"), peer = json_object_get(o, "ring_peer");
 	unsigned int j;
-	int r;
 
 	p->ring_peer_idx = -1;
-	for (r = 0; r < RNIC_CFG_NROLES; r++)
-		p->lcore[r] = -1;
 	if (check_keys(c, o, port_keys) < 0 ||
 	    get_unique_name(c, o, &c->port_names, idx, "ports", p->name) < 0)
 		return -1;
@@ -784,7 +806,8 @@ static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint32_t(c, o, "mbufs", 256, 1 << 24, 16384, &p->mbufs) < 0 ||
 	    get_uint32_t(c, o, "ring_size", 64, 1 << 20, 4096, &p->ring_size) < 0 ||
 	    get_uint16_t(c, o, "burst", 1, RNIC_MAX_BURST, 32, &p->burst) < 0 ||
-	    get_uint8_t(c, o, "queues", 1, 2, 0, &p->queues) < 0)
+	    get_uint8_t(c, o, "queues", 1, 2, 0, &p->queues) < 0 ||
+	    port_workers(c, o, p) < 0)
 		return -1;
 	if (p->ring_size & (p->ring_size - 1))
 		return fail_at(c, "ring_size", "%u is not a power of two", p->ring_size);
@@ -840,6 +863,12 @@ static int port_peer_pair(struct ctx *c, const json_t *o, unsigned int i)
 	if (p->ring_peer_idx >= 0 && cfg->ports[p->ring_peer_idx].ring_peer_idx != (int)i)
 		return fail_at(c, "ring_peer", "port \"%s\" does not name \"%s\" as its "
 			       "ring_peer", cfg->ports[p->ring_peer_idx].name, p->name);
+	/* worker k of one end talks to worker k of the other (a queue pair each) */
+	if (p->ring_peer_idx >= 0 && cfg->ports[p->ring_peer_idx].workers != p->workers)
+		return fail_at(c, "workers", "%u differs from ring_peer \"%s\" (%u): both ends "
+			       "of a ring pair need the same workers", p->workers,
+			       cfg->ports[p->ring_peer_idx].name,
+			       cfg->ports[p->ring_peer_idx].workers);
 	return 0;
 }
 
@@ -854,7 +883,7 @@ static int ports_finish(struct ctx *c, const json_t *a)
 /* lcores                                                              */
 /* ------------------------------------------------------------------ */
 
-static const char *const lcore_keys[] = { "lcore", "port", "roles", NULL };
+static const char *const lcore_keys[] = { "lcore", "port", "worker", "roles", NULL };
 
 static int parse_roles(struct ctx *c, const json_t *o, unsigned int *roles)
 {
@@ -883,51 +912,89 @@ static int parse_roles(struct ctx *c, const json_t *o, unsigned int *roles)
 	return r;
 }
 
+/* "port \"p0\"", with " worker N" where the port has several. */
+static const char *port_worker_str(const struct rnic_cfg_port *p, unsigned int w, char *buf,
+				   size_t len)
+{
+	if (p->workers > 1)
+		snprintf(buf, len, "port \"%s\" worker %u", p->name, w);
+	else
+		snprintf(buf, len, "port \"%s\"", p->name);
+	return buf;
+}
+
+/* "worker" (0): one of the port's workers. */
+static int lcore_worker(struct ctx *c, const json_t *o, struct rnic_cfg_lcore *l)
+{
+	const struct rnic_cfg_port *p = &c->cfg->ports[l->port_idx];
+	int64_t w;
+
+	if (get_int(c, o, "worker", INT64_MIN, INT64_MAX, 0, &w) < 0)
+		return -1;
+	if (w < 0 || w >= p->workers)
+		return fail_at(c, "worker", "%" PRId64 " is out of range 0..%u (ports[%d] has %u "
+			       "worker%s)", w, p->workers - 1, l->port_idx, p->workers,
+			       p->workers > 1 ? "s" : "");
+	l->worker = (unsigned int)w;
+	return 0;
+}
+
 static int parse_lcore(struct ctx *c, const json_t *o, unsigned int i)
 {
 	struct rnic_cfg_lcore *l = &c->cfg->lcores[i];
+	struct rnic_cfg_port *port;
+	char who[RNIC_CFG_NAME_MAX + 32];
 	int64_t id;
 	int role;
 
 	if (check_keys(c, o, lcore_keys) < 0 || need(c, o, "lcore") < 0 ||
 	    get_int(c, o, "lcore", 1, 127, 0, &id) < 0 ||
 	    get_ref(c, o, "port", &c->port_names, "port", &l->port_idx) < 0 ||
-	    parse_roles(c, o, &l->roles) < 0)
+	    lcore_worker(c, o, l) < 0 || parse_roles(c, o, &l->roles) < 0)
 		return -1;
 	l->lcore = (int)id;
+	port = &c->cfg->ports[l->port_idx];
 	for (role = 0; role < RNIC_CFG_NROLES; role++) {
-		struct rnic_cfg_port *port = &c->cfg->ports[l->port_idx];
+		int *at = &port->worker_lcore[l->worker][role];
 
 		if (!(l->roles & (1u << role)))
 			continue;
-		if (port->lcore[role] >= 0)
-			return fail_at(c, "roles", "port \"%s\" role \"%s\" is already on lcore %d",
-				       port->name, role_syms[role].name, port->lcore[role]);
-		port->lcore[role] = l->lcore;
+		if (*at >= 0)
+			return fail_at(c, "roles", "%s role \"%s\" is already on lcore %d",
+				       port_worker_str(port, l->worker, who, sizeof(who)),
+				       role_syms[role].name, *at);
+		*at = l->lcore;
 	}
 	return 0;
 }
 
-/* A port named in lcores[] must have every role placed. */
+/* A port named in lcores[] must have every role of every worker placed. */
 static int lcores_finish(struct ctx *c, const json_t *a)
 {
 	const struct rnic_config *cfg = c->cfg;
-	unsigned int p;
+	char who[RNIC_CFG_NAME_MAX + 32];
+	unsigned int p, w;
 	int role;
 
 	RTE_SET_USED(a);
 	for (p = 0; p < cfg->n_ports; p++) {
 		const struct rnic_cfg_port *port = &cfg->ports[p];
 		int missing = -1, placed = 0;
+		unsigned int missing_w = 0;
 
-		for (role = 0; role < RNIC_CFG_NROLES; role++) {
-			if (port->lcore[role] >= 0)
-				placed++;
-			else if (missing < 0)
-				missing = role;
+		for (w = 0; w < port->workers; w++) {
+			for (role = 0; role < RNIC_CFG_NROLES; role++) {
+				if (port->worker_lcore[w][role] >= 0) {
+					placed++;
+				} else if (missing < 0) {
+					missing = role;
+					missing_w = w;
+				}
+			}
 		}
 		if (placed && missing >= 0)
-			return fail(c, "port \"%s\" has no lcore for role \"%s\"", port->name,
+			return fail(c, "%s has no lcore for role \"%s\"",
+				    port_worker_str(port, missing_w, who, sizeof(who)),
 				    role_syms[missing].name);
 	}
 	return 0;
@@ -1885,6 +1952,8 @@ void rnic_config_free(struct rnic_config *cfg)
 	for (i = 0; cfg->work && i < cfg->n_work; i++)
 		free(cfg->work[i].sizes);
 	free(cfg->work);
+	for (i = 0; cfg->ports && i < cfg->n_ports; i++)
+		free(cfg->ports[i].worker_lcore);
 	free(cfg->ports);
 	free(cfg->lcores);
 	free(cfg->mrs);
@@ -1945,6 +2014,11 @@ static json_t *dump_port(const struct rnic_config *cfg, const struct rnic_cfg_po
 	SET(o, "mbufs", json_integer(p->mbufs));
 	SET(o, "ring_size", json_integer(p->ring_size));
 	SET(o, "burst", json_integer(p->burst));
+	if (p->queues)
+		SET(o, "queues", json_integer(p->queues));
+	if (p->impair[0])
+		SET(o, "impair", json_string(p->impair));
+	SET(o, "workers", json_integer(p->workers));
 	return o;
 }
 
@@ -2037,6 +2111,7 @@ int rnic_config_dump(FILE *f, const struct rnic_config *cfg)
 		o = json_object();
 		SET(o, "lcore", json_integer(cfg->lcores[i].lcore));
 		SET(o, "port", json_string(cfg->ports[cfg->lcores[i].port_idx].name));
+		SET(o, "worker", json_integer(cfg->lcores[i].worker));
 		SET(o, "roles", flags_json((int)cfg->lcores[i].roles, role_syms));
 		json_array_append_new(a, o);
 	}

@@ -35,6 +35,14 @@ extern "C" {
 #define RNIC_CFG_DEVICE_MAX  256
 /** A configuration file is a regular file of at most 4 MiB. */
 #define RNIC_CFG_FILE_MAX    (4u << 20)
+/** Largest ports[].workers (the engine's RNIC_MAX_WORKERS). */
+#define RNIC_CFG_WORKERS_MAX 64
+/**
+ * Largest ports[].workers of a ring_peer port: its ring pair has a queue
+ * pair per worker, two TX queues each, and a net_ring port has at most 16
+ * TX queues (RTE_PMD_RING_MAX_TX_RINGS).
+ */
+#define RNIC_CFG_RING_WORKERS_MAX 8
 
 /** Index of a role in rnic_cfg_port.lcore[]: bit n of RNIC_ROLE_* is index n. */
 enum rnic_cfg_role {
@@ -67,18 +75,25 @@ struct rnic_cfg_port {
 	uint32_t max_cqs;
 	uint32_t mbufs;
 	uint32_t ring_size;      /**< power of two */
+	/** Engine workers (rnic_dev_attr.workers), 1..RNIC_CFG_WORKERS_MAX. */
+	uint16_t workers;
 	/**
-	 * The lcore polling each role (enum rnic_cfg_role), from lcores[].
-	 * All -1 when lcores[] does not name the port: the application picks
-	 * one lcore for all three roles (run to completion).
+	 * worker_lcore[w][role]: the lcore polling role @c role (enum
+	 * rnic_cfg_role) of worker @c w, from lcores[]; @c workers rows. All
+	 * -1 when lcores[] does not name the port: the application picks one
+	 * lcore per worker for all three roles (run to completion).
 	 */
-	int lcore[RNIC_CFG_NROLES];
+	int (*worker_lcore)[RNIC_CFG_NROLES];
 };
 
-/** lcores[]: lcore @c lcore polls roles @c roles of port @c port_idx. */
+/**
+ * lcores[]: lcore @c lcore polls roles @c roles of worker @c worker of
+ * port @c port_idx.
+ */
 struct rnic_cfg_lcore {
 	int lcore;               /**< 1..127; lcore 0 is the main lcore */
 	int port_idx;
+	unsigned int worker;     /**< < the port's workers */
 	unsigned int roles;      /**< RNIC_ROLE_* bits */
 };
 

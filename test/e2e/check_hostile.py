@@ -18,6 +18,13 @@ daemon on it with a time bound, and checks its exit status and output:
                    "phase=workload"
   sigint-serving   SIGINT to a daemon with nothing left to run: the normal
                    stop, exit 0
+  workers-default  2 workers per port and no lcores[]: each worker of each
+                   port on the next lcore, round robin, and verified traffic
+                   (issue 16)
+  workers-queues   2 workers on a net_pcap port with one TX queue: refused,
+                   naming ports[0].workers and the queues the port has;
+                   "queues": 1 with a worker's tx and rx roles on two lcores:
+                   refused, naming the worker
 
 No sleep synchronises anything: a signal is sent once the daemon has
 printed the line that says it reached the phase under test.
@@ -36,8 +43,9 @@ ACCESS = ["local_write", "remote_write", "remote_read"]
 
 
 def pair_config(n_pairs=1, burst=None, one_lcore=False, big_mr=0, workload=True,
-                duration_ms=0):
-    """n_pairs ring pairs, an RC QP pair and a verified WRITE on each."""
+                duration_ms=0, workers=None):
+    """n_pairs ring pairs, an RC QP pair and a verified WRITE on each
+    (with @workers: that many workers per port, and a pair per worker)."""
     cfg = {"eal": EAL, "ports": [], "lcores": [], "mrs": [], "cqs": [], "qps": [],
            "workload": [], "options": {"stats_interval_ms": 0, "timeout_s": 60}}
     for k in range(2 * n_pairs):
@@ -46,6 +54,8 @@ def pair_config(n_pairs=1, burst=None, one_lcore=False, big_mr=0, workload=True,
              "ipv4": f"10.0.{k >> 8}.{(k & 0xff) + 1}"}
         if burst is not None:
             p["burst"] = burst
+        if workers is not None:
+            p["workers"] = workers
         if n_pairs > 1:
             p.update(mbufs=1024, ring_size=256, max_qps=4, max_mrs=4, max_cqs=4)
         cfg["ports"].append(p)
@@ -57,6 +67,15 @@ def pair_config(n_pairs=1, burst=None, one_lcore=False, big_mr=0, workload=True,
         cfg["qps"].append({"name": f"q{k}", "port": f"p{k}", "type": "RC",
                            "send_cq": f"c{k}", "recv_cq": f"c{k}",
                            "remote": {"qp": f"q{k ^ 1}"}, "pmtu": 1024})
+    for w in range(1, workers or 1):   # auto QPNs: the next pair on the next worker
+        for k in range(2 * n_pairs):
+            cfg["qps"].append({"name": f"q{k}w{w}", "port": f"p{k}", "type": "RC",
+                               "send_cq": f"c{k}", "recv_cq": f"c{k}",
+                               "remote": {"qp": f"q{k ^ 1}w{w}"}, "pmtu": 1024})
+        for k in range(0, 2 * n_pairs, 2) if workload else ():
+            cfg["workload"].append({"qp": f"q{k}w{w}", "opcode": "write", "count": 16,
+                                    "sizes": [1, 4096, 65536], "local_mr": f"m{k}",
+                                    "remote_mr": f"m{k + 1}"})
     if big_mr:
         # After the small MRs, so their "mr:" lines come before its fill.
         cfg["mrs"].append({"name": "big", "port": "p0", "size": big_mr,
@@ -162,12 +181,57 @@ def case_sigint_serving(prog, tmp):
     return []
 
 
+def case_workers_default(prog, tmp):
+    rc, out = run(prog, pair_config(workers=2), tmp, "workers-default")
+    ll, errs = last_line(out), []
+    if rc != 0 or ll != f"verified: messages={2 * 48} bytes={2 * 16 * (1 + 4096 + 65536)} errors=0":
+        errs.append(f"2 workers, default lcores: exit {rc}, last line {ll!r}")
+    for want in ("workers: port=p0 workers=2 qps=1,1", "workers: port=p1 workers=2 qps=1,1",
+                 "lcore: id=1 polls=p0/w0:all,p1/w0:all",
+                 "lcore: id=2 polls=p0/w1:all,p1/w1:all"):
+        if want not in out.splitlines():
+            errs.append(f"no line {want!r}")
+    return errs + ([out[-1500:]] if errs else [])
+
+
+def refused(prog, cfg, tmp, name, want):
+    """Run @cfg: the daemon must exit 1 with the line @want."""
+    rc, out = run(prog, cfg, tmp, name)
+    if rc != 1 or want not in out.splitlines():
+        return [f"{name}: exit {rc}, want the line {want!r}; output {out[-400:]!r}"]
+    return []
+
+
+def case_workers_queues(prog, tmp):
+    pcap = os.path.join(tmp, "out.pcap")
+    cfg = {"eal": EAL[:-1] + ["--lcores=0@0,1@1", f"--vdev=net_pcap0,tx_pcap={pcap}"],
+           "ports": [{"name": "p0", "device": "net_pcap0", "ipv4": "10.0.0.1",
+                      "mbufs": 4096, "workers": 2}]}
+    errs = refused(prog, cfg, tmp, "workers-pcap",
+                   "softrnic: ports[0].workers: 2 workers need 2 TX queues and an RX queue, "
+                   "but DPDK port \"net_pcap0\" has 1 TX and 1 RX queue(s): lower "
+                   "\"workers\" or give the device more queues")
+    cfg = pair_config(workers=2, workload=False)
+    for k in (0, 1):
+        cfg["ports"][k]["queues"] = 1
+    cfg["lcores"] = [{"lcore": 1, "port": "p0", "worker": 0}, {"lcore": 1, "port": "p1"},
+                     {"lcore": 2, "port": "p1", "worker": 1},
+                     {"lcore": 1, "port": "p0", "worker": 1, "roles": ["tx", "timer"]},
+                     {"lcore": 2, "port": "p0", "worker": 1, "roles": ["rx"]}]
+    return errs + refused(prog, cfg, tmp, "workers-shared",
+                          "softrnic: lcores[]: port \"p0\" (ports[0]) worker 1 has a single "
+                          "TX queue, shared by its \"tx\" and \"rx\" roles: they must be on "
+                          "one lcore, not on lcores 1 and 2")
+
+
 CASES = {
     "burst-256": case_burst_256,
     "many-ports": case_many_ports,
     "sigint-setup": case_sigint_setup,
     "sigterm-workload": case_sigterm_workload,
     "sigint-serving": case_sigint_serving,
+    "workers-default": case_workers_default,
+    "workers-queues": case_workers_queues,
 }
 
 
