@@ -9,7 +9,7 @@
 
 #include "rnic_verbs_pvt.h"
 
-#define RING_PAIR_MAX_Q 16
+#define RING_PAIR_MAX_Q 8   /* net_ring: at most 16 TX queues, two per pair */
 
 int
 rnic_port_ring_pair_n(const char *name_a, const char *name_b, unsigned int ring_size,

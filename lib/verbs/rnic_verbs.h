@@ -40,7 +40,7 @@ void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
 
 /**
  * Create two ethdev ports joined back to back by rte_rings (what one sends
- * the other receives), each with @p nq RX queues and 2 * @p nq TX queues:
+ * the other receives), each with @p nq (at most 8) RX queues and 2 * @p nq TX queues:
  * TX queues 2k and 2k+1 of one port feed RX queue k of the other, so
  * worker k of a device with @p nq workers on one port talks to worker k on
  * the other. The in-process link of the loopback demo and the engine-only
