@@ -233,12 +233,14 @@ unlock:
 }
 
 /*
- * An rx poll counts as an idle poll of the same-numbered tx queue, so TX
- * packets held for reordering leave even when the application has stopped
- * sending. The unlocked reads are only a hint to skip the lock.
+ * An rx poll counts as an idle poll of the tx queues that go with it, so
+ * TX packets held for reordering leave even when the application has
+ * stopped sending. With r = tx queues / rx queues (softrnic: two TX
+ * queues per worker, one RX queue), rx queue k goes with tx queues
+ * k*r .. k*r + r - 1. The unlocked reads are only a hint to skip the lock.
  */
 static void
-impair_tx_poke(struct impair_port *p, uint16_t qid)
+impair_tx_poke_one(struct impair_port *p, uint16_t qid)
 {
 	struct rte_eth_dev_data *d = p->dev->data;
 	struct rte_mbuf *out[RNIC_IMPAIR_MAX_DEPTH];
@@ -261,6 +263,17 @@ impair_tx_poke(struct impair_port *p, uint16_t qid)
 			impair_tx_emit(q, out, k);
 	}
 	rte_spinlock_unlock(&q->lock);
+}
+
+static void
+impair_tx_poke(struct impair_port *p, uint16_t rxq)
+{
+	const struct rte_eth_dev_data *d = p->dev->data;
+	uint16_t r = d->nb_rx_queues > 0 && d->nb_tx_queues > d->nb_rx_queues ?
+		     d->nb_tx_queues / d->nb_rx_queues : 1;
+
+	for (uint16_t j = 0; j < r; j++)
+		impair_tx_poke_one(p, (uint16_t)(rxq * r + j));
 }
 
 static uint16_t
