@@ -28,6 +28,7 @@
 #include <rte_pause.h>
 
 #include "rnic_app_capture.h"
+#include "rnic_app_numa.h"
 #include "rnic_config.h"
 #include "rnic_engine.h"
 #include "rnic_verbs.h"
@@ -70,6 +71,7 @@ static struct rnic_config *cfg;
 static struct port_rt *ports;
 static struct rnic_mr **mrs;
 static uint8_t **mr_mem;
+static bool *mr_numa;   /* mr_mem[i] came from libnuma (rnic_app_numa_free) */
 static struct rnic_cq **cqs;
 static struct rnic_qp **qps;
 static struct lcore_rt lcores[RTE_MAX_LCORE];
@@ -289,7 +291,11 @@ setup_mrs(void)
 		const struct rnic_cfg_mr *m = &cfg->mrs[i];
 		uint64_t seed = m->fill_seed | 1;
 
-		if (posix_memalign((void **)&mr_mem[i], 4096, m->size) != 0) {
+		/* On the port's NUMA node, where the engine reads and writes it. */
+		mr_mem[i] = rnic_app_numa_alloc(m->size,
+						rte_eth_dev_socket_id(ports[m->port_idx].port_id),
+						&mr_numa[i]);
+		if (mr_mem[i] == NULL) {
 			fprintf(stderr, "softrnic: mrs[%u].size: cannot allocate %" PRIu64 " bytes\n",
 				i, m->size);
 			return -1;
@@ -439,8 +445,13 @@ setup_objects(void)
 {
 	mrs = calloc(cfg->n_mrs + 1, sizeof(*mrs));
 	mr_mem = calloc(cfg->n_mrs + 1, sizeof(*mr_mem));
+	mr_numa = calloc(cfg->n_mrs + 1, sizeof(*mr_numa));
 	cqs = calloc(cfg->n_cqs + 1, sizeof(*cqs));
 	qps = calloc(cfg->n_qps + 1, sizeof(*qps));
+	if (mrs == NULL || mr_mem == NULL || mr_numa == NULL || cqs == NULL || qps == NULL) {
+		fprintf(stderr, "softrnic: out of memory\n");
+		return -1;
+	}
 	if (setup_mrs() != 0 || create_cqs_qps() != 0)
 		return -1;
 	announce_workers();
@@ -607,6 +618,16 @@ announce_lcore(unsigned int lc)
 		if (rnic_telemetry_add_worker_lcore(lc, e->dev, e->worker, e->roles) == -ENOSPC)
 			fprintf(stderr, "softrnic: telemetry keeps no more lcore entries: lcore "
 				"%u %s/w%u not listed\n", lc, cfg->ports[pi].name, e->worker);
+		/* An lcore on another NUMA node than its port: say so. */
+		{
+			struct rnic_app_place pl = {
+				.lcore = lc, .lcore_node = (int)rte_lcore_to_socket_id(lc),
+				.port = cfg->ports[pi].name, .worker = e->worker,
+				.port_node = rte_eth_dev_socket_id(ports[pi].port_id),
+			};
+
+			rnic_app_numa_check(&pl, 1, stderr);
+		}
 	}
 	printf("lcore: id=%u polls=%s\n", lc, line);
 }
@@ -1206,8 +1227,10 @@ free_objects(void)
 	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++)
 		rnic_dev_destroy(ports[i].dev);
 	for (unsigned int i = 0; mr_mem != NULL && i < cfg->n_mrs; i++)
-		free(mr_mem[i]);
+		rnic_app_numa_free(mr_mem[i], cfg->mrs[i].size, mr_numa[i]);
 	free(mr_mem);
+	free(mr_numa);
+	mr_numa = NULL;
 	free(mrs);
 	free(cqs);
 	free(qps);
