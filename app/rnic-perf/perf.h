@@ -67,6 +67,7 @@ struct perf_opts {
 	uint32_t ring_size;      /* --ring-size: each direction of the ring pair */
 	uint16_t queues;         /* --queues: 0 = pair 1, memif 2 */
 	uint32_t timer_every;    /* --timer-every: timer role every Nth loop */
+	bool raw;                /* raw_lat: frame ping-pong, no RDMA (perf_run_raw) */
 	bool progress;           /* progress lines on stderr for long runs */
 	bool verbose;            /* engine counters after each size */
 	bool size_set, iters_set, tx_set, cq_mod_set, rx_set;
@@ -167,6 +168,9 @@ int perf_run_client(const struct perf_opts *o, struct perf_side *a, struct perf_
 int perf_run_server(const struct perf_opts *o, struct perf_side *b, struct perf_oob *oob,
 		    uint64_t size, struct perf_result *r);
 int perf_check_counters(struct perf_side *s, bool verbose);
+/* raw_lat: one frame at a time through the peer (a reflector such as
+ * dpdk-testpmd --forward-mode=macswap) and back; half the round trip. */
+int perf_run_raw(const struct perf_opts *o, struct perf_side *s, struct perf_result *r);
 
 /* perf_oob.c: the TCP exchange of --link memif */
 enum perf_msg {

@@ -26,6 +26,9 @@ perf_usage(FILE *f, const char *prog)
 "\n"
 "Tests (perftest's names): send_bw send_lat write_bw write_lat read_bw read_lat\n"
 "  atomic_bw atomic_lat; an ib_ prefix is accepted (ib_write_bw).\n"
+"  raw_lat: no RDMA, a latency baseline: -s B Ethernet frames (default 64, 60..1514)\n"
+"  sent one at a time on the --link memif --client port to a peer that reflects\n"
+"  them (dpdk-testpmd --forward-mode=macswap), half the round trip reported\n"
 "  --test send|write|read|atomic  the verb; with --bw (default) or --lat\n"
 "\n"
 "perftest options:\n"
@@ -80,6 +83,11 @@ parse_test_word(const char *w, struct perf_opts *o)
 
 	if (strncmp(w, "ib_", 3) == 0)
 		w += 3;
+	if (strcmp(w, "raw_lat") == 0) {
+		o->raw = true;
+		o->p.kind = KIND_LAT;
+		return 0;
+	}
 	snprintf(buf, sizeof(buf), "%s", w);
 	us = strchr(buf, '_');
 	if (us == NULL)
@@ -552,6 +560,12 @@ check_topology(struct perf_opts *o, const struct parse_state *st)
 		fprintf(stderr, "rnic-perf: --server/--client go with --link memif\n");
 		return -1;
 	}
+	if (o->raw && (o->config != NULL || o->link != LINK_MEMIF || !o->client ||
+		       o->p.all_sizes || o->p.verb != VERB_WRITE)) {
+		fprintf(stderr, "rnic-perf: raw_lat goes with --link memif --client (the peer "
+			"reflects frames: dpdk-testpmd --forward-mode=macswap), one -s\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -562,7 +576,9 @@ apply_test_defaults(struct perf_opts *o)
 	struct perf_params *p = &o->p;
 
 	if (!o->size_set)
-		p->size = p->kind == KIND_BW ? 65536 : 2;
+		p->size = o->raw ? 64 : p->kind == KIND_BW ? 65536 : 2;
+	if (o->raw && o->queues == 0)
+		o->queues = 1;   /* the reflector (testpmd) has one queue */
 	if (p->verb == VERB_ATOMIC)
 		p->size = 8;
 	if (!o->iters_set)
@@ -594,6 +610,10 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	    check_topology(o, &st) != 0)
 		return -1;
 	apply_test_defaults(o);
+	if (o->raw && (o->p.size < 60 || o->p.size > 1514)) {
+		fprintf(stderr, "rnic-perf: raw_lat: -s is the frame length, 60..1514 bytes\n");
+		return -1;
+	}
 	if (perf_check_params(&o->p, err, sizeof(err)) != 0) {
 		fprintf(stderr, "rnic-perf: %s\n", err);
 		return -1;

@@ -33,8 +33,14 @@ link_str(enum perf_link l)
 }
 
 static void
-test_title(const struct perf_params *p, char *b, size_t n)
+test_title(const struct perf_opts *o, char *b, size_t n)
 {
+	const struct perf_params *p = &o->p;
+
+	if (o->raw) {
+		snprintf(b, n, "Raw frame Latency Test");
+		return;
+	}
 	snprintf(b, n, "%s %s%s%s%s", perf_test_name(p),
 		 p->verb == VERB_ATOMIC ?
 		 (p->atomic_type == ATOMIC_CMP_AND_SWAP ? "CMP_AND_SWAP " : "FETCH_AND_ADD ") : "",
@@ -50,9 +56,22 @@ perf_print_info(const struct perf_opts *o, const struct perf_side *s, bool is_se
 	char title[96];
 
 	RTE_SET_USED(s);
-	test_title(p, title, sizeof(title));
+	test_title(o, title, sizeof(title));
 	printf(RESULT_LINE);
 	printf("                    %s\n", title);
+	if (o->raw) {
+		printf(" Device          : net_memif port, no softrnic device (no RDMA)\n");
+		printf(" Frame           : %" PRIu64 "[B] Ethernet, type 0x88b5, one in flight\n",
+		       p->size);
+		printf(" Peer            : reflects every frame (dpdk-testpmd "
+		       "--forward-mode=macswap)\n");
+		printf(" Reported        : half the round trip, as write_lat\n");
+		if (p->duration > 0)
+			printf(" Duration        : %.1f s (%.1f s warm-up not measured)\n",
+			       p->duration, p->margin);
+		printf(RESULT_LINE);
+		return;
+	}
 	printf(" Dual-port       : OFF          Device         : softrnic (%s)\n", link_str(o->link));
 	printf(" Number of qps   : %-5u        Transport type : IB\n", p->qps);
 	printf(" Connection type : %s           Using SRQ      : OFF\n", conn_str(p->conn));
@@ -170,7 +189,7 @@ perf_json_write(const struct perf_opts *o, const struct perf_result *r, unsigned
 		fprintf(stderr, "rnic-perf: --out_json %s: %s\n", o->json, strerror(errno));
 		return -1;
 	}
-	test_title(p, title, sizeof(title));
+	test_title(o, title, sizeof(title));
 	for (char *c = title; *c; c++)
 		if (*c == ' ')
 			*c = '_';

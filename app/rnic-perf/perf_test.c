@@ -15,6 +15,10 @@
  * each side waits for a receive completion and sends back; both report half
  * the round trip. read_lat / atomic_lat: one operation's round trip.
  *
+ * raw_lat (perf_run_raw): no RDMA at all, the latency baseline of the
+ * link: one Ethernet frame at a time to a peer that sends it straight
+ * back (dpdk-testpmd --forward-mode=macswap), half the round trip.
+ *
  * Every completion must succeed; after each size the data that arrived
  * last is compared with what was sent (and the FetchAdd counter with the
  * number of operations), so a fast but wrong engine fails the run.
@@ -27,6 +31,8 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
 #include <rte_pause.h>
 
 #include "perf.h"
@@ -1350,6 +1356,142 @@ perf_run_server(const struct perf_opts *o, struct perf_side *b, struct perf_oob 
 	    oob_wait(oob, PM_RESULT, r, sizeof(*r), NULL) != (int)sizeof(*r))
 		return -1;
 	return rc != 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* raw_lat: frame ping-pong without RDMA                               */
+/* ------------------------------------------------------------------ */
+
+#define RAW_ETHERTYPE 0x88b5   /* IEEE 802 local experimental */
+#define RAW_HDR       (RTE_ETHER_HDR_LEN + sizeof(uint64_t))
+
+/* Our frame @p seq: to 02:00:00:00:00:02 from 02:00:00:00:00:01 (rnic-perf's
+ * server and client MACs), the sequence number after the Ethernet header. */
+static struct rte_mbuf *
+raw_frame(struct perf_side *s, uint32_t len, uint64_t seq)
+{
+	static const uint8_t macs[12] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1 };
+	struct rte_mbuf *m = rte_pktmbuf_alloc(s->rxpool);
+	uint8_t *f;
+
+	if (m == NULL)
+		return NULL;
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (f == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(f, 0, len);
+	memcpy(f, macs, sizeof(macs));
+	f[12] = RAW_ETHERTYPE >> 8;
+	f[13] = RAW_ETHERTYPE & 0xff;
+	memcpy(f + RTE_ETHER_HDR_LEN, &seq, sizeof(seq));
+	return m;
+}
+
+/* Whether @p m is our frame @p seq come back (source and destination
+ * swapped or not: the sequence number decides). */
+static bool
+raw_is(const struct rte_mbuf *m, uint64_t seq)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint64_t v;
+
+	if (rte_pktmbuf_data_len(m) < RAW_HDR || f[12] != (RAW_ETHERTYPE >> 8) ||
+	    f[13] != (RAW_ETHERTYPE & 0xff))
+		return false;
+	memcpy(&v, f + RTE_ETHER_HDR_LEN, sizeof(v));
+	return v == seq;
+}
+
+/* One round trip of frame @p seq: 0 and its length in cycles in @p rtt,
+ * -1 when it does not come back within STUCK_SEC or on a signal. */
+static int
+raw_ping(struct perf_side *s, uint32_t len, uint64_t seq, uint64_t *rtt, uint64_t *strays)
+{
+	struct rte_mbuf *m = raw_frame(s, len, seq), *rx[32];
+	uint64_t t0, deadline;
+
+	if (m == NULL) {
+		fprintf(stderr, "rnic-perf: raw_lat: out of mbufs\n");
+		return -1;
+	}
+	t0 = tsc();
+	deadline = t0 + (uint64_t)(STUCK_SEC * (double)hz);
+	while (rte_eth_tx_burst(s->port_id, 0, &m, 1) == 0) {
+		if (perf_quit || tsc() > deadline) {
+			rte_pktmbuf_free(m);
+			fprintf(stderr, "rnic-perf: raw_lat: %s\n", perf_quit ? "interrupted" :
+				"the port takes no frame for 10 s");
+			return -1;
+		}
+	}
+	for (;;) {
+		uint16_t n = rte_eth_rx_burst(s->port_id, 0, rx, RTE_DIM(rx));
+		uint64_t t1 = tsc();
+		bool got = false;
+
+		for (uint16_t k = 0; k < n; k++) {
+			if (raw_is(rx[k], seq))
+				got = true;
+			else
+				(*strays)++;
+			rte_pktmbuf_free(rx[k]);
+		}
+		if (got) {
+			*rtt = t1 - t0;
+			return 0;
+		}
+		if (perf_quit || t1 > deadline) {
+			fprintf(stderr, "rnic-perf: raw_lat: %s\n", perf_quit ? "interrupted" :
+				"frame not back after 10 s (does the peer reflect frames? "
+				"dpdk-testpmd --forward-mode=macswap)");
+			return -1;
+		}
+	}
+}
+
+int
+perf_run_raw(const struct perf_opts *o, struct perf_side *s, struct perf_result *r)
+{
+	const struct perf_params *p = &o->p;
+	const double us_per_cycle = 1e6 / (double)rte_get_tsc_hz();
+	struct lat_samples smp = {0};
+	uint64_t start, t_margin, t_end, next_prog, strays = 0;
+	int rc = 0;
+
+	hz = rte_get_tsc_hz();
+	start = tsc();
+	t_margin = start + (uint64_t)(p->margin * (double)hz);
+	t_end = start + (uint64_t)(p->duration * (double)hz);
+	next_prog = start + hz;
+	for (uint64_t i = 0; p->duration > 0 || i < p->iters; i++) {
+		uint64_t rtt, t1;
+
+		if (raw_ping(s, (uint32_t)p->size, i, &rtt, &strays) != 0) {
+			rc = -1;
+			break;
+		}
+		t1 = tsc();
+		if ((p->duration == 0 || t1 - rtt >= t_margin) &&
+		    samples_add(&smp, (double)rtt * us_per_cycle / 2.0) != 0)
+			break;
+		if (p->duration > 0 && t1 >= t_end)
+			break;
+		if (o->progress && t1 >= next_prog) {
+			fprintf(stderr, "progress: %5.1f s  frame %" PRIu64 " B  %" PRIu64
+				" round trips\n", secs_of(t1 - start), p->size, i + 1);
+			next_prog += hz;
+		}
+	}
+	lat_stats(&smp, p->size, r);
+	free(smp.v);
+	if (strays)
+		fprintf(stderr, "rnic-perf: raw_lat: %" PRIu64 " other frames received (late "
+			"or foreign), not counted\n", strays);
+	if (rc != 0)
+		r->errors = 1;
+	return rc;
 }
 
 /* Counters that a lossless link must keep at zero; all of them with -v. */

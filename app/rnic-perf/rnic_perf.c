@@ -12,7 +12,9 @@
  * (two net_memif ports to a dpdk-testpmd that forwards between them);
  * "memif", one end per process over net_memif, the server waiting for
  * the client, which drives the test, with an out-of-band TCP exchange as
- * perftest has. doc/user-guide.md has the commands.
+ * perftest has. doc/user-guide.md has the commands. raw_lat is no RDMA
+ * test but the link's own latency (a frame ping-pong through a reflecting
+ * dpdk-testpmd), the baseline that scripts/bench.py sets write_lat against.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -365,6 +367,33 @@ teardown(struct perf_run *r)
 	return status;
 }
 
+/* raw_lat: the port only, no device and no out-of-band exchange (the peer
+ * is a frame reflector, not rnic-perf). */
+static int
+run_raw(struct perf_run *r)
+{
+	int status = 0;
+
+	r->nsides = 1;
+	if (perf_engine_ports(&r->o, r->cfg, r->sides, 1) != 0)
+		return 1;
+	if (perf_link_wait(&r->sides[0], 20, true) != 0) {
+		perf_engine_close(r->sides, 1, false);
+		return 1;
+	}
+	perf_print_info(&r->o, &r->sides[0], false);
+	perf_print_header(&r->o);
+	if (perf_run_raw(&r->o, &r->sides[0], &r->results[0]) != 0)
+		status = 1;
+	r->nres = 1;
+	perf_print_row(&r->o, &r->results[0]);
+	perf_print_footer();
+	if (r->o.json != NULL && perf_json_write(&r->o, r->results, r->nres) != 0)
+		status = 1;
+	perf_engine_close(r->sides, 1, false);
+	return status;
+}
+
 /* Ports, devices, the measurements and the report: the exit status. */
 static int
 run_test(struct perf_run *r)
@@ -373,6 +402,8 @@ run_test(struct perf_run *r)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (r->o.raw)
+		return run_raw(r);
 	r->memif = r->o.link == LINK_MEMIF;
 	r->server = r->memif && r->o.server;
 	r->nsides = r->memif ? 1 : 2;
