@@ -166,7 +166,12 @@ perf_link_wait(struct perf_side *s, double secs, bool redial)
 		    link.link_status == RTE_ETH_LINK_UP)
 			return 0;
 		now = rte_get_tsc_cycles();
-		if (now > end || perf_quit) {
+		if (perf_quit) {
+			fprintf(stderr, "rnic-perf: port %s: interrupted while waiting for the "
+				"link\n", port_name(s->port_id));
+			return -1;
+		}
+		if (now > end) {
 			fprintf(stderr, "rnic-perf: port %s: link still down after %.0f s (is the "
 				"peer running?)\n", port_name(s->port_id), secs);
 			return -1;
