@@ -84,7 +84,9 @@ valgrind: build
 	bash fuzz/valgrind-config-unit.sh "$(VALGRIND)" $(BUILD)/test/config/test_config
 
 # Benchmarks (printed figures, not tests): the ICRC micro-benchmark, then
-# scripts/bench.sh (testpmd baseline vs rnic-perf, engine only, 16384 QPs).
+# scripts/bench.sh (scripts/bench.py: testpmd baselines vs rnic-perf over
+# memif, bandwidth and latency; engine only; 16384 QPs), each figure the
+# median of BENCH_ROUNDS (3) interleaved runs (doc/benchmarks.md).
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
 	bash scripts/bench.sh $(BUILD)

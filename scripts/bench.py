@@ -1,0 +1,1074 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""softrnic benchmarks in one go (make bench; scripts/bench.sh runs this).
+
+doc/benchmarks.md has the method, the results and how to read them.
+
+  scripts/bench.py [BUILD_DIR] [--dry-run] [--only SECTIONS] [--selftest]
+
+  BUILD_DIR      default: build
+  --dry-run      print the plan (every command of the first round, the
+                 order of all rounds) and start nothing
+  --only LIST    a comma-separated subset of memif,lat,ring,qps (the
+                 sweep comes with a full run only)
+  --selftest     check the parsing, the medians, the flags and the report
+                 lines on canned outputs (seconds; meson test perf-bench-selftest)
+
+What is measured (every figure BENCH_ROUNDS times, the median reported):
+ memif  dpdk-testpmd txonly -> rxonly over net_memif at the frame sizes an
+        RDMA WRITE of 64 B, 1 KiB and 4 KiB puts on the wire at PMTU 1024
+        and 4096 (the baseline), and rnic-perf write_bw between a memif
+        client and server process at the same sizes; the ratio of
+        delivered data frames per second.
+ lat    rnic-perf raw_lat (one frame at a time through a dpdk-testpmd
+        --forward-mode=macswap that sends it back) as the baseline, and
+        rnic-perf write_lat -s 2 between a memif client and server:
+        p50 and p99 of half the round trip, and their ratios.
+ ring   rnic-perf write_bw on the in-process ring pair, both QP ends on
+        ONE engine lcore (--rtc), the main lcore posting and polling.
+ qps    16384 QPs configured and active against 1 QP (ring, --rtc), and
+        the engine's state per QP (test/perf/perf_state).
+ c2c    before every memif and lat measurement, test/perf/perf_c2c for
+        0.2 s: the round trip of a cache line between the two CPUs. memif
+        figures follow it, and on a VM it changes while the VM runs (up to
+        10x here); the c2c line and the progress lines show it.
+
+One line per figure on stdout (then warnings, the summary and the time):
+  bench: test=write size=S link=memif softrnic_mpps=X baseline_mpps=Y ratio=Z pmtu=P frame=F ...
+  bench: test=write link=memif worst_ratio=R (size=S pmtu=P)
+  bench: test=lat size=2 link=memif softrnic_p50_us=A softrnic_p99_us=B baseline_p50_us=C baseline_p99_us=D ratio_p50=A/C ratio_p99=B/D ...
+  bench: c2c_rtt_ns=N cpus=A,B min=.. max=.. n=..
+  bench: test=write size=S link=ring softrnic_mpps=X gbps=G pmtu=P ...
+  bench: qps=16384 ratio=R state_bytes_per_qp=B qps1_mpps=X qps16384_mpps=Y heap_state_bytes_per_qp=H ...
+  bench: warning ...
+The fixed fields come first; after them min=/max= of the samples, n= (the
+samples taken; fewer than the rounds when a measurement failed even after
+its retries) and, for a figure with no sample at all, nan and failed=1
+(the exit status is then 1). Ratios are ratios of medians. Progress, one
+line per measurement, and retries go to stderr.
+
+Rounds: each round takes every figure once; baseline and softrnic take
+turns (which goes first alternates per round) and the order of the sizes
+rotates from round to round, so that a burst of other load hits all alike.
+A measurement that fails (a memif link that does not come up, a process
+that dies or times out, a report that does not parse) is retried twice,
+said on stderr with its logs kept under /tmp; never silently zero.
+
+Flags: a figure whose samples spread more than 1.5x (max/min), and two
+baselines at frame sizes within 10% of each other (1086 and 1098 B) whose
+medians differ by more than 1.5x, get a "bench: warning" line.
+
+CPUs: with two CPUs each side of a link gets its own: testpmd txonly,
+the rnic-perf client (one thread: it posts and runs its engine) and the
+raw_lat pinger on the first; testpmd rxonly/macswap and the rnic-perf
+server on the second. Engine-only runs put the application on the first
+and the one engine lcore on the second.
+
+Bounded: every process has a deadline and is stopped (TERM, then KILL, by
+its process group) on exit, Ctrl-C included. BENCH_SECONDS (default 3) is
+the length of each measurement, BENCH_ROUNDS (default 3) how many times
+each figure is taken, BENCH_SWEEP=DIR also runs an -a sweep on the ring
+and writes DIR/write_bw_sweep_{1024,4096}.json and, with
+python3-matplotlib, DIR/write_bw_sweep.png. TESTPMD names dpdk-testpmd.
+BENCH_FAIL=REGEX (a test hook) makes every measurement whose name matches
+fail, to see the retry and nan paths.
+"""
+
+import math
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SPREAD_LIMIT = 1.5         # max/min of a figure's samples
+NEIGHBOUR_FRAMES = 1.10    # baselines at frames this close ...
+NEIGHBOUR_LIMIT = 1.5      # ... must agree within this factor
+RETRIES = 2
+
+EAL = ["--no-huge", "--no-pci", "--no-shconf", "--no-telemetry",
+       "--log-level=pmd.net.memif:error", "--log-level=*:warning"]
+
+# (size, pmtu) of the memif table, in report order.
+MEMIF_CASES = [(64, 1024), (64, 4096), (1024, 1024), (1024, 4096), (4096, 1024), (4096, 4096)]
+RING_CASES = [(64, 1024), (1024, 1024), (4096, 1024), (4096, 4096)]
+LAT_SIZE = 2
+SECTIONS = ("memif", "lat", "ring", "qps")
+MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat")
+
+
+# ---------------------------------------------------------------------
+# Pure logic: frame sizes, parsing, statistics, report lines (selftested)
+# ---------------------------------------------------------------------
+
+def frame_len(pay, first):
+    """Frame length of an RDMA WRITE packet: Ethernet 14 + IPv4 20 + UDP 8 +
+    BTH 12 (+ RETH 16 on First/Only) + payload + pad to 4 + ICRC 4."""
+    return 14 + 20 + 8 + 12 + (16 if first else 0) + pay + (4 - pay % 4) % 4 + 4
+
+
+def frames_of(size, pmtu):
+    """Data frames of one WRITE message and their mean length (rounded)."""
+    lens, off, first = [], 0, True
+    while off < size or first:
+        p = min(size - off, pmtu)
+        lens.append(frame_len(p, first))
+        off += p
+        first = False
+        if size == 0:
+            break
+    n = len(lens)
+    return n, (sum(lens) + n // 2) // n
+
+
+def perf_row(text):
+    """The row of numbers under rnic-perf's (perftest's) column header, or
+    None. Only the first row counts (one size per run here)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(" #bytes") and i + 1 < len(lines):
+            f = lines[i + 1].split()
+            try:
+                return [float(x) for x in f]
+            except ValueError:
+                return None
+    return None
+
+
+def parse_bw(text, size):
+    """rnic-perf write_bw: {'mpps', 'gbps'|'mbs'} of the row, or None."""
+    row = perf_row(text)
+    if row is None or len(row) != 5 or int(row[0]) != size or row[4] <= 0:
+        return None
+    return {"mpps": row[4], "bw": row[3]}
+
+
+def parse_lat(text, size):
+    """rnic-perf *_lat: {'p50' (t_typical), 'p99', 'min', 'p999'} in usec, or None."""
+    row = perf_row(text)
+    if row is None or len(row) != 9 or int(row[0]) != size or row[1] < 1 or row[4] <= 0:
+        return None
+    return {"min": row[2], "p50": row[4], "p99": row[7], "p999": row[8]}
+
+
+def testpmd_rx_pps(text):
+    """Every Rx-pps sample of a testpmd --stats-period report, in order."""
+    return [float(m.group(1)) for m in re.finditer(r"Rx-pps:\s+(\d+)", text)]
+
+
+def baseline_of(samples, want):
+    """Packets/s of one testpmd run from its per-second Rx-pps samples:
+    the ones while packets flow, the first (ramp-up) left out, at most
+    @want of them, their median; None without a full second of traffic."""
+    flowing = [s for s in samples if s > 0]
+    full = flowing[1:want + 1]
+    if not full:
+        return None
+    return statistics.median(full)
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(a, b):
+    if a is None or b is None or b <= 0:
+        return None
+    return a / b
+
+
+def fmt(x, digits):
+    return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def spread(xs):
+    """max/min of the samples (None when fewer than two, or a zero)."""
+    xs = [x for x in xs if x is not None]
+    if len(xs) < 2 or min(xs) <= 0:
+        return None
+    return max(xs) / min(xs)
+
+
+def stats_fields(name, xs, digits):
+    """' NAME_min=.. NAME_max=.. NAME_n=K' of a figure's samples."""
+    xs = [x for x in xs if x is not None]
+    lo = min(xs) if xs else None
+    hi = max(xs) if xs else None
+    pre = f"{name}_" if name else ""
+    return f" {pre}min={fmt(lo, digits)} {pre}max={fmt(hi, digits)} {pre}n={len(xs)}"
+
+
+def spread_warnings(what, figures):
+    """'bench: warning spread ...' lines for the figures (name, samples,
+    digits) of one report line whose samples spread over SPREAD_LIMIT."""
+    out = []
+    for name, xs, digits in figures:
+        s = spread(xs)
+        if s is not None and s > SPREAD_LIMIT:
+            vals = ",".join(fmt(x, digits) for x in xs if x is not None)
+            out.append(f"bench: warning spread {what} figure={name} max/min={s:.2f} "
+                       f"samples={vals} (over {SPREAD_LIMIT}x: the machine was not "
+                       f"steady, see doc/benchmarks.md)")
+    return out
+
+
+def neighbour_warnings(base):
+    """Baselines (frame -> samples) at frame sizes within NEIGHBOUR_FRAMES
+    of each other whose medians differ by more than NEIGHBOUR_LIMIT."""
+    out = []
+    frames = sorted(base)
+    for i, f1 in enumerate(frames):
+        for f2 in frames[i + 1:]:
+            if f2 > f1 * NEIGHBOUR_FRAMES:
+                continue
+            m1, m2 = median(base[f1]), median(base[f2])
+            if m1 is None or m2 is None or m1 <= 0 or m2 <= 0:
+                continue
+            r = max(m1, m2) / min(m1, m2)
+            if r > NEIGHBOUR_LIMIT:
+                out.append(f"bench: warning baseline frame={f1} baseline_mpps={m1 / 1e6:.4f} "
+                           f"disagrees with frame={f2} baseline_mpps={m2 / 1e6:.4f} "
+                           f"({r:.2f}x apart; frames within "
+                           f"{round((NEIGHBOUR_FRAMES - 1) * 100)}% should agree within "
+                           f"{NEIGHBOUR_LIMIT}x)")
+    return out
+
+
+def memif_line(size, pmtu, nfr, flen, soft_msgs, base_pps):
+    """The memif report line and its warnings. @soft_msgs: rnic-perf message
+    rates (M/s) per round; @base_pps: testpmd packets/s per round."""
+    soft = [None if m is None else m * nfr for m in soft_msgs]
+    base = [None if b is None else b / 1e6 for b in base_pps]
+    sm, bm = median(soft), median(base)
+    line = (f"bench: test=write size={size} link=memif softrnic_mpps={fmt(sm, 4)} "
+            f"baseline_mpps={fmt(bm, 4)} ratio={fmt(ratio(sm, bm), 3)} pmtu={pmtu} frame={flen}"
+            + stats_fields("softrnic", soft, 4) + stats_fields("baseline", base, 4))
+    if sm is None or bm is None:
+        line += " failed=1"
+    what = f"test=write size={size} link=memif pmtu={pmtu} frame={flen}"
+    warn = spread_warnings(what, [("softrnic_mpps", soft, 4)])
+    return line, warn, ratio(sm, bm)
+
+
+def baseline_warnings(base):
+    """Spread of each baseline (frame -> packets/s per round), once per
+    frame (two lines may share one), then the neighbour check."""
+    out = []
+    for f in sorted(base):
+        out += spread_warnings(f"test=write link=memif frame={f}",
+                               [("baseline_mpps", [None if b is None else b / 1e6 for b in base[f]], 4)])
+    return out + neighbour_warnings(base)
+
+
+def worst_line(ratios):
+    """@ratios: (ratio or None, size, pmtu) of the memif lines."""
+    ok = [r for r in ratios if r[0] is not None]
+    if not ok:
+        return "bench: test=write link=memif worst_ratio=nan failed=1"
+    r, size, pmtu = min(ok, key=lambda x: x[0])
+    return f"bench: test=write link=memif worst_ratio={r:.3f} (size={size} pmtu={pmtu})"
+
+
+def lat_line(size, frame, soft, base):
+    """@soft, @base: per-round {'p50', 'p99'} dicts (or None)."""
+    def col(xs, k):
+        return [None if x is None else x[k] for x in xs]
+    sp50, sp99, bp50, bp99 = col(soft, "p50"), col(soft, "p99"), col(base, "p50"), col(base, "p99")
+    a, b, c, d = median(sp50), median(sp99), median(bp50), median(bp99)
+    line = (f"bench: test=lat size={size} link=memif softrnic_p50_us={fmt(a, 2)} "
+            f"softrnic_p99_us={fmt(b, 2)} baseline_p50_us={fmt(c, 2)} baseline_p99_us={fmt(d, 2)} "
+            f"ratio_p50={fmt(ratio(a, c), 3)} ratio_p99={fmt(ratio(b, d), 3)} frame={frame}"
+            + stats_fields("softrnic_p50", sp50, 2) + stats_fields("softrnic_p99", sp99, 2)
+            + stats_fields("baseline_p50", bp50, 2) + stats_fields("baseline_p99", bp99, 2))
+    if None in (a, b, c, d):
+        line += " failed=1"
+    what = f"test=lat size={size} link=memif"
+    warn = spread_warnings(what, [("softrnic_p50_us", sp50, 2), ("baseline_p50_us", bp50, 2)])
+    return line, warn
+
+
+def ring_line(size, pmtu, runs):
+    """@runs: per-round parse_bw dicts (or None)."""
+    mpps = [None if r is None else r["mpps"] for r in runs]
+    gbps = [None if r is None else r["bw"] for r in runs]
+    line = (f"bench: test=write size={size} link=ring softrnic_mpps={fmt(median(mpps), 6)} "
+            f"gbps={fmt(median(gbps), 2)} pmtu={pmtu}" + stats_fields("", mpps, 6))
+    if median(mpps) is None:
+        line += " failed=1"
+    warn = spread_warnings(f"test=write size={size} link=ring pmtu={pmtu}",
+                           [("softrnic_mpps", mpps, 6)])
+    return line, warn
+
+
+def qps_line(one, many, state, heap):
+    """@one, @many: per-round message rates (M/s) of 1 and 16384 QPs."""
+    a, b = median(many), median(one)
+    line = (f"bench: qps=16384 ratio={fmt(ratio(a, b), 3)} state_bytes_per_qp={state if state else 'nan'} "
+            f"qps1_mpps={fmt(b, 6)} qps16384_mpps={fmt(a, 6)} "
+            f"heap_state_bytes_per_qp={heap if heap else 'nan'}"
+            + stats_fields("qps1", one, 6) + stats_fields("qps16384", many, 6))
+    if a is None or b is None or not state:
+        line += " failed=1"
+    warn = spread_warnings("qps=16384", [("qps1_mpps", one, 6), ("qps16384_mpps", many, 6)])
+    return line, warn
+
+
+def c2c_line(ns, cpu0, cpu1):
+    """The cache line round trips measured before the memif measurements."""
+    line = (f"bench: c2c_rtt_ns={fmt(median(ns), 0)} cpus={cpu0},{cpu1}" + stats_fields("", ns, 0))
+    return line, spread_warnings("c2c_rtt_ns (memif figures follow it)", [("c2c_rtt_ns", ns, 0)])
+
+
+def parse_state(text):
+    """perf_state's state_bytes_per_qp= and heap_state_bytes_per_qp=."""
+    s = re.search(r"^state_bytes_per_qp=(\d+)", text, re.M)
+    h = re.search(r"heap_state_bytes_per_qp=(\d+)", text)
+    return (int(s.group(1)) if s else None), (int(h.group(1)) if h else None)
+
+
+def rotate(xs, k):
+    k %= max(len(xs), 1)
+    return xs[k:] + xs[:k]
+
+
+def plan_round(rnd, sections):
+    """The measurements of round @rnd (0-based), in order: tuples
+    (kind, params). Baseline and softrnic take turns, which goes first
+    alternating per round; the sizes rotate one step per round."""
+    soft_first = rnd % 2 == 1
+    out = []
+    if "memif" in sections:
+        done = set()
+        for size, pmtu in rotate(MEMIF_CASES, rnd):
+            _, flen = frames_of(size, pmtu)
+            pair = [("memif", (size, pmtu))]
+            if flen not in done:
+                done.add(flen)
+                pair.insert(1 if soft_first else 0, ("testpmd", (flen,)))
+            out += pair
+    if "lat" in sections:
+        _, flen = frames_of(LAT_SIZE, 1024)
+        pair = [("raw_lat", (flen,)), ("write_lat", (LAT_SIZE,))]
+        out += pair[::-1] if soft_first else pair
+    if "ring" in sections:
+        out += [("ring", c) for c in rotate(RING_CASES, rnd)]
+    if "qps" in sections:
+        pair = [("qps", (1,)), ("qps", (16384,))]
+        out += pair[::-1] if soft_first else pair
+    return out
+
+
+def mname(kind, params):
+    """A measurement's name (logs, BENCH_FAIL)."""
+    return kind + "-" + "-".join(str(p) for p in params)
+
+
+# ---------------------------------------------------------------------
+# Processes
+# ---------------------------------------------------------------------
+
+class Interrupted(Exception):
+    pass
+
+
+class Procs:
+    """Every process started, each in its own process group (so that a
+    child's children go with it), stopped by TERM then KILL."""
+
+    def __init__(self):
+        self.live = []
+
+    def start(self, argv, out_path):
+        # No signal between the fork and the bookkeeping: a Ctrl-C there
+        # would leave a process nobody stops. The child unblocks them (a
+        # signal mask survives exec).
+        sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+        try:
+            with open(out_path, "wb") as out:
+                p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, sigs))
+            self.live.append(p)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        return p
+
+    def _signal(self, p, sig):
+        try:
+            os.killpg(p.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def stop(self, p, grace=5.0):
+        """TERM, up to @grace s to exit, then KILL. Its exit status (or None)."""
+        if p.poll() is None:
+            self._signal(p, signal.SIGTERM)
+            try:
+                p.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+        if p.poll() is None:
+            self._signal(p, signal.SIGKILL)
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            # Its group may outlive it (nothing here forks, but be sure).
+            self._signal(p, signal.SIGKILL)
+        if p in self.live:
+            self.live.remove(p)
+        return p.returncode
+
+    def wait(self, p, secs):
+        """Wait up to @secs for @p; on time out stop it. (rc, timed_out)"""
+        try:
+            rc = p.wait(timeout=secs)
+            self.stop(p)
+            return rc, False
+        except subprocess.TimeoutExpired:
+            self.stop(p, grace=2.0)
+            return p.returncode, True
+
+    def stop_all(self):
+        for p in list(self.live):
+            if p.poll() is None:
+                self._signal(p, signal.SIGTERM)
+        end = time.monotonic() + 2.0
+        for p in list(self.live):
+            try:
+                p.wait(timeout=max(0.0, end - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        for p in list(self.live):
+            self._signal(p, signal.SIGKILL)
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.live.clear()
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def tail(text, n=5):
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+# ---------------------------------------------------------------------
+# The measurements
+# ---------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, build, secs, rounds, sections, dry_run=False):
+        self.build = build
+        self.secs = secs
+        self.rounds = rounds
+        self.sections = sections
+        self.dry = dry_run
+        self.perf = os.path.join(build, "app/rnic-perf/rnic-perf")
+        self.state = os.path.join(build, "test/perf/perf_state")
+        self.c2c = os.path.join(build, "test/perf/perf_c2c")
+        self.c2c_ns = []   # the probe before each memif measurement
+        self.testpmd = os.environ.get("TESTPMD") or shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
+        self.fail_re = re.compile(os.environ["BENCH_FAIL"]) if os.environ.get("BENCH_FAIL") else None
+        cpus = sorted(os.sched_getaffinity(0))
+        self.cpu0, self.cpu1 = cpus[0], (cpus[1] if len(cpus) > 1 else cpus[0])
+        self.procs = Procs()
+        self.tmp = "/tmp/softrnic-bench.DRYRUN" if dry_run else tempfile.mkdtemp(prefix="softrnic-bench.")
+        self.seq = 0
+        self.port_base = 20000 + os.getpid() % 20000
+
+    # Unique names per attempt: a fresh memif socket, TCP port and EAL
+    # file prefix, so that nothing a failed attempt left behind is reused.
+    def _ids(self, tag):
+        self.seq += 1
+        n = self.seq
+        sock = os.path.join(self.tmp, f"memif{n}.sock")
+        port = 20000 + (self.port_base - 20000 + n) % 40000
+        prefix = f"bench{os.getpid()}_{n}"
+        return n, sock, port, prefix, os.path.join(self.tmp, f"{n}-{tag}")
+
+    def _memif(self, role, sock):
+        return f"--vdev=net_memif0,role={role},socket={sock},socket-abstract=no"
+
+    def _rnic_perf(self, cpu, prefix, memif, args, mem=1024):
+        return ([self.perf] + EAL + ["-m", str(mem), f"--file-prefix={prefix}", f"--lcores=0@{cpu}"]
+                + ([memif] if memif else []) + ["--"] + args)
+
+    def _testpmd(self, cpu, prefix, memif, args):
+        return ([self.testpmd] + EAL + ["-m", "1024", f"--file-prefix={prefix}",
+                                        f"--lcores=0@{cpu},1@{cpu}", memif, "--"]
+                + args + ["--nb-cores=1", "--stats-period=1"])
+
+    def _ring_cmd(self, prefix, args):
+        return ([self.perf] + EAL + ["-m", "4096", f"--file-prefix={prefix}",
+                                     f"--lcores=0@{self.cpu0},1@{self.cpu1}", "--",
+                                     "--rtc", "--no-progress"] + args)
+
+    def _failing(self, name, argv):
+        """BENCH_FAIL: the measurement runs /bin/false instead."""
+        if self.fail_re and self.fail_re.search(name):
+            return ["/bin/false"] + argv[1:]
+        return argv
+
+    def _wait_socket(self, sock, server, secs=5.0):
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            if os.path.exists(sock):
+                return True
+            if server.poll() is not None:
+                return False
+            time.sleep(0.05)
+        return False
+
+    # One attempt of each kind: (value or None, reason, {log name: path}).
+
+    def _try_testpmd(self, name, flen):
+        """testpmd txonly -> rxonly at frame @flen: the receiver's packets/s."""
+        n, sock, _, prefix, log = self._ids(name)
+        mb = (flen + 256 + 63) // 64 * 64 if flen + 256 > 2176 else 2176
+        rx_cmd = self._failing(name, self._testpmd(self.cpu1, prefix + "r", self._memif("server", sock),
+                                                   ["--forward-mode=rxonly"]))
+        tx_cmd = self._testpmd(self.cpu0, prefix + "t", self._memif("client", sock),
+                               ["--forward-mode=txonly", f"--mbuf-size={mb}", f"--txpkts={flen}"])
+        logs = {"rx": log + "-rx.txt", "tx": log + "-tx.txt"}
+        if self.dry:
+            return [rx_cmd, tx_cmd]
+        rx = self.procs.start(rx_cmd, logs["rx"])
+        if not self._wait_socket(sock, rx):
+            self.procs.stop(rx)
+            return None, "the rxonly testpmd did not start its memif server", logs
+        tx = self.procs.start(tx_cmd, logs["tx"])
+        # Collect 1 (ramp-up) + secs full per-second samples while packets
+        # flow, or whatever came within the deadline.
+        end = time.monotonic() + self.secs + 25
+        reason = None
+        while True:
+            time.sleep(0.2)
+            flowing = [s for s in testpmd_rx_pps(read(logs["rx"])) if s > 0]
+            if len(flowing) >= self.secs + 1:
+                break
+            if rx.poll() is not None or tx.poll() is not None:
+                reason = "a testpmd exited early"
+                break
+            if time.monotonic() > end:
+                reason = f"only {len(flowing)} second(s) of traffic in {self.secs + 25} s"
+                break
+        self.procs.stop(tx)
+        self.procs.stop(rx)
+        v = baseline_of(testpmd_rx_pps(read(logs["rx"])), self.secs)
+        if v is None:
+            return None, reason or "no Rx-pps samples", logs
+        return v, None, logs
+
+    def _try_memif_pair(self, name, client_args, parse):
+        """rnic-perf --link memif: server on cpu1, client (driving) on cpu0."""
+        n, sock, port, prefix, log = self._ids(name)
+        srv_cmd = self._failing(name, self._rnic_perf(
+            self.cpu1, prefix + "s", self._memif("server", sock),
+            ["--link", "memif", "--server", "-p", str(port)]))
+        cli_cmd = self._rnic_perf(self.cpu0, prefix + "c", self._memif("client", sock),
+                                  ["--link", "memif", "--client", "-p", str(port)] + client_args
+                                  + ["-D", str(self.secs), "--no-progress"])
+        logs = {"client": log + "-client.txt", "server": log + "-server.txt"}
+        if self.dry:
+            return [srv_cmd, cli_cmd]
+        srv = self.procs.start(srv_cmd, logs["server"])
+        cli = self.procs.start(cli_cmd, logs["client"])
+        # The client drives and ends first or with the server; a server
+        # that dies before leaves the client waiting for it (TCP connect
+        # 60 s, a stuck measurement 10 s): stop it then.
+        end = time.monotonic() + self.secs + 50
+        srv_dead = None
+        while cli.poll() is None and time.monotonic() < end:
+            if srv.poll() not in (None, 0):
+                if srv_dead is None:
+                    srv_dead = time.monotonic()
+                elif time.monotonic() > srv_dead + 2:
+                    break
+            time.sleep(0.05)
+        to = cli.poll() is None
+        rc = self.procs.stop(cli, grace=2.0)
+        srv_rc, _ = self.procs.wait(srv, 10)
+        v = parse(read(logs["client"]))
+        if srv_dead is not None and to:
+            return None, f"the server exited with status {srv_rc} before the client", logs
+        if to:
+            return None, f"the client timed out after {self.secs + 50} s", logs
+        if rc != 0:
+            return None, f"the client exited with status {rc}", logs
+        if v is None:
+            return None, "no result row in the client's report", logs
+        return v, None, logs
+
+    def _try_raw_lat(self, name, flen):
+        """testpmd macswap (cpu1) reflecting rnic-perf raw_lat's frames (cpu0)."""
+        n, sock, _, prefix, log = self._ids(name)
+        tp_cmd = self._failing(name, self._testpmd(
+            self.cpu1, prefix + "m", self._memif("server", sock),
+            ["--forward-mode=macswap", "--port-topology=loop"]))
+        cli_cmd = self._rnic_perf(self.cpu0, prefix + "c", self._memif("client", sock),
+                                  ["--link", "memif", "--client", "raw_lat", "-s", str(flen),
+                                   "-D", str(self.secs), "--no-progress"])
+        logs = {"client": log + "-client.txt", "testpmd": log + "-macswap.txt"}
+        if self.dry:
+            return [tp_cmd, cli_cmd]
+        tp = self.procs.start(tp_cmd, logs["testpmd"])
+        if not self._wait_socket(sock, tp):
+            self.procs.stop(tp)
+            return None, "the macswap testpmd did not start its memif server", logs
+        cli = self.procs.start(cli_cmd, logs["client"])
+        rc, to = self.procs.wait(cli, self.secs + 40)
+        self.procs.stop(tp)
+        v = parse_lat(read(logs["client"]), flen)
+        if to:
+            return None, f"raw_lat timed out after {self.secs + 40} s", logs
+        if rc != 0:
+            return None, f"raw_lat exited with status {rc}", logs
+        if v is None:
+            return None, "no result row in raw_lat's report", logs
+        return v, None, logs
+
+    def _try_ring(self, name, args, parse, limit=120):
+        n, _, _, prefix, log = self._ids(name)
+        cmd = self._failing(name, self._ring_cmd(prefix, args))
+        logs = {"out": log + ".txt"}
+        if self.dry:
+            return [cmd]
+        p = self.procs.start(cmd, logs["out"])
+        rc, to = self.procs.wait(p, self.secs + limit)
+        v = parse(read(logs["out"]))
+        if to:
+            return None, f"timed out after {self.secs + limit} s", logs
+        if rc != 0:
+            return None, f"exited with status {rc}", logs
+        if v is None:
+            return None, "no result row in the report", logs
+        return v, None, logs
+
+    def attempt(self, kind, params):
+        """The commands (dry run) or one attempt of measurement (@kind, @params)."""
+        name = mname(kind, params)
+        secs = str(self.secs)
+        if kind == "testpmd":
+            return self._try_testpmd(name, params[0])
+        if kind == "memif":
+            size, pmtu = params
+            return self._try_memif_pair(name, ["write_bw", "-s", str(size), "-m", str(pmtu)],
+                                        lambda t: parse_bw(t, size))
+        if kind == "write_lat":
+            size = params[0]
+            return self._try_memif_pair(name, ["write_lat", "-s", str(size)],
+                                        lambda t: parse_lat(t, size))
+        if kind == "raw_lat":
+            return self._try_raw_lat(name, params[0])
+        if kind == "ring":
+            size, pmtu = params
+            return self._try_ring(name, ["write_bw", "-s", str(size), "-m", str(pmtu), "-D", secs,
+                                         "--report_gbits"], lambda t: parse_bw(t, size))
+        if kind == "qps":
+            # 4 WRs in flight per QP (65536 in all), a ring pair deep enough
+            # to hold them and a 4.3 s ACK timeout (-u 20): with perftest's
+            # 67 ms (-u 14) the queueing delay of 65536 packets on one lcore
+            # would look like loss (doc/benchmarks.md). The 1-QP run uses
+            # the same link and perftest's -t 128.
+            q = params[0]
+            extra = ["-t", "4", "-u", "20"] if q > 1 else []
+            return self._try_ring(name, ["write_bw", "-s", "64", "-q", str(q)] + extra
+                                  + ["-D", secs, "--ring-size", "131072"],
+                                  lambda t: parse_bw(t, 64))
+        raise ValueError(kind)
+
+    def c2c_probe(self):
+        """perf_c2c for 0.2 s between the two CPUs: ns per cache line round
+        trip, or None (one CPU, not built, failed)."""
+        if self.cpu0 == self.cpu1 or not os.access(self.c2c, os.X_OK):
+            return None
+        n, _, _, _, log = self._ids("c2c")
+        p = self.procs.start([self.c2c, str(self.cpu0), str(self.cpu1), "0.2"], log + ".txt")
+        rc, to = self.procs.wait(p, 10)
+        m = re.search(r"c2c_rtt_ns=(\d+)", read(log + ".txt"))
+        return int(m.group(1)) if m and rc == 0 and not to else None
+
+    def measure(self, kind, params, label):
+        """One sample: up to 1 + RETRIES attempts. The value or None."""
+        name = mname(kind, params)
+        for att in range(1 + RETRIES):
+            c2c = self.c2c_probe() if kind in MEMIF_KINDS else None
+            if c2c is not None:
+                self.c2c_ns.append(c2c)
+            t0 = time.monotonic()
+            v, reason, logs = self.attempt(kind, params)
+            if v is not None:
+                show = (f"{v / 1e6:.4f} Mpps" if kind == "testpmd" else
+                        f"p50 {v['p50']:.2f} us p99 {v['p99']:.2f} us" if "lat" in kind else
+                        f"{v['mpps']:.4f} M msgs/s")
+                print(f"bench: {label} {name}: {show} ({time.monotonic() - t0:.1f} s"
+                      + (f", c2c {c2c} ns" if c2c is not None else "") + ")", file=sys.stderr)
+                return v
+            keep = f"/tmp/softrnic-bench-fail-{os.getpid()}-{name}-{att + 1}"
+            kept = []
+            for what, path in logs.items():
+                if os.path.exists(path):
+                    shutil.copyfile(path, f"{keep}-{what}.txt")
+                    kept.append(f"{keep}-{what}.txt")
+            nxt = (f"retry {att + 1}/{RETRIES}" if att < RETRIES else
+                   "no more retries: this round has no sample")
+            print(f"bench: {label} {name} failed ({reason}); {nxt}; logs: {' '.join(kept)}",
+                  file=sys.stderr)
+            for path in kept:
+                t = tail(read(path), 4)
+                if t:
+                    print("  | " + t.replace("\n", "\n  | "), file=sys.stderr)
+            time.sleep(0.5)
+        return None
+
+    # -----------------------------------------------------------------
+
+    def dry_run(self):
+        print(f"bench: plan: {self.rounds} rounds x {self.secs} s, sections {','.join(self.sections)}, "
+              f"CPUs {self.cpu0} and {self.cpu1}")
+        for rnd in range(self.rounds):
+            print(f"bench: round {rnd + 1}: " + " ".join(mname(k, p) for k, p in plan_round(rnd, self.sections)))
+        print("bench: the commands of round 1 (socket, port and prefix change per attempt):")
+        for kind, params in plan_round(0, self.sections):
+            for cmd in self.attempt(kind, params):
+                print(f"  {mname(kind, params)}: {' '.join(cmd)}")
+        if "qps" in self.sections:
+            print(f"  state: {self.state} {' '.join(EAL)} -m 512 --file-prefix=...")
+            if os.environ.get("BENCH_SWEEP"):
+                print("  sweep: rnic-perf --rtc write_bw -a -m {1024,4096} -D 1 --margin 0.2 ...")
+
+    def run(self):
+        start = time.monotonic()
+        try:
+            with open("/proc/cpuinfo") as f:
+                model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+        except OSError:
+            model = "?"
+        load = " ".join(read("/proc/loadavg").split()[:3])
+        print(f"bench: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {os.cpu_count()} CPUs "
+              f"({model}), load average {load}, {self.secs} s per measurement, "
+              f"{self.rounds} rounds", flush=True)
+
+        samples = {}   # (kind, params) -> [value or None per round]
+        for rnd in range(self.rounds):
+            label = f"[round {rnd + 1}/{self.rounds}]"
+            for kind, params in plan_round(rnd, self.sections):
+                samples.setdefault((kind, params), []).append(self.measure(kind, params, label))
+
+        failed = False
+        lines, warns = [], []
+        if "memif" in self.sections:
+            base_by_frame = {}
+            ratios = []
+            for size, pmtu in MEMIF_CASES:
+                nfr, flen = frames_of(size, pmtu)
+                base = samples[("testpmd", (flen,))]
+                base_by_frame[flen] = base
+                line, w, r = memif_line(size, pmtu, nfr, flen,
+                                        [None if m is None else m["mpps"]
+                                         for m in samples[("memif", (size, pmtu))]], base)
+                lines.append(line)
+                warns += w
+                ratios.append((r, size, pmtu))
+            warns += baseline_warnings(base_by_frame)
+            lines.append(worst_line(ratios))
+        if "lat" in self.sections:
+            _, flen = frames_of(LAT_SIZE, 1024)
+            line, w = lat_line(LAT_SIZE, flen, samples[("write_lat", (LAT_SIZE,))],
+                               samples[("raw_lat", (flen,))])
+            lines.append(line)
+            warns += w
+        if self.c2c_ns:
+            line, w = c2c_line(self.c2c_ns, self.cpu0, self.cpu1)
+            lines.append(line)
+            warns += w
+        if "ring" in self.sections:
+            for size, pmtu in RING_CASES:
+                line, w = ring_line(size, pmtu, samples[("ring", (size, pmtu))])
+                lines.append(line)
+                warns += w
+        if "qps" in self.sections:
+            n, _, _, prefix, log = self._ids("state")
+            p = self.procs.start([self.state] + EAL + ["-m", "512", f"--file-prefix={prefix}"],
+                                 log + ".txt")
+            self.procs.wait(p, 120)
+            state, heap = parse_state(read(log + ".txt"))
+            if state is None:
+                print("bench: perf_state gave no state_bytes_per_qp:\n" + tail(read(log + ".txt")),
+                      file=sys.stderr)
+            one = [None if r is None else r["mpps"] for r in samples[("qps", (1,))]]
+            many = [None if r is None else r["mpps"] for r in samples[("qps", (16384,))]]
+            line, w = qps_line(one, many, state, heap)
+            lines.append(line)
+            warns += w
+        for line in lines + warns:
+            print(line)
+            failed |= "failed=1" in line
+        sys.stdout.flush()
+
+        if os.environ.get("BENCH_SWEEP") and self.sections == list(SECTIONS):
+            self.sweep(os.environ["BENCH_SWEEP"])
+        print(f"bench: done in {time.monotonic() - start:.0f} s"
+              + (" (some figures failed: failed=1 above)" if failed else ""), flush=True)
+        return 1 if failed else 0
+
+    def sweep(self, d):
+        """The -a sweep on the ring for doc/benchmarks.md's plot."""
+        os.makedirs(d, exist_ok=True)
+        for pmtu in (1024, 4096):
+            out = os.path.join(d, f"write_bw_sweep_{pmtu}.json")
+            n, _, _, prefix, log = self._ids(f"sweep{pmtu}")
+            p = self.procs.start(self._ring_cmd(prefix, ["write_bw", "-a", "-m", str(pmtu), "-D", "1",
+                                                         "--margin", "0.2", "--out_json", out,
+                                                         "--report_gbits"]), log + ".txt")
+            rc, to = self.procs.wait(p, 300)
+            if rc == 0 and not to:
+                print(f"bench: sweep pmtu={pmtu} -> {out}")
+            else:
+                print(f"bench: sweep pmtu={pmtu} failed ({'timed out' if to else f'status {rc}'}):\n"
+                      + tail(read(log + ".txt")), file=sys.stderr)
+        try:
+            import json
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("bench: no plot (python3-matplotlib missing)")
+            return
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+        for pmtu in (1024, 4096):
+            try:
+                with open(f"{d}/write_bw_sweep_{pmtu}.json") as f:
+                    r = json.load(f)["results"]
+            except (OSError, ValueError, KeyError):
+                continue
+            ax.plot([x["MsgSize"] for x in r], [x["BW_average"] for x in r], marker="o",
+                    label=f"PMTU {pmtu}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size [bytes]")
+        ax.set_ylabel("BW average [Gb/sec]")
+        ax.set_title("rnic-perf write_bw, ring pair, one engine lcore (--rtc)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(f"{d}/write_bw_sweep.png", dpi=110)
+        print(f"bench: plot -> {d}/write_bw_sweep.png")
+
+    def cleanup(self):
+        self.procs.stop_all()
+        if not self.dry:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------
+# --selftest: canned outputs
+# ---------------------------------------------------------------------
+
+CANNED_BW = """\
+---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 64         5231245          168.51             159.66               2.615902
+---------------------------------------------------------------------------------------
+"""
+CANNED_LAT = """\
+---------------------------------------------------------------------------------------
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 2       778961        0.51           8620.95      0.61             1.00           35.46            0.83                   1.91   
+---------------------------------------------------------------------------------------
+"""
+CANNED_TESTPMD = """\
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 0          RX-missed: 0          RX-bytes:  0
+  Rx-pps:            0          Rx-bps:            0
+  Rx-pps:      1600123          Rx-bps:  1
+  Rx-pps:      1770000          Rx-bps:  1
+  Rx-pps:      1780000          Rx-bps:  1
+  Rx-pps:      1770500          Rx-bps:  1
+  Rx-pps:       300000          Rx-bps:  1
+"""
+
+
+def selftest():
+    errors = []
+
+    def check(what, got, want):
+        if got != want:
+            errors.append(f"{what}: got {got!r}, want {want!r}")
+
+    # Frame sizes: those of doc/benchmarks.md's table, and write_lat's 2 B.
+    check("frames 64/1024", frames_of(64, 1024), (1, 138))
+    check("frames 64/4096", frames_of(64, 4096), (1, 138))
+    check("frames 1024/1024", frames_of(1024, 1024), (1, 1098))
+    check("frames 4096/1024", frames_of(4096, 1024), (4, 1086))
+    check("frames 4096/4096", frames_of(4096, 4096), (1, 4170))
+    check("frames 2/1024", frames_of(2, 1024), (1, 78))
+    # Parsing.
+    check("bw", parse_bw(CANNED_BW, 64), {"mpps": 2.615902, "bw": 159.66})
+    check("bw wrong size", parse_bw(CANNED_BW, 1024), None)
+    check("bw truncated", parse_bw(CANNED_BW.split(" 64 ")[0], 64), None)
+    check("bw garbage", parse_bw(" #bytes x\n 64 abc 1 2 3\n", 64), None)
+    check("lat", parse_lat(CANNED_LAT, 2), {"min": 0.51, "p50": 0.61, "p99": 0.83, "p999": 1.91})
+    check("lat as bw", parse_bw(CANNED_LAT, 2), None)
+    pps = testpmd_rx_pps(CANNED_TESTPMD)
+    check("testpmd samples", len(pps), 6)
+    check("baseline (ramp-up left out)", baseline_of(pps, 3), 1770500.0)
+    check("baseline at most want", baseline_of(pps, 2), 1775000.0)
+    check("baseline one second", baseline_of([0, 5, 7], 3), 7)
+    check("baseline none", baseline_of([0, 0, 3], 3), None)
+    check("state", parse_state("x\nstate_bytes_per_qp=1816 sizeof...\nheap_state_bytes_per_qp=2328\n"),
+          (1816, 2328))
+    # Statistics.
+    check("median odd", median([3, None, 1, 2]), 2)
+    check("median even", median([1, 4]), 2.5)
+    check("median none", median([None, None]), None)
+    check("fmt nan", fmt(None, 3), "nan")
+    check("ratio nan", ratio(1.0, None), None)
+    check("spread", spread([1.0, 2.0, None]), 2.0)
+    check("spread one", spread([1.0, None]), None)
+    # Report lines: ratio of medians, min/max, nan and failed=1, flags.
+    line, warn, r = memif_line(64, 1024, 1, 138, [2.0, 2.2, 2.4], [8e6, 9e6, 4e6])
+    check("memif line", line,
+          "bench: test=write size=64 link=memif softrnic_mpps=2.2000 baseline_mpps=8.0000 "
+          "ratio=0.275 pmtu=1024 frame=138 softrnic_min=2.0000 softrnic_max=2.4000 softrnic_n=3 "
+          "baseline_min=4.0000 baseline_max=9.0000 baseline_n=3")
+    check("memif spread not the baseline's", warn, [])
+    line, warn, r = memif_line(64, 1024, 1, 138, [2.0, 3.2, 2.4], [8e6, 9e6, 4e6])
+    check("memif spread flagged", [w.split(" figure=")[1].split()[0] for w in warn], ["softrnic_mpps"])
+    bw = baseline_warnings({138: [8e6, 9e6, 4e6], 1098: [2e6, 2e6, 2e6]})
+    check("baseline spread once per frame", [w.split()[5] for w in bw], ["frame=138"])
+    line, warn, r = memif_line(4096, 1024, 4, 1086, [0.5, None, 0.6], [2e6, 2e6, 2e6])
+    check("memif frames x msgs", line.split()[4], "softrnic_mpps=2.2000")
+    check("memif partial n", "softrnic_n=2" in line and "failed=1" not in line, True)
+    line, warn, r = memif_line(64, 4096, 1, 138, [None, None, None], [8e6, 8e6, 8e6])
+    check("memif failed", (line.split()[4], line.split()[6], line.endswith(" failed=1"), r),
+          ("softrnic_mpps=nan", "ratio=nan", True, None))
+    check("worst", worst_line([(0.3, 64, 1024), (None, 64, 4096), (0.25, 1024, 1024)]),
+          "bench: test=write link=memif worst_ratio=0.250 (size=1024 pmtu=1024)")
+    check("worst none", worst_line([(None, 64, 1024)]),
+          "bench: test=write link=memif worst_ratio=nan failed=1")
+    nw = neighbour_warnings({138: [8e6], 1086: [2e6, 1.9e6, 2.1e6], 1098: [6.9e6, 7e6, 1e6], 4170: [1e6]})
+    check("neighbours flagged", [w.split()[3:4] + w.split()[7:8] for w in nw],
+          [["frame=1086", "frame=1098"]])
+    check("neighbours agree", neighbour_warnings({1086: [2e6], 1098: [2.9e6], 4170: [9e6]}), [])
+    line, warn = lat_line(2, 78, [{"p50": 0.6, "p99": 0.9}, {"p50": 0.62, "p99": 0.8}, None],
+                          [{"p50": 0.2, "p99": 0.3}] * 3)
+    check("lat line", line.split()[:10],
+          ["bench:", "test=lat", "size=2", "link=memif", "softrnic_p50_us=0.61",
+           "softrnic_p99_us=0.85", "baseline_p50_us=0.20", "baseline_p99_us=0.30",
+           "ratio_p50=3.050", "ratio_p99=2.833"])
+    line, warn = lat_line(2, 78, [None] * 3, [{"p50": 0.2, "p99": 0.3}] * 3)
+    check("lat failed", ("softrnic_p50_us=nan" in line, "ratio_p50=nan" in line,
+                         line.endswith("failed=1")), (True, True, True))
+    line, warn = ring_line(64, 1024, [{"mpps": 2.1, "bw": 1.07}, {"mpps": 2.13, "bw": 1.09},
+                                      {"mpps": 2.0, "bw": 1.02}])
+    check("ring line", line, "bench: test=write size=64 link=ring softrnic_mpps=2.100000 gbps=1.07 "
+          "pmtu=1024 min=2.000000 max=2.130000 n=3")
+    line, warn = c2c_line([127, 1600, 130], 0, 1)
+    check("c2c line", (line, len(warn)), ("bench: c2c_rtt_ns=130 cpus=0,1 min=127 max=1600 n=3", 1))
+    line, warn = qps_line([2.4, 2.5, 2.45], [0.9, 0.8, 1.0], 1816, 2328)
+    check("qps line", line.split()[:7],
+          ["bench:", "qps=16384", "ratio=0.367", "state_bytes_per_qp=1816", "qps1_mpps=2.450000",
+           "qps16384_mpps=0.900000", "heap_state_bytes_per_qp=2328"])
+    # The plan: every figure once per round, turns and rotation.
+    sec = list(SECTIONS)
+    p0, p1 = plan_round(0, sec), plan_round(1, sec)
+    check("plan once each", sorted(p0) == sorted(p1) and len(p0) == len(set(p0)), True)
+    check("plan baselines", sorted(p[1][0] for p in p0 if p[0] == "testpmd"), [138, 1086, 1098, 4170])
+    check("plan turns r0", p0[:2], [("testpmd", (138,)), ("memif", (64, 1024))])
+    check("plan turns r1", p1[:2], [("memif", (64, 4096)), ("testpmd", (138,))])
+    check("plan lat turns", [k for k, _ in p0 if "lat" in k] + [k for k, _ in p1 if "lat" in k],
+          ["raw_lat", "write_lat", "write_lat", "raw_lat"])
+    check("plan ring rotates", [p for k, p in p1 if k == "ring"][0], (1024, 1024))
+
+    for e in errors:
+        print("bench selftest: FAIL " + e)
+    print(f"bench selftest: {'FAILED' if errors else 'ok'} ({len(errors)} of the checks failed)")
+    return 1 if errors else 0
+
+
+# ---------------------------------------------------------------------
+
+def main(argv):
+    build, dry, only = "build", False, None
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "--selftest":
+            return selftest()
+        if a == "--dry-run":
+            dry = True
+        elif a == "--only" and args:
+            only = args.pop(0)
+        elif a.startswith("--only="):
+            only = a.split("=", 1)[1]
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        elif a.startswith("-"):
+            print(f"bench: unknown option {a} (--help)", file=sys.stderr)
+            return 2
+        else:
+            build = a
+    sections = list(SECTIONS)
+    if only:
+        sections = [s for s in SECTIONS if s in only.split(",")]
+        bad = set(only.split(",")) - set(SECTIONS)
+        if bad or not sections:
+            print(f"bench: --only takes {','.join(SECTIONS)}", file=sys.stderr)
+            return 2
+    try:
+        secs = int(os.environ.get("BENCH_SECONDS", "3"))
+        rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
+    except ValueError:
+        print("bench: BENCH_SECONDS and BENCH_ROUNDS are whole numbers", file=sys.stderr)
+        return 2
+    if secs < 1 or rounds < 1:
+        print("bench: BENCH_SECONDS and BENCH_ROUNDS are at least 1", file=sys.stderr)
+        return 2
+
+    b = Bench(build, secs, rounds, sections, dry_run=dry)
+    if dry:
+        b.dry_run()
+        return 0
+    for f in (b.perf, b.state):
+        if not os.access(f, os.X_OK):
+            print(f"bench: {f} is missing: build first (make build)", file=sys.stderr)
+            return 1
+    if not os.access(b.testpmd, os.X_OK):
+        print("bench: dpdk-testpmd not found (Debian package dpdk-dev)", file=sys.stderr)
+        return 1
+
+    def on_signal(sig, frame):
+        raise Interrupted(signal.Signals(sig).name)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        return b.run()
+    except Interrupted as e:
+        print(f"bench: {e}: stopping every process started", file=sys.stderr)
+        return 130
+    finally:
+        b.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
