@@ -24,14 +24,17 @@ Every comparison allows exactly the rounding of the printed digits: no
 timing threshold, nothing that depends on how fast the machine is.
 
 usage: perf_check.py RNIC_PERF [GROUP]   (GROUP: bw, lat, more, memif; default
-all but memif, which runs a server and a client process over net_memif)
+all but memif, which runs a server and a client process over net_memif, and
+raw_lat against a dpdk-testpmd that reflects its frames)
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 BW_HDR = re.compile(r"^ #bytes\s+#iterations\s+BW peak\[(MB|Gb)/sec\]\s+"
                     r"BW average\[(MB|Gb)/sec\]\s+MsgRate\[Mpps\]\s*$")
@@ -277,6 +280,62 @@ def check_memif(prog, client_args, sizes, lat):
     return errs
 
 
+def check_raw(prog, size, iters):
+    """raw_lat against a dpdk-testpmd that reflects the frames (macswap):
+    exit 0 and one latency row with the figures check_rows wants. None
+    when there is no dpdk-testpmd (Debian package dpdk-dev)."""
+    testpmd = shutil.which("dpdk-testpmd")
+    if testpmd is None:
+        return None
+    sock = f"/tmp/rnic-perf-check-raw-{os.getpid()}.sock"
+    cpus = sorted(os.sched_getaffinity(0))
+    base = ["--no-huge", "--no-pci", "--no-shconf", "-m", "1024", "--no-telemetry",
+            "--log-level=pmd.net.memif:error", "--log-level=*:warning"]
+    memif = f"socket={sock},socket-abstract=no"
+    tp = subprocess.Popen([testpmd] + base + [f"--file-prefix=pct{os.getpid()}",
+                          f"--lcores=0@{cpus[-1]},1@{cpus[-1]}",
+                          f"--vdev=net_memif0,role=server,{memif}", "--",
+                          "--forward-mode=macswap", "--port-topology=loop", "--nb-cores=1",
+                          "--stats-period=1"], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = ["raw_lat", "-s", str(size), "-n", str(iters)]
+    try:
+        for _ in range(100):
+            if os.path.exists(sock) or tp.poll() is not None:
+                break
+            time.sleep(0.05)
+        cli = subprocess.run([prog] + base + [f"--file-prefix=pcr{os.getpid()}",
+                             f"--lcores=0@{cpus[0]}", f"--vdev=net_memif0,role=client,{memif}",
+                             "--", "--link", "memif", "--client", "--no-progress"] + args,
+                             capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return ["timed out"]
+    finally:
+        tp.terminate()
+        try:
+            tp.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            tp.kill()
+            tp.wait()
+        if os.path.exists(sock):
+            os.unlink(sock)
+    errs = [] if cli.returncode == 0 else [f"exit status {cli.returncode}"]
+    lines = cli.stdout.splitlines()
+    idx = [i for i, l in enumerate(lines) if LAT_HDR.match(l)]
+    if len(idx) != 1:
+        errs.append(f"{len(idx)} header lines")
+    else:
+        rows = []
+        for l in lines[idx[0] + 1:]:
+            if DASHES.match(l):
+                break
+            rows.append(l.split())
+        errs += check_rows(rows, args, [size], True, False)
+    if errs:
+        errs.append(f"stdout:\n{cli.stdout[-2000:]}\nstderr:\n{cli.stderr[-2000:]}")
+    return errs
+
+
 def cases(group):
     bw = [
         (["write_bw", "-s", "4096", "-n", "500", "--rtc"], [4096], False),
@@ -326,6 +385,15 @@ def main():
                 (["read_lat", "-s", "64", "-n", "200"], [64], True)):
             errs = check_memif(prog, args, sizes, lat)
             print(("FAIL " if errs else "ok   ") + "memif " + " ".join(args))
+            for e in errs:
+                print("   ", e)
+            failed += 1 if errs else 0
+            passed += 0 if errs else 1
+        errs = check_raw(prog, 78, 500)
+        if errs is None:
+            print("skip raw_lat (no dpdk-testpmd to reflect the frames)")
+        else:
+            print(("FAIL " if errs else "ok   ") + "memif raw_lat -s 78 -n 500 (dpdk-testpmd macswap)")
             for e in errs:
                 print("   ", e)
             failed += 1 if errs else 0
