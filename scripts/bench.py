@@ -525,10 +525,15 @@ class Bench:
             return ["/bin/false"] + argv[1:]
         return argv
 
-    def _wait_socket(self, sock, server, secs=5.0):
+    def _wait_started(self, log, server, secs=10.0):
+        """Wait until the testpmd writing @log has started its port and
+        forwarding. Its memif socket appears earlier, when the port is
+        probed, but a memif client that connects before the server port
+        is started is turned away and (testpmd's) never tries again: the
+        link then stays down for good."""
         end = time.monotonic() + secs
         while time.monotonic() < end:
-            if os.path.exists(sock):
+            if "start packet forwarding" in read(log):
                 return True
             if server.poll() is not None:
                 return False
@@ -549,13 +554,15 @@ class Bench:
         if self.dry:
             return [rx_cmd, tx_cmd]
         rx = self.procs.start(rx_cmd, logs["rx"])
-        if not self._wait_socket(sock, rx):
+        if not self._wait_started(logs["rx"], rx):
             self.procs.stop(rx)
             return None, "the rxonly testpmd did not start its memif server", logs
         tx = self.procs.start(tx_cmd, logs["tx"])
         # Collect 1 (ramp-up) + secs full per-second samples while packets
-        # flow, or whatever came within the deadline.
-        end = time.monotonic() + self.secs + 25
+        # flow, or whatever came within the deadline; no traffic at all
+        # after 10 s is a link that did not come up.
+        t0 = time.monotonic()
+        end = t0 + self.secs + 25
         reason = None
         while True:
             time.sleep(0.2)
@@ -564,6 +571,9 @@ class Bench:
                 break
             if rx.poll() is not None or tx.poll() is not None:
                 reason = "a testpmd exited early"
+                break
+            if not flowing and time.monotonic() > t0 + 10:
+                reason = "no traffic 10 s after the sender started (memif link down?)"
                 break
             if time.monotonic() > end:
                 reason = f"only {len(flowing)} second(s) of traffic in {self.secs + 25} s"
@@ -628,7 +638,7 @@ class Bench:
         if self.dry:
             return [tp_cmd, cli_cmd]
         tp = self.procs.start(tp_cmd, logs["testpmd"])
-        if not self._wait_socket(sock, tp):
+        if not self._wait_started(logs["testpmd"], tp):
             self.procs.stop(tp)
             return None, "the macswap testpmd did not start its memif server", logs
         cli = self.procs.start(cli_cmd, logs["client"])
