@@ -883,6 +883,9 @@ class Bench:
         print(f"bench: plot -> {d}/write_bw_sweep.png")
 
     def cleanup(self):
+        # A second Ctrl-C must not cut the cleanup short.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
         self.procs.stop_all()
         if not self.dry:
             shutil.rmtree(self.tmp, ignore_errors=True)
