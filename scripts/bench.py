@@ -9,7 +9,7 @@ doc/benchmarks.md has the method, the results and how to read them.
   BUILD_DIR      default: build
   --dry-run      print the plan (every command of the first round, the
                  order of all rounds) and start nothing
-  --only LIST    a comma-separated subset of memif,lat,ring,qps (the
+  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale (the
                  BENCH_SWEEP sweep comes with ring)
   --selftest     check the parsing, the medians, the flags and the report
                  lines on canned outputs (seconds; meson test perf-bench-selftest)
@@ -28,6 +28,11 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         ONE engine lcore (--rtc), the main lcore posting and polling.
  qps    16384 QPs configured and active against 1 QP (ring, --rtc), and
         the engine's state per QP (test/perf/perf_state).
+ scale  test/perf/rnic-bench-scale on a ring pair of N queue pairs, each
+        worker's lcore posting and polling its own QPs: 2 workers on the
+        two CPUs against 1 worker, 2 QP pairs each, at 64 B (PMTU 1024)
+        and 4 KiB (PMTU 4096); and 16384 QP pairs over 2 workers against
+        2 QP pairs over 2 workers (issue 16).
  c2c    before every memif and lat measurement, test/perf/perf_c2c for
         0.2 s: the round trip of a cache line between the two CPUs. memif
         figures follow it, and on a VM it changes while the VM runs (up to
@@ -40,6 +45,8 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: c2c_rtt_ns=N cpus=A,B min=.. max=.. n=..
   bench: test=write size=S link=ring softrnic_mpps=X gbps=G pmtu=P ...
   bench: qps=16384 ratio=R state_bytes_per_qp=B qps1_mpps=X qps16384_mpps=Y heap_state_bytes_per_qp=H ...
+  bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
+  bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
   bench: warning ...
 The fixed fields come first; after them min=/max= of the samples, n= (the
 samples taken; fewer than the rounds when a measurement failed even after
@@ -97,7 +104,10 @@ EAL = ["--no-huge", "--no-pci", "--no-shconf", "--no-telemetry",
 MEMIF_CASES = [(64, 1024), (64, 4096), (1024, 1024), (1024, 4096), (4096, 1024), (4096, 4096)]
 RING_CASES = [(64, 1024), (1024, 1024), (4096, 1024), (4096, 4096)]
 LAT_SIZE = 2
-SECTIONS = ("memif", "lat", "ring", "qps")
+# (size, pmtu) of the scale section; each at 1 and 2 workers, 2 QP pairs.
+SCALE_CASES = [(64, 1024), (4096, 4096)]
+SCALE_QPS = 2
+SECTIONS = ("memif", "lat", "ring", "qps", "scale")
 MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat")
 
 
@@ -319,6 +329,39 @@ def qps_line(one, many, state, heap):
     return line, warn
 
 
+def scale_line(size, pmtu, one, two):
+    """@one, @two: per-round message rates (M/s) of 1 and 2 workers."""
+    a, b = median(two), median(one)
+    line = (f"bench: test=scale workers=2 size={size} pmtu={pmtu} scaling={fmt(ratio(a, b), 3)} "
+            f"workers1_mpps={fmt(b, 6)} workers2_mpps={fmt(a, 6)}"
+            + stats_fields("workers1", one, 6) + stats_fields("workers2", two, 6))
+    if a is None or b is None:
+        line += " failed=1"
+    warn = spread_warnings(f"test=scale size={size} pmtu={pmtu}",
+                           [("workers1_mpps", one, 6), ("workers2_mpps", two, 6)])
+    return line, warn
+
+
+def scale_qps_line(few, many):
+    """@few, @many: per-round message rates (M/s) of SCALE_QPS and 16384 QP
+    pairs, both over 2 workers."""
+    a, b = median(many), median(few)
+    line = (f"bench: test=scale workers=2 qps=16384 ratio={fmt(ratio(a, b), 3)} "
+            f"qps{SCALE_QPS}_mpps={fmt(b, 6)} qps16384_mpps={fmt(a, 6)}"
+            + stats_fields(f"qps{SCALE_QPS}", few, 6) + stats_fields("qps16384", many, 6))
+    if a is None or b is None:
+        line += " failed=1"
+    warn = spread_warnings("test=scale qps=16384", [(f"qps{SCALE_QPS}_mpps", few, 6),
+                                                    ("qps16384_mpps", many, 6)])
+    return line, warn
+
+
+def parse_scale(text):
+    """rnic-bench-scale's msgs_mpps= as {"mpps": X}, or None."""
+    m = re.search(r"^bench: test=scale .*msgs_mpps=([0-9.]+)", text, re.M)
+    return {"mpps": float(m.group(1))} if m else None
+
+
 def c2c_line(ns, cpu0, cpu1):
     """The cache line round trips measured before the memif measurements."""
     line = (f"bench: c2c_rtt_ns={fmt(median(ns), 0)} cpus={cpu0},{cpu1}" + stats_fields("", ns, 0))
@@ -361,6 +404,11 @@ def plan_round(rnd, sections):
     if "qps" in sections:
         pair = [("qps", (1,)), ("qps", (16384,))]
         out += pair[::-1] if soft_first else pair
+    if "scale" in sections:
+        for size, pmtu in rotate(SCALE_CASES, rnd):
+            pair = [("scale", (1, size, pmtu, SCALE_QPS)), ("scale", (2, size, pmtu, SCALE_QPS))]
+            out += pair[::-1] if soft_first else pair
+        out.append(("scale", (2, 64, 1024, 16384)))
     return out
 
 
@@ -482,6 +530,7 @@ class Bench:
         self.perf = os.path.join(build, "app/rnic-perf/rnic-perf")
         self.state = os.path.join(build, "test/perf/perf_state")
         self.c2c = os.path.join(build, "test/perf/perf_c2c")
+        self.scale = os.path.join(build, "test/perf/rnic-bench-scale")
         self.c2c_ns = []   # the probe before each memif measurement
         self.testpmd = os.environ.get("TESTPMD") or shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
         self.fail_re = re.compile(os.environ["BENCH_FAIL"]) if os.environ.get("BENCH_FAIL") else None
@@ -654,8 +703,13 @@ class Bench:
         return v, None, logs
 
     def _try_ring(self, name, args, parse, limit=120):
-        n, _, _, prefix, log = self._ids(name)
-        cmd = self._failing(name, self._ring_cmd(prefix, args))
+        prefix = self._ids(name)[3]
+        return self._try_cmd(name, self._ring_cmd(prefix, args), parse, limit)
+
+    def _try_cmd(self, name, argv, parse, limit=120):
+        """One process that prints its own result row."""
+        log = self._ids(name)[4]
+        cmd = self._failing(name, argv)
         logs = {"out": log + ".txt"}
         if self.dry:
             return [cmd]
@@ -701,6 +755,17 @@ class Bench:
             return self._try_ring(name, ["write_bw", "-s", "64", "-q", str(q)] + extra
                                   + ["-D", secs, "--ring-size", "131072"],
                                   lambda t: parse_bw(t, 64))
+        if kind == "scale":
+            # As the qps section: 4 WRs in flight per QP pair, a 4.3 s
+            # ACK timeout and a deep ring when there are 16384 of them.
+            w, size, pmtu, q = params
+            extra = (["-t", "4", "-u", "20", "--ring-size", "131072"] if q > 64 else [])
+            lcores = ",".join(f"{i}@{c}" for i, c in enumerate([self.cpu0, self.cpu1][:w]))
+            cmd = ([self.scale] + EAL + ["-m", "4096" if q > 64 else "1024",
+                                         f"--file-prefix={self._ids('scaleprefix')[3]}",
+                                         f"--lcores={lcores}", "--", "-w", str(w), "-s", str(size),
+                                         "-m", str(pmtu), "-q", str(q), "-D", secs] + extra)
+            return self._try_cmd(name, cmd, parse_scale)
         raise ValueError(kind)
 
     def c2c_probe(self):
@@ -827,6 +892,17 @@ class Bench:
             one = [None if r is None else r["mpps"] for r in samples[("qps", (1,))]]
             many = [None if r is None else r["mpps"] for r in samples[("qps", (16384,))]]
             line, w = qps_line(one, many, state, heap)
+            lines.append(line)
+            warns += w
+        if "scale" in self.sections:
+            def mpps(params):
+                return [None if r is None else r["mpps"] for r in samples[("scale", params)]]
+            for size, pmtu in SCALE_CASES:
+                line, w = scale_line(size, pmtu, mpps((1, size, pmtu, SCALE_QPS)),
+                                     mpps((2, size, pmtu, SCALE_QPS)))
+                lines.append(line)
+                warns += w
+            line, w = scale_qps_line(mpps((2, 64, 1024, SCALE_QPS)), mpps((2, 64, 1024, 16384)))
             lines.append(line)
             warns += w
         for line in lines + warns:
@@ -1002,6 +1078,14 @@ def selftest():
     check("qps line", line.split()[:7],
           ["bench:", "qps=16384", "ratio=0.367", "state_bytes_per_qp=1816", "qps1_mpps=2.450000",
            "qps16384_mpps=0.900000", "heap_state_bytes_per_qp=2328"])
+    line, warn = scale_line(64, 1024, [3.0, 3.2, 3.1], [5.9, None, 5.5])
+    check("scale line", line.split()[:8],
+          ["bench:", "test=scale", "workers=2", "size=64", "pmtu=1024", "scaling=1.839",
+           "workers1_mpps=3.100000", "workers2_mpps=5.700000"])
+    line, warn = scale_qps_line([5.0, 5.0, 5.0], [None] * 3)
+    check("scale qps failed", ("ratio=nan" in line, line.endswith("failed=1")), (True, True))
+    check("parse scale", parse_scale("x\nbench: test=scale workers=2 size=64 pmtu=1024 qps=2 "
+                                     "msgs_mpps=5.1234 gbps=2.62\n"), {"mpps": 5.1234})
     # The plan: every figure once per round, turns and rotation.
     sec = list(SECTIONS)
     p0, p1 = plan_round(0, sec), plan_round(1, sec)
@@ -1012,6 +1096,8 @@ def selftest():
     check("plan lat turns", [k for k, _ in p0 if "lat" in k] + [k for k, _ in p1 if "lat" in k],
           ["raw_lat", "write_lat", "write_lat", "raw_lat"])
     check("plan ring rotates", [p for k, p in p1 if k == "ring"][0], (1024, 1024))
+    check("plan scale turns", [p for k, p in p0 if k == "scale"][:2] + [p for k, p in p1 if k == "scale"][:2],
+          [(1, 64, 1024, 2), (2, 64, 1024, 2), (2, 4096, 4096, 2), (1, 4096, 4096, 2)])
 
     for e in errors:
         print("bench selftest: FAIL " + e)
