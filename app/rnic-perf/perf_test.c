@@ -93,7 +93,11 @@ struct dir {
 	uint64_t iters;              /* per QP, 0: until stopped (-D) */
 	uint64_t *scnt, *ccnt;
 	uint8_t *last_sig;           /* the last WR posted on the QP was signaled */
-	uint32_t next_qp;
+	/* QPs with room for a WR, in the order room appeared: the poster
+	 * visits these, not every QP (with 16384 QPs nearly all are full). */
+	uint32_t *ready;
+	uint8_t *queued;             /* the QP is in ready[] */
+	uint32_t ready_head, ready_n;
 	uint32_t busy_qps;           /* QPs with WRs outstanding or still to post */
 	uint64_t posted, completed;
 	bool stopping;
@@ -125,12 +129,20 @@ dir_init(struct dir *d, const struct perf_opts *o, struct perf_side *s, uint64_t
 	d->scnt = calloc(s->nqp, sizeof(uint64_t));
 	d->ccnt = calloc(s->nqp, sizeof(uint64_t));
 	d->last_sig = calloc(s->nqp, 1);
+	d->ready = calloc(s->nqp, sizeof(uint32_t));
+	d->queued = calloc(s->nqp, 1);
 	d->wr = calloc(p->post_list, sizeof(*d->wr));
 	d->sge = calloc(p->post_list, sizeof(*d->sge));
 	d->cap_smp = 4096;
 	d->smp = malloc(sizeof(*d->smp) * d->cap_smp);
-	if (!d->scnt || !d->ccnt || !d->last_sig || !d->wr || !d->sge || !d->smp)
+	if (!d->scnt || !d->ccnt || !d->last_sig || !d->ready || !d->queued || !d->wr ||
+	    !d->sge || !d->smp)
 		return -1;
+	for (uint32_t q = 0; q < s->nqp; q++) {
+		d->ready[q] = q;
+		d->queued[q] = 1;
+	}
+	d->ready_n = s->nqp;
 	d->busy_qps = s->nqp;
 	for (uint32_t j = 0; j < p->post_list; j++) {
 		struct rnic_send_wr *w = &d->wr[j];
@@ -181,6 +193,8 @@ dir_free(struct dir *d)
 	free(d->scnt);
 	free(d->ccnt);
 	free(d->last_sig);
+	free(d->ready);
+	free(d->queued);
 	free(d->wr);
 	free(d->sge);
 	free(d->smp);
@@ -215,7 +229,29 @@ dir_measure_start(struct dir *d, uint64_t now)
 	dir_sample(d, now);
 }
 
-/* Post what the window allows on up to @p max_qps QPs. */
+/* QP @p q may take another post list now. */
+static inline bool
+dir_room(const struct dir *d, uint32_t q)
+{
+	const struct perf_params *p = &d->o->p;
+
+	return (d->iters == 0 || d->scnt[q] < d->iters) &&
+	       d->scnt[q] - d->ccnt[q] + p->post_list <= p->tx_depth;
+}
+
+static inline void
+dir_ready(struct dir *d, uint32_t q)
+{
+	uint32_t nqp = d->s->nqp, tail = d->ready_head + d->ready_n;
+
+	if (d->queued[q])
+		return;
+	d->ready[tail >= nqp ? tail - nqp : tail] = q;
+	d->ready_n++;
+	d->queued[q] = 1;
+}
+
+/* Post what the window allows on up to @p max_qps of the QPs with room. */
 static unsigned int
 dir_post(struct dir *d, uint32_t max_qps)
 {
@@ -227,13 +263,14 @@ dir_post(struct dir *d, uint32_t max_qps)
 
 	if (d->stopping || d->errors)
 		return 0;
-	for (uint32_t k = 0; k < max_qps && k < s->nqp; k++) {
-		uint32_t q = d->next_qp;
+	for (uint32_t k = 0; k < max_qps && d->ready_n > 0; k++) {
+		uint32_t q = d->ready[d->ready_head];
 
-		if (++d->next_qp == s->nqp)
-			d->next_qp = 0;
-		while ((d->iters == 0 || d->scnt[q] < d->iters) &&
-		       d->scnt[q] - d->ccnt[q] + p->post_list <= p->tx_depth) {
+		if (++d->ready_head == s->nqp)
+			d->ready_head = 0;
+		d->ready_n--;
+		d->queued[q] = 0;
+		while (dir_room(d, q)) {
 			uint64_t n = p->post_list;
 			struct rnic_send_wr *bad;
 			int rc;
@@ -280,6 +317,8 @@ dir_post(struct dir *d, uint32_t max_qps)
 			if (rc != 0)
 				break;
 		}
+		if (dir_room(d, q))   /* the send queue was full: again later */
+			dir_ready(d, q);
 	}
 	return posted;
 }
@@ -377,6 +416,8 @@ dir_poll(struct dir *d)
 			continue;
 		d->completed += seq + 1 - d->ccnt[q];
 		d->ccnt[q] = seq + 1;
+		if (dir_room(d, q))
+			dir_ready(d, q);
 		if (d->ccnt[q] == d->scnt[q] &&
 		    ((d->iters && d->ccnt[q] == d->iters) || (d->stopping && d->last_sig[q])))
 			d->busy_qps--;
