@@ -16,6 +16,8 @@
 #define PKEY_PARTITION_MASK 0x7fff
 #define PKEY_FULL_MEMBER    0x8000
 #define RX_PREFETCH         4        /* frames ahead: covers a frame's processing */
+#define RX_PREFETCH_QP      2        /* QPs ahead: their frame's headers are in */
+#define RX_BTH_OFFSET       (RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN)
 
 static bool
 pkey_match(uint16_t a, uint16_t b)
@@ -163,10 +165,45 @@ rx_steer(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 
 /* A burst from the port (@p steer: sort it among the workers first) or
  * from the steering ring; the mbufs it keeps are freed after. */
+/* The two lines a RoCEv2 frame's headers span (RETH ends at byte 70). */
+static inline void
+rx_prefetch_frame(const struct rte_mbuf *m)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	rte_prefetch0(h);
+	rte_prefetch0(h + RTE_CACHE_LINE_SIZE);
+}
+
+/* The QP a frame names and the lines of it its handler touches first. A
+ * hint only: it reads a BTH at the untagged IPv4 offset without checking
+ * the frame, which parsing does in full later. */
+static inline void
+rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct rnic_qp **prev)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rnic_bth *bth = (const void *)(h + RX_BTH_OFFSET);
+	struct rnic_qp *qp;
+
+	if (rte_pktmbuf_data_len(m) < RX_BTH_OFFSET + RNIC_BTH_LEN)
+		return;
+	qp = LOAD_RLX(&dev->qps[__bth_dqpn(bth) & dev->qp_mask]);   /* [QP-TABLE] */
+	if (qp == NULL || qp == *prev)   /* a burst of one QP's frames */
+		return;
+	*prev = qp;
+	rte_prefetch0(qp);
+	rte_prefetch0(&qp->state);
+	if (bth->opcode >= RNIC_OP_READ_RESP_FIRST && bth->opcode <= RNIC_OP_ATOMIC_ACK)
+		rte_prefetch0(&qp->comp);
+	else
+		rte_prefetch0(&qp->resp);
+}
+
 static void
 rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool steer,
 	 struct rnic_dev_stats *st)
 {
+	const struct rnic_qp *hinted = NULL;
 	unsigned int nfree = 0;
 
 	/* With thousands of QPs busy the frames of a burst are long out of
@@ -175,10 +212,12 @@ rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool st
 	for (unsigned int i = 0; i < n; i++)
 		rte_prefetch0(pkts[i]);
 	for (unsigned int i = 0; i < n && i < RX_PREFETCH; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		rx_prefetch_frame(pkts[i]);
 	for (unsigned int i = 0; i < n; i++) {
 		if (i + RX_PREFETCH < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + RX_PREFETCH], void *));
+			rx_prefetch_frame(pkts[i + RX_PREFETCH]);
+		if (i + RX_PREFETCH_QP < n)
+			rx_prefetch_qp(wk->dev, pkts[i + RX_PREFETCH_QP], &hinted);
 		if (steer) {
 			enum steer to = rx_steer(wk, pkts[i], st);
 
