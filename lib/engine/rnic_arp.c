@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 
 #include <rte_arp.h>
 #include <rte_cycles.h>
@@ -115,8 +116,10 @@ arp_frame(struct rnic_worker *wk, struct rte_mbuf *out, const uint8_t *dst_mac,
 	size_t l2 = sizeof(*eth) + (tagged ? sizeof(struct rte_vlan_hdr) : 0);
 	struct rte_arp_hdr *r = (struct rte_arp_hdr *)((uint8_t *)eth + l2);
 
-	rte_ether_addr_copy((const struct rte_ether_addr *)dst_mac, &eth->dst_addr);
-	rte_ether_addr_copy((const struct rte_ether_addr *)wk->dev->mac, &eth->src_addr);
+	/* Byte copies: neither address is 2-byte aligned for certain (the
+	 * requester's sits at an odd offset of a received frame). */
+	memcpy(&eth->dst_addr, dst_mac, RTE_ETHER_ADDR_LEN);
+	memcpy(&eth->src_addr, wk->dev->mac, RTE_ETHER_ADDR_LEN);
 	if (tagged) {
 		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
 

@@ -334,15 +334,17 @@ port_adopt(struct rnic_device *dev)
 static int
 dev_init(struct rnic_device *dev, const struct rnic_dev_attr *a)
 {
+	struct rte_ether_addr mac;
+
 	dev->attr = *a;
 	if (!attr_defaults(&dev->attr))
 		return -EINVAL;
 	dev->port_id = a->port_id;
 	dev->ipv4 = a->ipv4;
-	if (rte_is_zero_ether_addr((const struct rte_ether_addr *)a->mac))
-		rte_eth_macaddr_get(a->port_id, (struct rte_ether_addr *)dev->mac);
-	else
-		memcpy(dev->mac, a->mac, 6);
+	memcpy(&mac, a->mac, RTE_ETHER_ADDR_LEN);   /* a->mac: no alignment promised */
+	if (rte_is_zero_ether_addr(&mac))
+		rte_eth_macaddr_get(a->port_id, &mac);
+	memcpy(dev->mac, &mac, RTE_ETHER_ADDR_LEN);
 	dev->tsc_hz = rte_get_tsc_hz();
 	dev->qp_mask = pow2_at_least(dev->attr.max_qps) - 1;
 	/* An eighth of the pool is kept from requests (rnic_dev.h mq_limit):
