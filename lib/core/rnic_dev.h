@@ -74,6 +74,7 @@ struct rnic_dev_tx {
 	uint64_t mq_freed_seen;
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;
+	uint64_t now;            /* TSC at the start of this pass (MQ stamps) */
 	uint64_t iter;           /* [ITER] W: TX, release; R: control, acquire */
 } __rte_cache_aligned;
 

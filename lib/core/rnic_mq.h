@@ -53,7 +53,20 @@ struct rnic_mq_ent {
 				  * to 2^31 / 256) */
 	uint32_t type : 4;       /* enum rnic_mq_type */
 	uint32_t flags : 4;      /* RNIC_MQF_* */
+	uint32_t sent;           /* TX's clock when it was built (rnic_mq_stamp):
+				  * the completer's RTT samples */
 };
+_Static_assert(sizeof(struct rnic_mq_ent) == 24, "a MultiQueue entry in 24 bytes");
+
+/* The MultiQueue's clock: the TSC in units of 2^RNIC_MQ_TS_SHIFT cycles
+ * (about 25 ns at 2.5 GHz), 32 bits (wraps after minutes; an RTT is
+ * far shorter). */
+#define RNIC_MQ_TS_SHIFT 6
+static inline uint32_t
+rnic_mq_stamp(uint64_t tsc)
+{
+	return (uint32_t)(tsc >> RNIC_MQ_TS_SHIFT);
+}
 
 /*
  * The producer's half (TX writes it; RX reads ents, mask and tail) lives

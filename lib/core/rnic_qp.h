@@ -72,6 +72,16 @@ struct rnic_qp_comp {
 	uint32_t retry_seq;      /* acked_seq when it started */
 	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */
 	uint32_t rexmit_end;
+	/* The retransmission timeout from measured RTTs (RFC 6298's
+	 * estimator, in MultiQueue clock ticks): a loss is resent after
+	 * RTO, the IBA local ACK timeout still spends the retries. */
+	uint32_t srtt8;          /* smoothed RTT x 8; 0: no sample yet */
+	uint32_t rttvar4;        /* RTT variation x 4 */
+	uint32_t rexmit_high;    /* MultiQueue index past everything ever
+				  * resent: no RTT sample below it (Karn) */
+	uint8_t rto_shift;       /* backoff: RTO doubled per early expiry */
+	uint64_t stuck_tsc;      /* no progress since (the IBA timeout's start) */
+	uint64_t rexmit_tsc;     /* when the last go-back-N started */
 	/* per-QP counters for telemetry (relaxed reads) */
 	uint64_t n_rexmit;
 	uint64_t n_timeout;
@@ -111,6 +121,8 @@ struct rnic_qp_resp {
 	uint32_t epsn;           /* expected PSN (telemetry: relaxed) */
 	uint32_t msn;
 	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
+	uint64_t nak_tsc;        /* when it was (last) sent */
+	uint32_t nak_drops;      /* requests dropped out of sequence since */
 	uint8_t cur_op;          /* opcode of the last packet of the message */
 	uint8_t in_msg;          /* inside a multi-packet SEND/WRITE */
 	uint8_t fatal;           /* a fatal NAK is queued: going to Error */

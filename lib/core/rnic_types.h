@@ -102,7 +102,7 @@ struct rnic_dev_attr {
 	_(timer_expired) _(retry_exceeded) _(rnr_retry_exceeded) \
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
-	_(drop_ud_mtu) _(rx_steered) _(drop_steer)
+	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

@@ -11,6 +11,17 @@
 
 #include "rnic_engine_pvt.h"
 
+/*
+ * Loss detection (doc/reliability.md): a loss is resent after the QP's
+ * RTO, from RTT samples of the ACKs (RFC 6298's estimator, with Karn's
+ * rule), never later than the IBA local ACK timeout; only that timeout
+ * spends the QP's retries, so a peer is declared dead exactly as IBA says.
+ * The floor keeps a VM's scheduling hiccups from looking like loss.
+ */
+#define RTO_MIN_NS     (100u * 1000u)
+#define RTO_SHIFT_MAX  16
+#define RTT_TICKS_MAX  (1u << 26)      /* 4.3 G cycles: far above any RTO */
+
 static void loss_timer_set(struct rnic_worker *wk, struct rnic_qp *qp);
 
 /*
@@ -99,6 +110,78 @@ comp_fail(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 	flush_all(qp, st);
 }
 
+static uint64_t
+ticks_ns(const struct rnic_qp *qp, uint64_t ticks)
+{
+	if (ticks > RTT_TICKS_MAX)
+		ticks = RTT_TICKS_MAX;
+	return (ticks << RNIC_MQ_TS_SHIFT) * NS_PER_S / qp->dev->tsc_hz;
+}
+
+static uint64_t
+tsc_ns(const struct rnic_qp *qp, uint64_t tsc)
+{
+	return ticks_ns(qp, tsc >> RNIC_MQ_TS_SHIFT);
+}
+
+/* One RTT sample of @p ticks (RFC 6298 2.2 and 2.3, in fixed point). */
+static void
+rtt_sample(struct rnic_qp *qp, uint32_t ticks)
+{
+	struct rnic_qp_comp *c = &qp->comp;
+	int64_t r = ticks ? ticks : 1, delta;
+
+	if (r > RTT_TICKS_MAX)
+		return;   /* a stamp from before a long stall: not an RTT */
+	if (c->srtt8 == 0) {
+		c->srtt8 = (uint32_t)(r * 8);
+		c->rttvar4 = (uint32_t)(r * 2);
+		return;
+	}
+	delta = r - c->srtt8 / 8;
+	c->srtt8 = (uint32_t)((int64_t)c->srtt8 + delta);
+	c->rttvar4 = (uint32_t)((int64_t)c->rttvar4 + (delta < 0 ? -delta : delta) -
+				c->rttvar4 / 4);
+}
+
+/* The IBA local ACK timeout of the QP, ns (0: infinite). */
+static uint64_t
+iba_timeout_ns(const struct rnic_qp *qp)
+{
+	return qp->attr.timeout ? rnic_ib_timeout_ns(qp->attr.timeout) : 0;
+}
+
+/* The current RTO, ns: srtt + 4 rttvar, at least RTO_MIN_NS, doubled per
+ * expiry without progress, at most the IBA timeout (which it is until the
+ * first sample). */
+static uint64_t
+rto_ns_shift(const struct rnic_qp *qp, unsigned int shift)
+{
+	uint64_t iba = iba_timeout_ns(qp), rto;
+
+	if (qp->comp.srtt8 == 0)
+		return iba;
+	rto = RTE_MAX(ticks_ns(qp, qp->comp.srtt8 / 8 + RTE_MAX(qp->comp.rttvar4, 1u)),
+		      (uint64_t)RTO_MIN_NS) << shift;
+	return RTE_MIN(rto, iba);
+}
+
+static uint64_t
+rto_ns(const struct rnic_qp *qp)
+{
+	return rto_ns_shift(qp, qp->comp.rto_shift);
+}
+
+/* A go-back-N started less than one (un-backed-off) RTO ago: what it
+ * resends cannot have been answered yet. */
+static bool
+rexmit_young(const struct rnic_qp *qp)
+{
+	return qp->comp.retrying && qp->comp.retry_seq == qp->comp.acked_seq &&
+	       (qp->comp.srtt8 == 0 ||
+		tsc_ns(qp, rte_rdtsc() - qp->comp.rexmit_tsc) < rto_ns_shift(qp, 0));
+}
+
 /*
  * Release everything acknowledged up to and including @p psn (explicit or
  * coalesced ACK, or the implicit ACK of a later response). Returns false
@@ -110,6 +193,9 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 	      struct rnic_dev_stats *st)
 {
 	struct rnic_mq_ent *e;
+
+	uint32_t sampled = 0;
+	bool sample = false;
 
 	*passed_read = false;
 	while ((e = mq_head(qp)) != NULL) {
@@ -131,10 +217,15 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 		qp->comp.retry = qp->attr.retry_cnt;   /* forward progress */
 		bool done = e->flags & RNIC_MQF_LAST;
 
+		/* Karn: only a packet never resent times the round trip. */
+		sample = (int32_t)(qp->comp.mq_head - qp->comp.rexmit_high) >= 0;
+		sampled = e->sent;
 		mq_pop(qp);
 		if (done)
 			comp_wqe(qp, RNIC_WC_SUCCESS, st);
 	}
+	if (sample)
+		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - sampled);
 	return true;
 }
 
@@ -148,6 +239,8 @@ rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	qp->comp.rexmit_next = qp->comp.mq_head;
 	qp->comp.rexmit_end = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
+	qp->comp.rexmit_high = qp->comp.rexmit_end;
+	qp->comp.rexmit_tsc = rte_rdtsc();
 	rnic_qp_list_add(&wk->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 
@@ -224,7 +317,10 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 static bool
 retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
-	if (qp->comp.retrying && qp->comp.retry_seq == qp->comp.acked_seq)
+	/* One go-back per loss: a NAK for what is being resent is the same
+	 * loss, unless the resend has had its RTO (the resend was lost and
+	 * the responder asks again). */
+	if (rexmit_young(qp))
 		return true;
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
@@ -486,8 +582,11 @@ rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp)
 		return;
 	}
 	/* TX put a packet into an empty list: arm the loss timer. */
-	if (e != NULL && !qp->comp.loss_armed)
+	if (e != NULL && !qp->comp.loss_armed) {
+		qp->comp.stuck_tsc = rte_rdtsc();
+		qp->comp.rto_shift = 0;
 		loss_timer_set(wk, qp);
+	}
 }
 
 /*
@@ -497,13 +596,25 @@ rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp)
  * is a plain delay: every arm is a SET with a full counter, so it never
  * reports retry exceeded; the QP's one retry count is comp.retry.
  */
+/* The next loss timer: the RTO, but not past the IBA timeout's end. */
+static uint64_t
+loss_timer_ns(const struct rnic_qp *qp)
+{
+	uint64_t iba = iba_timeout_ns(qp), rto = rto_ns(qp), spent;
+
+	if (qp->comp.srtt8 == 0)
+		return iba;
+	spent = tsc_ns(qp, rte_rdtsc() - qp->comp.stuck_tsc);
+	return spent < iba ? RTE_MIN(rto, RTE_MAX(iba - spent, (uint64_t)RTO_MIN_NS)) : rto;
+}
+
 static void
 loss_timer_set(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	struct rnic_timer_event ev = {
 		.qp = qp->index, .type = RNIC_TIMER_SET, .timer = RNIC_TIMER_LOSS,
 		.retry = RNIC_TIMER_RETRY_INFINITE,
-		.value_ns = rnic_ib_timeout_ns(qp->attr.timeout),
+		.value_ns = loss_timer_ns(qp),
 	};
 
 	if (qp->attr.timeout == 0)
@@ -538,9 +649,30 @@ loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_sta
 	    qp->comp.alive_seq != qp->comp.arm_alive) {
 		/* Progress, a peer still answering what was queued before our
 		 * resend, or waiting out an RNR NAK (not a loss): re-arm. */
+		qp->comp.stuck_tsc = rte_rdtsc();
+		qp->comp.rto_shift = 0;
 		loss_timer_set(wk, qp);
 		return;
 	}
+	if (qp->comp.srtt8 != 0 &&
+	    tsc_ns(qp, rte_rdtsc() - qp->comp.stuck_tsc) < iba_timeout_ns(qp)) {
+		/* No progress for an RTO, before the IBA timeout: resend now,
+		 * back off, and keep the retries for the IBA timeout - unless
+		 * a NAK started a resend less than an RTO ago. */
+		if (rexmit_young(qp)) {
+			loss_timer_set(wk, qp);
+			return;
+		}
+		st->rto_expired++;
+		if (qp->comp.rto_shift < RTO_SHIFT_MAX)
+			qp->comp.rto_shift++;
+		qp->comp.retrying = 1;
+		qp->comp.retry_seq = qp->comp.acked_seq;
+		rexmit_start(wk, qp);
+		loss_timer_set(wk, qp);
+		return;
+	}
+	qp->comp.stuck_tsc = rte_rdtsc();   /* the next IBA timeout from here */
 	st->timer_expired++;
 	qp->comp.n_timeout++;
 	/* An expiry spends a retry like any other sign of loss: a peer that

@@ -14,6 +14,13 @@
 
 #include "rnic_engine_pvt.h"
 
+/* A sequence NAK is repeated for requests still out of sequence, but only
+ * once both this long and this many of them have passed since it was sent
+ * (resp_nak_seq): a resend that was itself lost, not the tail of the
+ * window sent before the requester saw the NAK. */
+#define RESP_RENAK_US   100
+#define RESP_RENAK_PKTS 16
+
 /* ------------------------------------------------------------------ */
 /* RespPktGen                                                          */
 /* ------------------------------------------------------------------ */
@@ -601,16 +608,36 @@ resp_uc_gap(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-/* Out of sequence (IBA 9.7.5.1.2, class B): one NAK for the expected PSN,
- * then silence until it arrives (seed 001 s3.4). */
+/*
+ * Out of sequence (IBA 9.7.5.1.2, class B): one NAK for the expected PSN,
+ * then silence until it arrives (seed 001 s3.4) - except that requests
+ * still arriving out of sequence well after the NAK (RESP_RENAK_*) say
+ * the requester's resend was lost too: NAK again, at most that often,
+ * rather than leave the requester to its local ACK timeout. A requester
+ * takes a repeated NAK for the same PSN as the same loss while its
+ * resend is young (rxe ignores it while retrying; softrnic within an RTO).
+ */
 static enum resp_state
 resp_nak_seq(struct resp_ctx *c)
 {
 	struct rnic_qp_resp *rs = &c->qp->resp;
+	uint64_t now;
 
 	c->st->drop_psn_invalid++;
 	if (!rs->nak_sent) {
 		rs->nak_sent = 1;
+		rs->nak_tsc = rte_rdtsc();
+		rs->nak_drops = 0;
+		pending_set(c->wk, c->qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
+		return RESP_DONE;
+	}
+	if (++rs->nak_drops < RESP_RENAK_PKTS)
+		return RESP_DONE;
+	now = rte_rdtsc();
+	if (now - rs->nak_tsc > c->qp->dev->tsc_hz / (1000000 / RESP_RENAK_US)) {
+		rs->nak_tsc = now;
+		rs->nak_drops = 0;
+		c->st->naks_repeated++;
 		pending_set(c->wk, c->qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
 	}
 	return RESP_DONE;

@@ -336,6 +336,7 @@ req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 			.m = m, .psn = qp->req.psn, .wqe_idx = qp->req.sq_fetch,
 			.npsn = p->npsn, .type = p->mqtype,
 			.flags = p->last ? RNIC_MQF_LAST : 0,
+			.sent = rnic_mq_stamp(wk->tx.now),
 		};
 
 		rte_mbuf_refcnt_update(m, 1);   /* the MultiQueue's reference */
@@ -554,6 +555,7 @@ rnic_worker_poll_tx(struct rnic_worker *wk)
 	unsigned int work = 0;
 
 	rnic_txbuf_flush(&tx->txb, &tx->st);
+	tx->now = rte_rdtsc();
 	work += doorbell_process(wk, &tx->st);
 	work += rnic_qp_list_walk(wk, &tx->active, offsetof(struct rnic_qp, req.scheduled),
 				  tx_qp_turn);

@@ -38,6 +38,7 @@ static bool b_alive = true;
 struct rule {
 	int opcode;          /* BTH opcode to match, -1 = none */
 	int nth;             /* 1-based occurrence to act on */
+	int nth2;            /* and this one too (0: none) */
 	int action;          /* RNIC_IMPAIR_DROP or _DUP */
 	int seen;
 	int hits;
@@ -104,7 +105,8 @@ hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 	if (pkt.bth.opcode != r->opcode)
 		return RNIC_IMPAIR_PASS;
 	r->seen++;
-	if (r->seen == r->nth || (r->all && r->seen >= r->nth)) {
+	if (r->seen == r->nth || (r->nth2 && r->seen == r->nth2) ||
+	    (r->all && r->seen >= r->nth)) {
 		r->hits++;
 		return r->action;
 	}
@@ -245,6 +247,7 @@ loss_case(const char *name, int dir, int opcode, int nth, int action,
 	  enum rnic_wr_opcode op, uint32_t len, bool need_timer)
 {
 	uint64_t rx0 = stat_a("tx_retransmits"), te0 = stat_a("timer_expired");
+	uint64_t ro0 = stat_a("rto_expired");
 
 	VERIFY(fresh_pair(7) == 0, "%s: setup", name);
 	set_rule(dir, opcode, nth, action);
@@ -252,10 +255,14 @@ loss_case(const char *name, int dir, int opcode, int nth, int action,
 	VERIFY(rules[dir].hits == 1, "%s: the rule fired %d times", name, rules[dir].hits);
 	if (action == RNIC_IMPAIR_DROP)
 		VERIFY(stat_a("tx_retransmits") > rx0, "%s: nothing was retransmitted", name);
+	/* The timer: the RTO where earlier ACKs of the case gave RTT samples,
+	 * the local ACK timeout where none came. */
 	if (need_timer)
-		VERIFY(stat_a("timer_expired") > te0, "%s: the loss timer did not fire", name);
-	printf("ok %s (retransmits %" PRIu64 ", timer expiries %" PRIu64 ")\n", name,
-	       stat_a("tx_retransmits") - rx0, stat_a("timer_expired") - te0);
+		VERIFY(stat_a("timer_expired") + stat_a("rto_expired") > te0 + ro0,
+		       "%s: the loss timer did not fire", name);
+	printf("ok %s (retransmits %" PRIu64 ", timer expiries %" PRIu64 ", RTO %" PRIu64
+	       ")\n", name, stat_a("tx_retransmits") - rx0, stat_a("timer_expired") - te0,
+	       stat_a("rto_expired") - ro0);
 	return 0;
 }
 
@@ -328,6 +335,144 @@ test_atomic_ack_lost_in_train(void)
 	VERIFY(stat_a("timer_expired") == te0, "recovered by the loss timer, not by the "
 	       "later ACKs");
 	printf("ok atomic ACK lost in a train of 4: resent at the next ACK, executed once\n");
+	return 0;
+}
+
+/*
+ * Loss recovery from measured RTTs (issue 17). Each case first completes
+ * a few WRITEs so that the requester has RTT samples, and sets a local
+ * ACK timeout of 1 s: a recovery that had to wait for it shows as a
+ * timer_expired, the RTO's as rto_expired.
+ */
+static uint64_t stat_b(const char *name);
+
+static int
+rto_pair(void)
+{
+	qp_timeout = 18;
+	int rc = fresh_pair(7);
+
+	qp_timeout = 8;
+	if (rc != 0)
+		return rc;
+	for (uint32_t i = 0; i < 4; i++)
+		if (run_op(RNIC_WR_RDMA_WRITE, 64, 900 + i, RNIC_WC_SUCCESS) != 0)
+			return -1;
+	return 0;
+}
+
+/* @p n 64-byte WRITEs in one post list, each to its own 64 bytes of B. */
+static int
+post_writes(unsigned int n, uint32_t seed)
+{
+	static struct rnic_send_wr wrs[64];
+	static struct rnic_sge sges[64];
+	struct rnic_send_wr *bad;
+
+	fill(A.buf, 64 * n, seed);
+	memset(B.buf, 0, 64 * n);
+	for (unsigned int i = 0; i < n; i++) {
+		sges[i] = (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 64, rnic_mr_lkey(A.mr) };
+		wrs[i] = (struct rnic_send_wr){ .wr_id = seed + i, .sg_list = &sges[i],
+			.num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
+			.send_flags = RNIC_SEND_SIGNALED, .next = i + 1 < n ? &wrs[i + 1] : NULL };
+		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + 64 * i;
+		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	}
+	return rnic_post_send(qa, wrs, &bad);
+}
+
+/* All @p n WRITEs of post_writes completed, in order, data in place. */
+static int
+writes_done(unsigned int n, uint32_t seed)
+{
+	struct rnic_wc wc[64];
+
+	VERIFY(wait_wc(A.cq, wc, (int)n) == (int)n, "completions");
+	for (unsigned int i = 0; i < n; i++)
+		VERIFY(wc[i].wr_id == seed + i && wc[i].status == RNIC_WC_SUCCESS,
+		       "WR %u: wr_id %" PRIu64 " %s", i, wc[i].wr_id,
+		       rnic_wc_status_str(wc[i].status));
+	VERIFY(memcmp(A.buf, B.buf, 64 * n) == 0, "data differs");
+	return 0;
+}
+
+/* The last packet lost: nothing follows it to draw a NAK; the RTO, not
+ * the local ACK timeout, resends it. */
+static int
+test_tail_loss_rto(void)
+{
+	uint64_t te0, ro0;
+
+	VERIFY(rto_pair() == 0, "setup");
+	te0 = stat_a("timer_expired");
+	ro0 = stat_a("rto_expired");
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 1, RNIC_IMPAIR_DROP);
+	VERIFY(run_op(RNIC_WR_RDMA_WRITE, 64, 950, RNIC_WC_SUCCESS) == 0, "the lost WRITE");
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 1, "the rule fired %d times",
+	       rules[RNIC_IMPAIR_TX].hits);
+	VERIFY(stat_a("rto_expired") > ro0, "the RTO did not fire");
+	VERIFY(stat_a("timer_expired") == te0, "recovered by the 1 s local ACK timeout");
+	printf("ok tail loss resent after the RTO (%" PRIu64 " RTO expiries), not the "
+	       "local ACK timeout\n", stat_a("rto_expired") - ro0);
+	return 0;
+}
+
+/* The first of 8 WRITEs lost, and its resend too: the NAK's go-back-N
+ * loses it again, the responder stays silent (the rest is out of
+ * sequence), the RTO resends once more. */
+static int
+test_lost_resend(void)
+{
+	uint64_t te0, ro0;
+
+	VERIFY(rto_pair() == 0, "setup");
+	te0 = stat_a("timer_expired");
+	ro0 = stat_a("rto_expired");
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 1, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_TX].nth2 = 9;
+	VERIFY(post_writes(8, 1000) == 0, "post");
+	VERIFY(writes_done(8, 1000) == 0, "the 8 WRITEs");
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 2, "the rule fired %d times",
+	       rules[RNIC_IMPAIR_TX].hits);
+	VERIFY(stat_a("rto_expired") > ro0, "the RTO did not fire");
+	VERIFY(stat_a("timer_expired") == te0, "recovered by the 1 s local ACK timeout");
+	printf("ok lost resend recovered by the RTO\n");
+	return 0;
+}
+
+/*
+ * The responder NAKs again: 24 WRITEs, the first lost, and its resend
+ * too. The responder NAKs the first gap; the resend's 23 followers reach
+ * it more than RESP_RENAK_US (100 us) after that NAK, so it NAKs again,
+ * and the requester (its resend older than an RTO by then) goes back.
+ * Polled step by step, with a 200 us wait for the responder's clock.
+ */
+static int
+test_renak(void)
+{
+	uint64_t te0, nr0;
+
+	VERIFY(rto_pair() == 0, "setup");
+	te0 = stat_a("timer_expired");
+	nr0 = stat_b("naks_repeated");
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 1, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_TX].nth2 = 25;
+	VERIFY(post_writes(24, 2000) == 0, "post");
+	for (int i = 0; i < 4; i++)   /* A sends the 24 (the first lost) */
+		rnic_dev_poll(A.dev, RNIC_ROLE_TX);
+	rnic_dev_poll(B.dev, RNIC_ROLE_ALL);   /* B NAKs the gap */
+	for (int i = 0; i < 4; i++)   /* A takes the NAK, resends (the first lost) */
+		rnic_dev_poll(A.dev, RNIC_ROLE_RX | RNIC_ROLE_TX);
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 2, "the rule fired %d times before B's "
+	       "second look", rules[RNIC_IMPAIR_TX].hits);
+	rte_delay_us_block(200);
+	rnic_dev_poll(B.dev, RNIC_ROLE_ALL);   /* 23 out of sequence, 200 us on */
+	VERIFY(stat_b("naks_repeated") > nr0, "the responder did not NAK again");
+	VERIFY(writes_done(24, 2000) == 0, "the 24 WRITEs");
+	VERIFY(stat_a("timer_expired") == te0, "recovered by the 1 s local ACK timeout");
+	printf("ok the responder repeats its NAK when the resend is lost too (%" PRIu64
+	       " repeated)\n", stat_b("naks_repeated") - nr0);
 	return 0;
 }
 
@@ -675,6 +820,9 @@ main(int argc, char **argv)
 	RUN(test_atomic_once());
 	RUN(test_atomic_ack_lost_in_train());
 	RUN(test_rnr());
+	RUN(test_tail_loss_rto());
+	RUN(test_lost_resend());
+	RUN(test_renak());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }
