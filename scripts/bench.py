@@ -9,7 +9,7 @@ doc/benchmarks.md has the method, the results and how to read them.
   BUILD_DIR      default: build
   --dry-run      print the plan (every command of the first round, the
                  order of all rounds) and start nothing
-  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale (the
+  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale,loss (the
                  BENCH_SWEEP sweep comes with ring)
   --selftest     check the parsing, the medians, the flags and the report
                  lines on canned outputs (seconds; meson test perf-bench-selftest)
@@ -33,6 +33,12 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         two CPUs against 1 worker, 2 QP pairs each, at 64 B (PMTU 1024)
         and 4 KiB (PMTU 4096); and 16384 QP pairs over 2 workers against
         2 QP pairs over 2 workers (issue 16).
+ loss   rnic-perf write_bw 64 KiB (PMTU 1024, --rtc) on the ring pair through
+        net_impair dropping 0, 0.1%, 1% and 5% of the packets each way
+        (--loss; impair seed = the round): goodput against the loss-free run
+        over the same impair port. mode=gbn: go-back-N with fast
+        retransmit and the RTT-based RTO, what any RoCE peer gets
+        (issue 17; selective repeat, mode=sr, is not built).
  c2c    before every memif and lat measurement, test/perf/perf_c2c for
         0.2 s: the round trip of a cache line between the two CPUs. memif
         figures follow it, and on a VM it changes while the VM runs (up to
@@ -47,6 +53,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: qps=16384 ratio=R state_bytes_per_qp=B qps1_mpps=X qps16384_mpps=Y heap_state_bytes_per_qp=H ...
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
+  bench: test=loss loss=P mode=gbn goodput_ratio=X gbps=G lossfree_gbps=B ...
   bench: warning ...
 The fixed fields come first; after them min=/max= of the samples, n= (the
 samples taken; fewer than the rounds when a measurement failed even after
@@ -107,7 +114,9 @@ LAT_SIZE = 2
 # (size, pmtu) of the scale section; each at 1 and 2 workers, 2 QP pairs.
 SCALE_CASES = [(64, 1024), (4096, 4096)]
 SCALE_QPS = 2
-SECTIONS = ("memif", "lat", "ring", "qps", "scale")
+# Link loss of the loss section (rnic-perf --loss), the first the baseline.
+LOSS_CASES = ["0", "0.1%", "1%", "5%"]
+SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss")
 MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat")
 
 
@@ -356,6 +365,17 @@ def scale_qps_line(few, many):
     return line, warn
 
 
+def loss_line(loss, runs, base):
+    """@runs, @base: per-round parse_bw dicts (or None) at @loss and at 0."""
+    g = [None if r is None else r["bw"] for r in runs]
+    b = [None if r is None else r["bw"] for r in base]
+    line = (f"bench: test=loss loss={loss} mode=gbn goodput_ratio={fmt(ratio(median(g), median(b)), 3)} "
+            f"gbps={fmt(median(g), 2)} lossfree_gbps={fmt(median(b), 2)}" + stats_fields("", g, 2))
+    if median(g) is None or median(b) is None:
+        line += " failed=1"
+    return line, spread_warnings(f"test=loss loss={loss}", [("gbps", g, 2)])
+
+
 def parse_scale(text):
     """rnic-bench-scale's msgs_mpps= as {"mpps": X}, or None."""
     m = re.search(r"^bench: test=scale .*msgs_mpps=([0-9.]+)", text, re.M)
@@ -409,6 +429,8 @@ def plan_round(rnd, sections):
             pair = [("scale", (1, size, pmtu, SCALE_QPS)), ("scale", (2, size, pmtu, SCALE_QPS))]
             out += pair[::-1] if soft_first else pair
         out.append(("scale", (2, 64, 1024, 16384)))
+    if "loss" in sections:
+        out += [("loss", (loss,)) for loss in LOSS_CASES]
     return out
 
 
@@ -766,6 +788,13 @@ class Bench:
                                          f"--lcores={lcores}", "--", "-w", str(w), "-s", str(size),
                                          "-m", str(pmtu), "-q", str(q), "-D", secs] + extra)
             return self._try_cmd(name, cmd, parse_scale)
+        if kind == "loss":
+            # perftest's write_bw at PMTU 1024; the seed changes per
+            # attempt so that a retry is not the same loss pattern.
+            self.loss_seed = getattr(self, "loss_seed", 0) + 1
+            return self._try_ring(name, ["write_bw", "-s", "65536", "-D", secs, "--report_gbits",
+                                         "--loss", params[0], "--impair-seed", str(self.loss_seed)],
+                                  lambda t: parse_bw(t, 65536))
         raise ValueError(kind)
 
     def c2c_probe(self):
@@ -905,6 +934,12 @@ class Bench:
             line, w = scale_qps_line(mpps((2, 64, 1024, SCALE_QPS)), mpps((2, 64, 1024, 16384)))
             lines.append(line)
             warns += w
+        if "loss" in self.sections:
+            for loss in LOSS_CASES[1:]:
+                line, w = loss_line(loss, samples[("loss", (loss,))],
+                                    samples[("loss", (LOSS_CASES[0],))])
+                lines.append(line)
+                warns += w
         for line in lines + warns:
             print(line)
             failed |= "failed=1" in line
@@ -1086,6 +1121,12 @@ def selftest():
     check("scale qps failed", ("ratio=nan" in line, line.endswith("failed=1")), (True, True))
     check("parse scale", parse_scale("x\nbench: test=scale workers=2 size=64 pmtu=1024 qps=2 "
                                      "msgs_mpps=5.1234 gbps=2.62\n"), {"mpps": 5.1234})
+    line, warn = loss_line("1%", [{"bw": 9.0, "mpps": 0}, None, {"bw": 10.0, "mpps": 0}],
+                           [{"bw": 36.0, "mpps": 0}] * 3)
+    check("loss line", line, "bench: test=loss loss=1% mode=gbn goodput_ratio=0.264 gbps=9.50 "
+          "lossfree_gbps=36.00 min=9.00 max=10.00 n=2")
+    line, warn = loss_line("5%", [None] * 3, [{"bw": 36.0, "mpps": 0}] * 3)
+    check("loss failed", ("goodput_ratio=nan" in line, line.endswith("failed=1")), (True, True))
     # The plan: every figure once per round, turns and rotation.
     sec = list(SECTIONS)
     p0, p1 = plan_round(0, sec), plan_round(1, sec)

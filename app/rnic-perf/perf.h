@@ -67,6 +67,11 @@ struct perf_opts {
 	uint32_t ring_size;      /* --ring-size: each direction of the ring pair */
 	uint16_t queues;         /* --queues: 0 = pair 1, memif 2 */
 	uint32_t timer_every;    /* --timer-every: timer role every Nth loop */
+	/* --loss, --dup, --reorder, --corrupt (fractions), --impair-seed: a
+	 * net_impair over the client's end of the ring pair, both directions */
+	double loss, dup, reorder, corrupt;
+	uint64_t impair_seed;
+	bool impair;             /* one of them given (0 too: the same link) */
 	bool raw;                /* raw_lat: frame ping-pong, no RDMA (perf_run_raw) */
 	bool progress;           /* progress lines on stderr for long runs */
 	bool verbose;            /* engine counters after each size */
@@ -142,6 +147,7 @@ int perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct per
 int perf_engine_launch(struct perf_opts *o, struct rnic_config *cfg, struct perf_side *sides,
 		       unsigned int nsides);
 void perf_engine_stop(struct perf_side *sides, unsigned int nsides);
+void perf_engine_impair_report(const struct perf_opts *o, const struct perf_side *client);
 void perf_engine_close(struct perf_side *sides, unsigned int nsides, bool wait_disconnect);
 void perf_engine_describe(FILE *f);
 /* Called by the application whenever it loops: polls the engines when the
@@ -167,7 +173,7 @@ int perf_run_client(const struct perf_opts *o, struct perf_side *a, struct perf_
 		    uint64_t size, struct perf_result *r);
 int perf_run_server(const struct perf_opts *o, struct perf_side *b, struct perf_oob *oob,
 		    uint64_t size, struct perf_result *r);
-int perf_check_counters(struct perf_side *s, bool verbose);
+int perf_check_counters(struct perf_side *s, bool verbose, bool lossy);
 /* raw_lat: one frame at a time through the peer (a reflector such as
  * dpdk-testpmd --forward-mode=macswap) and back; half the round trip. */
 int perf_run_raw(const struct perf_opts *o, struct perf_side *s, struct perf_result *r);

@@ -68,6 +68,13 @@ perf_usage(FILE *f, const char *prog)
 "  --ring-size=N           ring pair size (default 4096)\n"
 "  --queues=N              pair/memif ports: RX and TX queues (pair 1, for testpmd; memif 2)\n"
 "  --timer-every=N         poll the timer role every Nth engine loop (1, as softrnic)\n"
+"\n"
+"impaired link (--link ring; net_impair on the client's end, both directions):\n"
+"  --loss=P, --dup=P, --reorder=P, --corrupt=P\n"
+"                          drop, duplicate, reorder (by up to 4 packets), corrupt\n"
+"                          each packet with probability P: a fraction (0.01) or a\n"
+"                          percentage (1%%)\n"
+"  --impair-seed=N         the impairments' random seed (1)\n"
 "  --no-progress           no progress lines on stderr\n"
 "  -v, --verbose           engine counters after each size\n",
 		prog, prog, prog, prog);
@@ -128,7 +135,7 @@ num(const char *arg, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
-	OPT_QUEUES, OPT_TIMER_EVERY,
+	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED,
 };
 
 /* What the option groups share while parsing: whether the test was named
@@ -162,6 +169,7 @@ set_defaults(struct perf_opts *o)
 	o->tcp_port = PERF_DEF_PORT;
 	o->host = "127.0.0.1";
 	o->ring_size = 4096;
+	o->impair_seed = 1;
 	o->progress = true;
 }
 
@@ -408,6 +416,51 @@ opt_link(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 	}
 }
 
+/* A probability: "0.01" or "1%". */
+static int
+prob(const char *arg, const char *what, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && *end == '%' && end[1] == '\0') {
+		v /= 100.0;
+		end++;
+	}
+	if (errno || end == arg || *end != '\0' || !(v >= 0.0 && v <= 1.0)) {
+		fprintf(stderr, "rnic-perf: %s should be a fraction 0..1 or a percentage "
+			"0%%..100%%, not \"%s\"\n", what, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The impaired link: --loss, --dup, --reorder, --corrupt, --impair-seed. */
+static int
+opt_impair(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
+{
+	RTE_SET_USED(st);
+	if (c >= OPT_LOSS && c <= OPT_ISEED)
+		o->impair = true;
+	switch (c) {
+	case OPT_LOSS:
+		return prob(arg, "--loss", &o->loss);
+	case OPT_DUP:
+		return prob(arg, "--dup", &o->dup);
+	case OPT_REORDER:
+		return prob(arg, "--reorder", &o->reorder);
+	case OPT_CORRUPT:
+		return prob(arg, "--corrupt", &o->corrupt);
+	case OPT_ISEED:
+		return num(arg, "--impair-seed", 1, UINT64_MAX, &o->impair_seed);
+	default:
+		return 1;
+	}
+}
+
 /* The engine: --rtc, --pipeline, --engine-on-main, --ring-size, --queues,
  * --timer-every. */
 static int
@@ -484,6 +537,11 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "ring-size", required_argument, NULL, OPT_RING },
 		{ "queues", required_argument, NULL, OPT_QUEUES },
 		{ "timer-every", required_argument, NULL, OPT_TIMER_EVERY },
+		{ "loss", required_argument, NULL, OPT_LOSS },
+		{ "dup", required_argument, NULL, OPT_DUP },
+		{ "reorder", required_argument, NULL, OPT_REORDER },
+		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
+		{ "impair-seed", required_argument, NULL, OPT_ISEED },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -491,6 +549,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 	};
 	static const opt_group_fn groups[] = {
 		opt_test, opt_amount, opt_connection, opt_wr, opt_report, opt_link, opt_engine,
+		opt_impair,
 	};
 	int c;
 

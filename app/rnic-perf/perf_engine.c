@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
 #include <rte_alarm.h>
+#include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -185,6 +188,57 @@ perf_link_wait(struct perf_side *s, double secs, bool redial)
 	}
 }
 
+static bool
+impaired(const struct perf_opts *o)
+{
+	return o->impair;
+}
+
+/* --loss etc.: net_impair over the client's end of the ring pair, both
+ * directions (so requests and responses see the same loss); the client's
+ * device uses the impair port. */
+static int
+impair_link(const struct perf_opts *o, struct perf_side *client)
+{
+	char ring[RTE_ETH_NAME_MAX_LEN], args[RTE_ETH_NAME_MAX_LEN + 160];
+	const char *name = "net_impair_perf";
+
+	if (rte_eth_dev_get_name_by_port(client->port_id, ring) != 0)
+		return -1;
+	snprintf(args, sizeof(args),
+		 "port=%s,drop=%.6f,dup=%.6f,reorder=%.6f,corrupt=%.6f,seed=%" PRIu64,
+		 ring, o->loss, o->dup, o->reorder, o->corrupt, o->impair_seed);
+	if (rte_vdev_init(name, args) != 0 ||
+	    rte_eth_dev_get_port_by_name(name, &client->port_id) != 0) {
+		fprintf(stderr, "rnic-perf: net_impair refused \"%s\"\n", args);
+		return -1;
+	}
+	fprintf(stderr, "impair: link %s\n", args);
+	return 0;
+}
+
+/* The impair port's counters, on stderr after the run: what it did. */
+void
+perf_engine_impair_report(const struct perf_opts *o, const struct perf_side *client)
+{
+	static const char *const names[] = {
+		"tx_impair_dropped", "rx_impair_dropped", "tx_impair_duplicated",
+		"rx_impair_duplicated", "tx_impair_reordered", "rx_impair_reordered",
+		"tx_impair_corrupted", "rx_impair_corrupted",
+	};
+	uint64_t v;
+	uint64_t id;
+
+	if (!impaired(o))
+		return;
+	fprintf(stderr, "impair:");
+	for (unsigned int i = 0; i < RTE_DIM(names); i++)
+		if (rte_eth_xstats_get_id_by_name(client->port_id, names[i], &id) == 0 &&
+		    rte_eth_xstats_get_by_id(client->port_id, &id, &v, 1) == 1)
+			fprintf(stderr, " %s=%" PRIu64, names[i], v);
+	fprintf(stderr, "\n");
+}
+
 /* Find the DPDK ports of the sides. */
 int
 perf_engine_ports(struct perf_opts *o, struct rnic_config *cfg, struct perf_side *sides,
@@ -203,7 +257,12 @@ perf_engine_ports(struct perf_opts *o, struct rnic_config *cfg, struct perf_side
 				"memory?)\n");
 			return -1;
 		}
-		return 0;
+		return impaired(o) ? impair_link(o, &sides[0]) : 0;
+	}
+	if (impaired(o)) {
+		fprintf(stderr, "rnic-perf: --loss, --dup, --reorder and --corrupt go with "
+			"--link ring\n");
+		return -1;
 	}
 	/* pair / memif: the ports come from --vdev, in order, or by name
 	 * from the configuration. */

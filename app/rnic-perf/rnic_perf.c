@@ -325,7 +325,7 @@ drive_sizes(struct perf_run *r)
 			rc = perf_run_local(&r->o, &r->sides[0], &r->sides[1], sizes[i], res);
 		perf_print_row(&r->o, res);
 		for (unsigned int k = 0; k < r->nsides; k++)
-			if (perf_check_counters(&r->sides[k], r->o.verbose) != 0)
+			if (perf_check_counters(&r->sides[k], r->o.verbose, r->o.impair) != 0)
 				rc = -1;
 		if (rc != 0) {
 			status = 1;
@@ -350,6 +350,8 @@ teardown(struct perf_run *r)
 
 	if (!r->memif || !r->oob_ok) {
 		perf_engine_stop(r->sides, r->nsides);
+		if (r->nsides > 0)
+			perf_engine_impair_report(&r->o, &r->sides[0]);
 		perf_engine_close(r->sides, r->nsides, false);
 	} else if (r->server) {
 		perf_engine_stop(r->sides, r->nsides);

@@ -367,6 +367,9 @@ def cases(group):
         (["send_bw", "-b", "-s", "64", "-n", "300", "-q", "2"], [64], False),
         (["write_bw", "-s", "65536", "-m", "4096", "-D", "1", "--margin", "0.2"], [65536], False),
         (["read_lat", "-s", "8192", "-n", "50", "-D", "1"], [8192], True),
+        # An impaired link (issue 17): every message still completes.
+        (["write_bw", "-s", "4096", "-n", "300", "--loss", "1%", "--dup", "0.01",
+          "--reorder", "1%", "--corrupt", "1%", "--impair-seed", "3"], [4096], False),
     ]
     return {"bw": bw, "lat": lat, "more": more}.get(group) or (bw + lat + more)
 
@@ -413,6 +416,18 @@ def main():
         else:
             passed += 1
             print(f"ok   {name}")
+    if group in ("more", "all"):
+        # --loss is net_impair on the link: its counters say it dropped.
+        p = subprocess.run([prog] + eal_args() + ["--", "write_bw", "-s", "4096", "-n", "200",
+                                                  "--loss", "2%", "--no-progress"],
+                           capture_output=True, text=True, timeout=120)
+        m = re.search(r"^impair: .*tx_impair_dropped=(\d+)", p.stderr, re.M)
+        if p.returncode != 0 or m is None or int(m.group(1)) == 0:
+            failed += 1
+            print("FAIL write_bw --loss 2%: no impair line with drops\n" + p.stderr[-2000:])
+        else:
+            passed += 1
+            print(f"ok   write_bw --loss 2% (dropped {m.group(1)})")
     # A bad option must fail with a message that says what is allowed,
     # not run. -D 0 was refused by a message that named 0 as allowed.
     for bad, want in ((["-s", "banana"], "rnic-perf:"),
