@@ -68,6 +68,8 @@ perf_usage(FILE *f, const char *prog)
 "  --ring-size=N           ring pair size (default 4096)\n"
 "  --queues=N              pair/memif ports: RX and TX queues (pair 1, for testpmd; memif 2)\n"
 "  --timer-every=N         poll the timer role every Nth engine loop (1, as softrnic)\n"
+"  --inflight=N            RC requests outstanding per QP, 16..512 (the device's\n"
+"                          max_inflight; default 64)\n"
 "\n"
 "impaired link (--link ring; net_impair on the client's end, both directions):\n"
 "  --loss=P, --dup=P, --reorder=P, --corrupt=P\n"
@@ -135,7 +137,7 @@ num(const char *arg, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
-	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED,
+	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
 };
 
 /* What the option groups share while parsing: whether the test was named
@@ -494,6 +496,11 @@ opt_engine(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 			return -1;
 		o->timer_every = (uint32_t)v;
 		return 0;
+	case OPT_INFLIGHT:
+		if (num(arg, "--inflight", RNIC_INFLIGHT_MIN, RNIC_INFLIGHT_MAX, &v))
+			return -1;
+		o->inflight = (uint32_t)v;
+		return 0;
 	default:
 		return 1;
 	}
@@ -542,6 +549,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "reorder", required_argument, NULL, OPT_REORDER },
 		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
 		{ "impair-seed", required_argument, NULL, OPT_ISEED },
+		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -353,6 +353,7 @@ perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_si
 			 * ring would wait for the very thread that waits. */
 			.ring_size = RTE_MAX(4096u, pow2_ge((uint64_t)p->qps * p->tx_depth * 2 + 64)),
 			.mtu = (uint16_t)p->mtu,
+			.max_inflight = o->inflight,
 			.no_port_setup = s->own_port_setup,
 		};
 		unsigned int ci = i;   /* config port of this side */
@@ -377,6 +378,8 @@ perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_si
 			a.mbufs = RTE_MAX(a.mbufs, cp->mbufs);
 			a.max_qps = RTE_MAX(a.max_qps, cp->max_qps);
 			a.ring_size = RTE_MAX(a.ring_size, cp->ring_size);
+			if (o->inflight == 0)
+				a.max_inflight = cp->max_inflight;
 		}
 		memcpy(a.mac, s->mac, 6);
 		a.ipv4 = s->ip;

@@ -211,6 +211,7 @@ create_devices(void)
 			.ipv4 = p->ipv4, .max_qps = p->max_qps, .max_mrs = p->max_mrs,
 			.max_cqs = p->max_cqs, .mbufs = p->mbufs, .ring_size = p->ring_size,
 			.burst = p->burst, .queues = p->queues, .workers = p->workers,
+			.max_inflight = p->max_inflight,
 		};
 
 		if (p->ring_peer_idx < 0) {

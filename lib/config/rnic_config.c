@@ -741,7 +741,8 @@ static int parse_eal(struct ctx *c, const json_t *root)
 
 static const char *const port_keys[] = {
 	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
-	"max_cqs", "mbufs", "ring_size", "burst", "queues", "workers", NULL
+	"max_cqs", "mbufs", "ring_size", "burst", "queues", "workers",
+	"max_inflight", NULL
 };
 
 /* "workers", after max_qps: a worker owns at least one QPN of the port's,
@@ -807,6 +808,8 @@ static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint32_t(c, o, "ring_size", 64, 1 << 20, 4096, &p->ring_size) < 0 ||
 	    get_uint16_t(c, o, "burst", 1, RNIC_MAX_BURST, 32, &p->burst) < 0 ||
 	    get_uint8_t(c, o, "queues", 1, 2, 0, &p->queues) < 0 ||
+	    get_uint32_t(c, o, "max_inflight", RNIC_INFLIGHT_MIN, RNIC_INFLIGHT_MAX, RNIC_INFLIGHT_DEFAULT,
+			 &p->max_inflight) < 0 ||
 	    port_workers(c, o, p) < 0)
 		return -1;
 	if (p->ring_size & (p->ring_size - 1))
@@ -2014,6 +2017,7 @@ static json_t *dump_port(const struct rnic_config *cfg, const struct rnic_cfg_po
 	SET(o, "mbufs", json_integer(p->mbufs));
 	SET(o, "ring_size", json_integer(p->ring_size));
 	SET(o, "burst", json_integer(p->burst));
+	SET(o, "max_inflight", json_integer(p->max_inflight));
 	if (p->queues)
 		SET(o, "queues", json_integer(p->queues));
 	if (p->impair[0])

@@ -75,6 +75,7 @@ struct rnic_cfg_port {
 	uint32_t max_cqs;
 	uint32_t mbufs;
 	uint32_t ring_size;      /**< power of two */
+	uint32_t max_inflight;   /**< rnic_dev_attr.max_inflight */
 	/** Engine workers (rnic_dev_attr.workers), 1..RNIC_CFG_WORKERS_MAX. */
 	uint16_t workers;
 	/**

@@ -57,6 +57,7 @@ struct rnic_mq_ent {
 				  * the completer's RTT samples */
 };
 _Static_assert(sizeof(struct rnic_mq_ent) == 24, "a MultiQueue entry in 24 bytes");
+_Static_assert(RNIC_INFLIGHT_MAX == RNIC_MQ_RC_SLOTS, "max_inflight fits any MultiQueue");
 
 /* The MultiQueue's clock: the TSC in units of 2^RNIC_MQ_TS_SHIFT cycles
  * (about 25 ns at 2.5 GHz), 32 bits (wraps after minutes; an RTT is
@@ -77,6 +78,7 @@ rnic_mq_stamp(uint64_t tsc)
 struct rnic_mq {
 	struct rnic_mq_ent *ents;
 	uint32_t mask;           /* slots - 1 (a power of two) */
+	uint32_t limit;          /* entries TX may hold: min(slots, max_inflight) */
 	uint32_t tail;           /* [MQ-TAIL] W: TX (rnic_mq_publish); R: RX */
 	uint32_t tail_next;      /* TX: where the next entry goes (unpublished
 				  * entries lie between tail and tail_next) */
@@ -89,11 +91,11 @@ struct rnic_mq {
 static inline uint32_t
 rnic_mq_room(struct rnic_mq *mq)
 {
-	uint32_t room = mq->mask + 1 - (mq->tail_next - mq->head_seen);
+	uint32_t room = mq->limit - (mq->tail_next - mq->head_seen);
 
 	if (room == 0) {
 		mq->head_seen = LOAD_ACQ(mq->head);   /* [MQ-HEAD] */
-		room = mq->mask + 1 - (mq->tail_next - mq->head_seen);
+		room = mq->limit - (mq->tail_next - mq->head_seen);
 	}
 	return room;
 }

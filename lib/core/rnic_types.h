@@ -51,6 +51,13 @@ struct rnic_qp;
 /** A device is one DPDK port with a local MAC and IPv4 address; PD, MR,
  *  CQ, QP and AH objects hang off it. Creation parameters: zero fields
  *  take the documented default. */
+/* Default of rnic_dev_attr.max_inflight (doc/reliability.md: the cost of
+ * a go-back-N is the window it goes back over). */
+#define RNIC_INFLIGHT_DEFAULT 64u
+#define RNIC_INFLIGHT_MAX 512u    /* RNIC_MQ_RC_SLOTS */
+#define RNIC_INFLIGHT_MIN 16u     /* RNIC_ACKREQ_EVERY: a full window of
+				   * SEND/WRITE packets asks for an ACK */
+
 struct rnic_dev_attr {
 	uint16_t port_id;        /**< DPDK port, already probed */
 	uint8_t mac[6];          /**< all zero: the port's own MAC */
@@ -77,6 +84,12 @@ struct rnic_dev_attr {
 				  *   queue (the worker's TX and RX roles then
 				  *   on one lcore; for a peer such as testpmd
 				  *   with one queue on net_memif) */
+	uint32_t max_inflight;   /**< RC: requests outstanding per QP (MultiQueue
+				  *   entries: a packet of a SEND/WRITE, a READ
+				  *   or atomic request), default
+				  *   RNIC_INFLIGHT_DEFAULT, 16..512, at most the QP's
+				  *   window (four per send queue entry, 64..512);
+				  *   a go-back-N resends at most this many */
 	uint16_t workers;        /**< engine workers (default 1, at most 64);
 				  *   each owns the QPs whose number maps to
 				  *   it, its own TX queues and its share of

@@ -208,11 +208,13 @@ attr_defaults(struct rnic_dev_attr *a)
 	if (!a->rxq_desc) a->rxq_desc = 1024;
 	if (!a->txq_desc) a->txq_desc = 1024;
 	if (!a->workers) a->workers = 1;
+	if (!a->max_inflight) a->max_inflight = RNIC_INFLIGHT_DEFAULT;
 	return a->max_qps <= RNIC_MAX_QPS && rte_is_power_of_2(a->mtu) && a->queues <= 2 &&
 	       a->mtu >= 256 && a->mtu <= 4096 && a->burst <= RNIC_MAX_BURST &&
 	       a->mbufs >= 2 && a->mbuf_size >= RTE_PKTMBUF_HEADROOM + 256 + 128 &&
 	       a->mbuf_size <= UINT16_MAX && rte_is_power_of_2(a->ring_size) &&
-	       a->workers <= RNIC_MAX_WORKERS && a->workers <= a->max_qps;
+	       a->workers <= RNIC_MAX_WORKERS && a->workers <= a->max_qps &&
+	       a->max_inflight >= RNIC_INFLIGHT_MIN && a->max_inflight <= RNIC_INFLIGHT_MAX;
 }
 
 /* The NUMA socket of the device's memory: the port's, or the caller's

@@ -125,6 +125,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	     RTE_MIN(RTE_MAX(rte_align32pow2(4 * qp->cap.max_send_wr), RNIC_MQ_RC_MIN),
 		     RNIC_MQ_RC_SLOTS);
 	qp->req.mq.mask = mq - 1;
+	qp->req.mq.limit = RTE_MIN(mq, dev->attr.max_inflight);
 	qp->req.mq.ents = rte_zmalloc("rnic_mq", sizeof(struct rnic_mq_ent) * mq, 0);
 	qp->req.mq.head = &qp->comp.mq_head;
 	if (qp->sq == NULL || qp->rq == NULL || qp->req.mq.ents == NULL) {
@@ -389,7 +390,8 @@ reset_qp_state(struct rnic_qp *qp)
 	free_res(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->req.db_seen = db_seen;
-	qp->req.mq = (struct rnic_mq){ .ents = mq.ents, .mask = mq.mask, .head = mq.head };
+	qp->req.mq = (struct rnic_mq){ .ents = mq.ents, .mask = mq.mask, .limit = mq.limit,
+				       .head = mq.head };
 	qp->req.scheduled = sched;
 	qp->resp.rd_active = rd;
 	qp->resp.on_ack_list = acks;

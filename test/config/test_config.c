@@ -310,6 +310,11 @@ static const struct {
 	{ E1("ports[0]", "burst", "512"), "ports[0].burst: 512 is out of range 1..256" },
 	{ E1("ports[0]", "burst", "256"), "" },
 	{ E1("ports[0]", "burst", "1"), "" },
+	{ E1("ports[0]", "max_inflight", "15"), "ports[0].max_inflight: 15 is out of range 16..512" },
+	{ E1("ports[0]", "max_inflight", "513"),
+	  "ports[0].max_inflight: 513 is out of range 16..512" },
+	{ E1("ports[0]", "max_inflight", "16"), "" },
+	{ E1("ports[0]", "max_inflight", "512"), "" },
 	/* issue 16: workers, and what bounds them */
 	{ E1("ports[2]", "workers", "'2'"), "ports[2].workers: expected an integer, got string" },
 	{ E1("ports[2]", "workers", "2.0"), "ports[2].workers: expected an integer, got real" },

@@ -83,6 +83,21 @@ first_to_continuation(struct rte_mbuf *m, const struct rnic_pkt *pkt)
 	rnic_pkt_finish_icrc_mbuf(m, pkt->l3_off);
 }
 
+/* A's requests outstanding as the link sees them: the PSN of each WRITE
+ * packet A sends against the last ACK it got (test_window). */
+static struct { bool on; uint32_t acked; int max; } win;
+
+static void
+window_track(const struct rule *r, const struct rnic_pkt *pkt)
+{
+	uint8_t op = pkt->bth.opcode;
+
+	if (r == &rules[RNIC_IMPAIR_RX] && op == OPC(ACK))
+		win.acked = pkt->bth.psn;
+	else if (r == &rules[RNIC_IMPAIR_TX] && op >= OPC(WRITE_FIRST) && op <= OPC(WRITE_ONLY))
+		win.max = RTE_MAX(win.max, (int)((pkt->bth.psn - win.acked) & 0xffffff));
+}
+
 static int
 hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 {
@@ -92,6 +107,8 @@ hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 	RTE_SET_USED(pkt_no);
 	if (rnic_pkt_parse_mbuf(m, false, &pkt) != RNIC_PKT_ERR_OK)
 		return RNIC_IMPAIR_PASS;
+	if (win.on)
+		window_track(r, &pkt);
 	if (r == &rules[RNIC_IMPAIR_TX] && pkt.bth.opcode == OPC(READ_REQ) &&
 	    n_rd_reqs < (int)RTE_DIM(rd_reqs))
 		rd_reqs[n_rd_reqs++] = (typeof(rd_reqs[0])){ pkt.bth.psn, pkt.ext.reth_len,
@@ -139,10 +156,15 @@ wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
 	return got;
 }
 
+/* A's window (max_inflight), below the default and not a multiple of
+ * the AckReq period (16): every case also runs with TX held at it. At
+ * least 25 for test_renak. */
+#define A_INFLIGHT 40
+
 static int
-side_init(struct test_side *s, uint16_t port, uint8_t last)
+side_init(struct test_side *s, uint16_t port, uint8_t last, uint32_t inflight)
 {
-	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192 };
+	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192, .max_inflight = inflight };
 
 	return test_side_up(s, &a, last, 1024, BUF, 64);
 }
@@ -415,6 +437,30 @@ test_tail_loss_rto(void)
 	VERIFY(stat_a("timer_expired") == te0, "recovered by the 1 s local ACK timeout");
 	printf("ok tail loss resent after the RTO (%" PRIu64 " RTO expiries), not the "
 	       "local ACK timeout\n", stat_a("rto_expired") - ro0);
+	return 0;
+}
+
+/* A 100-packet WRITE on A's 40-request window, nothing lost: the link
+ * never sees more than 40 of A's packets unacknowledged, sees that many,
+ * and the WRITE completes with no timer expiry. */
+static int
+test_window(void)
+{
+	uint64_t te0, ro0;
+
+	VERIFY(rto_pair() == 0, "setup");
+	te0 = stat_a("timer_expired");
+	ro0 = stat_a("rto_expired");
+	win.on = true;
+	win.max = 0;
+	win.acked = (psn_base + 3) & 0xffffff;   /* rto_pair's 4 WRITEs */
+	VERIFY(run_op(RNIC_WR_RDMA_WRITE, 100 * 1024, 1100, RNIC_WC_SUCCESS) == 0, "the WRITE");
+	win.on = false;
+	VERIFY(win.max == A_INFLIGHT, "at most %d packets outstanding, and that many: %d",
+	       A_INFLIGHT, win.max);
+	VERIFY(stat_a("timer_expired") == te0 && stat_a("rto_expired") == ro0,
+	       "the window waited for a timer");
+	printf("ok a 100-packet WRITE through a %d-request window, no timer\n", A_INFLIGHT);
 	return 0;
 }
 
@@ -783,7 +829,7 @@ main(int argc, char **argv)
 	}
 	rnic_impair_set_hook(imp_port, RNIC_IMPAIR_TX, hook, &rules[RNIC_IMPAIR_TX]);
 	rnic_impair_set_hook(imp_port, RNIC_IMPAIR_RX, hook, &rules[RNIC_IMPAIR_RX]);
-	if (side_init(&A, imp_port, 1) != 0 || side_init(&B, pb, 2) != 0) {
+	if (side_init(&A, imp_port, 1, A_INFLIGHT) != 0 || side_init(&B, pb, 2, 0) != 0) {
 		printf("setup failed\n");
 		return 1;
 	}
@@ -820,6 +866,7 @@ main(int argc, char **argv)
 	RUN(test_atomic_once());
 	RUN(test_atomic_ack_lost_in_train());
 	RUN(test_rnr());
+	RUN(test_window());
 	RUN(test_tail_loss_rto());
 	RUN(test_lost_resend());
 	RUN(test_renak());

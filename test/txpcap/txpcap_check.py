@@ -31,8 +31,9 @@ the MR addresses and keys softrnic prints) and checks:
 
 Negative cases first: a config that puts the tx and rx roles of the
 single-TX-queue pcap port on different lcores must be refused, and an RC
-write larger than the 512-packet send window (nothing acknowledges it)
-must stop at 512 packets with softrnic reporting that it is stuck.
+write larger than the send window (the port's max_inflight, set to 100
+here; nothing acknowledges it) must stop at 100 packets with softrnic
+reporting that it is stuck.
 
 One check is a known failure (engine bug, reported, see KNOWN_UD_L2): UD
 requests carry a zero source MAC, source IP and UDP source port.
@@ -64,7 +65,7 @@ import scapy_xcheck as X  # noqa: E402  (exits 77 itself without scapy)
 
 PSN_MASK = 0xFFFFFF
 ACKREQ_EVERY = 16      # doc/design.md: AckReq on the last packet, every 16th PSN
-RC_WINDOW = 512        # MultiQueue entries per RC QP (lib/verbs/rnic_qp.c)
+RC_WINDOW = 100        # ports[].max_inflight set by neg_rc_window (default 64)
 
 # The engine bug this test documents instead of failing on (see the report
 # and the docstring): a UD QP's outer headers are never built, because
@@ -247,6 +248,8 @@ def neg_rc_window(args, cfg, tmp):
     c = json.loads(json.dumps(cfg))
     rc_qp = next(q for q in c["qps"] if q["type"] == "RC")
     rc_qp["timeout"] = 0   # infinite local ACK timeout: no go-back-N
+    for p in c["ports"]:
+        p["max_inflight"] = RC_WINDOW
     pmtu = rc_qp.get("pmtu", 1024)
     big = next(m for m in c["mrs"] if m["name"] == "src")
     big["size"] = 600 * pmtu

@@ -1509,6 +1509,15 @@ test_burst_limit(void)
 		       rte_errno);
 	}
 	da.burst = RNIC_MAX_BURST;
+	/* max_inflight likewise: 16..512 (0: the default). */
+	for (unsigned int k = 0; k < 2; k++) {
+		da.max_inflight = k ? RNIC_INFLIGHT_MAX + 1 : RNIC_INFLIGHT_MIN - 1;
+		rte_errno = 0;
+		d = rnic_dev_create(&da);
+		VERIFY(d == NULL && rte_errno == EINVAL, "max_inflight %u: created (errno %d)",
+		       da.max_inflight, rte_errno);
+	}
+	da.max_inflight = RNIC_INFLIGHT_MIN;
 	d = rnic_dev_create(&da);
 	VERIFY(d != NULL, "burst %u: %s", RNIC_MAX_BURST, rte_strerror(rte_errno));
 	rnic_dev_destroy(d);
