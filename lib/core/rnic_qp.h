@@ -77,8 +77,11 @@ struct rnic_qp_comp {
 	 * RTO, the IBA local ACK timeout still spends the retries. */
 	uint32_t srtt8;          /* smoothed RTT x 8; 0: no sample yet */
 	uint32_t rttvar4;        /* RTT variation x 4 */
-	uint32_t rexmit_high;    /* MultiQueue index past everything ever
-				  * resent: no RTT sample below it (Karn) */
+	uint32_t rexmit_high;    /* MultiQueue index past everything resent on
+				  * a timer: no RTT sample below it (Karn) */
+	uint32_t nak_end;        /* below it (and from rexmit_high): resent on
+				  * a NAK, timed from nak_sent */
+	uint32_t nak_sent;       /* MultiQueue clock of that resend */
 	uint8_t rto_shift;       /* backoff: RTO doubled per early expiry */
 	uint64_t stuck_tsc;      /* no progress since (the IBA timeout's start) */
 	uint64_t rexmit_tsc;     /* when the last go-back-N started */

@@ -162,8 +162,8 @@ rto_ns_shift(const struct rnic_qp *qp, unsigned int shift)
 	if (qp->comp.srtt8 == 0)
 		return iba;
 	rto = RTE_MAX(ticks_ns(qp, qp->comp.srtt8 / 8 + RTE_MAX(qp->comp.rttvar4, 1u)),
-		      (uint64_t)RTO_MIN_NS) << shift;
-	return RTE_MIN(rto, iba);
+		      (uint64_t)RTO_MIN_NS);
+	return RTE_MIN(rto << shift, iba);
 }
 
 static uint64_t
@@ -217,9 +217,12 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 		qp->comp.retry = qp->attr.retry_cnt;   /* forward progress */
 		bool done = e->flags & RNIC_MQF_LAST;
 
-		/* Karn: only a packet never resent times the round trip. */
+		/* Karn: a packet resent on a timer does not time the round
+		 * trip (its ACK may answer either copy); one resent on a NAK
+		 * does, from the resend: the responder dropped the first. */
 		sample = (int32_t)(qp->comp.mq_head - qp->comp.rexmit_high) >= 0;
-		sampled = e->sent;
+		sampled = (int32_t)(qp->comp.mq_head - qp->comp.nak_end) < 0 ?
+			  qp->comp.nak_sent : e->sent;
 		mq_pop(qp);
 		if (done)
 			comp_wqe(qp, RNIC_WC_SUCCESS, st);
@@ -235,12 +238,17 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
  * whole: rexmit_pump re-asks it from the first missing response.
  */
 static void
-rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp)
+rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp, bool timer)
 {
 	qp->comp.rexmit_next = qp->comp.mq_head;
 	qp->comp.rexmit_end = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
-	qp->comp.rexmit_high = qp->comp.rexmit_end;
 	qp->comp.rexmit_tsc = rte_rdtsc();
+	if (timer) {
+		qp->comp.rexmit_high = qp->comp.rexmit_end;
+	} else {
+		qp->comp.nak_end = qp->comp.rexmit_end;
+		qp->comp.nak_sent = rnic_mq_stamp(qp->comp.rexmit_tsc);
+	}
 	rnic_qp_list_add(&wk->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 
@@ -328,7 +336,7 @@ retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 		return false;
 	}
 	qp->comp.retry--;
-	rexmit_start(wk, qp);
+	rexmit_start(wk, qp, false);
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
 	return true;
@@ -648,9 +656,14 @@ loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_sta
 	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting ||
 	    qp->comp.alive_seq != qp->comp.arm_alive) {
 		/* Progress, a peer still answering what was queued before our
-		 * resend, or waiting out an RNR NAK (not a loss): re-arm. */
-		qp->comp.stuck_tsc = rte_rdtsc();
-		qp->comp.rto_shift = 0;
+		 * resend, or waiting out an RNR NAK (not a loss): re-arm. A
+		 * peer that only answers does not restart the IBA timeout:
+		 * one that answers everything but the head must still run
+		 * the QP out of retries, RTO resends or not. */
+		if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting) {
+			qp->comp.stuck_tsc = rte_rdtsc();
+			qp->comp.rto_shift = 0;
+		}
 		loss_timer_set(wk, qp);
 		return;
 	}
@@ -668,7 +681,7 @@ loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_sta
 			qp->comp.rto_shift++;
 		qp->comp.retrying = 1;
 		qp->comp.retry_seq = qp->comp.acked_seq;
-		rexmit_start(wk, qp);
+		rexmit_start(wk, qp, true);
 		loss_timer_set(wk, qp);
 		return;
 	}
@@ -685,7 +698,7 @@ loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_sta
 	qp->comp.retry--;
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
-	rexmit_start(wk, qp);
+	rexmit_start(wk, qp, true);
 	loss_timer_set(wk, qp);
 }
 
@@ -699,7 +712,7 @@ rnr_timer_set(struct rnic_worker *wk, struct rnic_qp *qp, uint64_t ns)
 
 	if (rte_ring_mp_enqueue_elem(wk->tmr_in, &ev, sizeof(ev)) != 0) {
 		wk->rx.st.tx_full++;
-		rexmit_start(wk, qp);   /* no timer: resend now */
+		rexmit_start(wk, qp, false);   /* no timer: resend now */
 		return;
 	}
 	qp->comp.rnr_waiting = 1;
@@ -712,7 +725,7 @@ rnr_timer_event(struct rnic_worker *wk, struct rnic_qp *qp)
 		return;   /* stale: the QP was reset or failed meanwhile */
 	qp->comp.rnr_waiting = 0;
 	if (timer_state_ok(qp))
-		rexmit_start(wk, qp);
+		rexmit_start(wk, qp, false);
 }
 
 /* Expiries from the timer role. */
