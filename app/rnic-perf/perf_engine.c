@@ -354,6 +354,7 @@ perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_si
 			.ring_size = RTE_MAX(4096u, pow2_ge((uint64_t)p->qps * p->tx_depth * 2 + 64)),
 			.mtu = (uint16_t)p->mtu,
 			.max_inflight = o->inflight,
+			.cnp_dscp = 48,   /* as ports[].cnp_dscp's default */
 			.no_port_setup = s->own_port_setup,
 		};
 		unsigned int ci = i;   /* config port of this side */
@@ -380,6 +381,11 @@ perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_si
 			a.ring_size = RTE_MAX(a.ring_size, cp->ring_size);
 			if (o->inflight == 0)
 				a.max_inflight = cp->max_inflight;
+			a.no_ecn = !cp->ecn;
+			a.cnp_dscp = cp->cnp_dscp;
+			a.cnp_interval_us = cp->cnp_interval_us;
+			a.no_dcqcn = !cp->dcqcn_on;
+			a.dcqcn = cp->dcqcn;
 		}
 		memcpy(a.mac, s->mac, 6);
 		a.ipv4 = s->ip;

@@ -211,7 +211,9 @@ create_devices(void)
 			.ipv4 = p->ipv4, .max_qps = p->max_qps, .max_mrs = p->max_mrs,
 			.max_cqs = p->max_cqs, .mbufs = p->mbufs, .ring_size = p->ring_size,
 			.burst = p->burst, .queues = p->queues, .workers = p->workers,
-			.max_inflight = p->max_inflight,
+			.max_inflight = p->max_inflight, .no_ecn = !p->ecn,
+			.cnp_dscp = p->cnp_dscp, .cnp_interval_us = p->cnp_interval_us,
+			.no_dcqcn = !p->dcqcn_on, .dcqcn = p->dcqcn,
 		};
 
 		if (p->ring_peer_idx < 0) {

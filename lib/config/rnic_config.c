@@ -742,8 +742,64 @@ static int parse_eal(struct ctx *c, const json_t *root)
 static const char *const port_keys[] = {
 	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
 	"max_cqs", "mbufs", "ring_size", "burst", "queues", "workers",
-	"max_inflight", NULL
+	"max_inflight", "ecn", "cnp_dscp", "cnp_interval_us", "dcqcn", NULL
 };
+
+static const char *const dcqcn_keys[] = {
+	"enabled", "line_mbps", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
+	"rpg_ai_rate", "rpg_hai_rate", "rpg_min_rate", "rpg_min_dec_fac",
+	"rate_reduce_monitor_period", "initial_alpha_value", "alpha_period", "dce_tcp_g_shift",
+	NULL
+};
+
+/* "dcqcn": the reaction point's switch and parameters (NVIDIA's names;
+ * times in us, rates in Mb/s), each defaulting to rnic_dcqcn_defaults. */
+static int port_dcqcn(struct ctx *c, const json_t *port, struct rnic_cfg_port *p)
+{
+	json_t *o = json_object_get(port, "dcqcn");
+	struct rnic_dcqcn_params *d = &p->dcqcn, def;
+	size_t old;
+
+	p->dcqcn_on = true;
+	rnic_dcqcn_defaults(&def, 100000);
+	*d = def;
+	if (!o)
+		return 0;
+	old = push_key(c, "dcqcn");
+	if (!json_is_object(o))
+		return fail(c, "expected an object, got %s", type_name(o));
+	if (check_keys(c, o, dcqcn_keys) < 0 ||
+	    get_bool(c, o, "enabled", true, &p->dcqcn_on) < 0 ||
+	    get_uint32_t(c, o, "line_mbps", 1, 1000000, def.line_mbps, &d->line_mbps) < 0 ||
+	    get_uint32_t(c, o, "rpg_time_reset", 1, 10000000, def.rpg_time_reset_us,
+			 &d->rpg_time_reset_us) < 0 ||
+	    get_uint32_t(c, o, "rpg_byte_reset", 1, 1u << 30, def.rpg_byte_reset,
+			 &d->rpg_byte_reset) < 0 ||
+	    get_uint32_t(c, o, "rpg_threshold", 0, 1000, def.rpg_threshold,
+			 &d->rpg_threshold) < 0 ||
+	    get_uint32_t(c, o, "rpg_ai_rate", 0, 1000000, def.rpg_ai_rate_mbps,
+			 &d->rpg_ai_rate_mbps) < 0 ||
+	    get_uint32_t(c, o, "rpg_hai_rate", 0, 1000000, def.rpg_hai_rate_mbps,
+			 &d->rpg_hai_rate_mbps) < 0 ||
+	    get_uint32_t(c, o, "rpg_min_rate", 1, 1000000, def.rpg_min_rate_mbps,
+			 &d->rpg_min_rate_mbps) < 0 ||
+	    get_uint32_t(c, o, "rpg_min_dec_fac", 0, 100, def.rpg_min_dec_fac,
+			 &d->rpg_min_dec_fac) < 0 ||
+	    get_uint32_t(c, o, "rate_reduce_monitor_period", 0, 10000000,
+			 def.rate_reduce_monitor_period_us, &d->rate_reduce_monitor_period_us) < 0 ||
+	    get_uint32_t(c, o, "initial_alpha_value", 0, 1024, def.initial_alpha_value,
+			 &d->initial_alpha_value) < 0 ||
+	    get_uint32_t(c, o, "alpha_period", 1, 10000000, def.alpha_period_us,
+			 &d->alpha_period_us) < 0 ||
+	    get_uint32_t(c, o, "dce_tcp_g_shift", 1, 10, def.dce_tcp_g_shift,
+			 &d->dce_tcp_g_shift) < 0)
+		return -1;
+	if (d->rpg_min_rate_mbps > d->line_mbps)
+		return fail_at(c, "rpg_min_rate", "%u exceeds line_mbps %u", d->rpg_min_rate_mbps,
+			       d->line_mbps);
+	pop(c, old);
+	return 0;
+}
 
 /* "workers", after max_qps: a worker owns at least one QPN of the port's,
  * and a ring pair has a queue pair per worker. Its lcore table, all -1
@@ -810,7 +866,11 @@ static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint8_t(c, o, "queues", 1, 2, 0, &p->queues) < 0 ||
 	    get_uint32_t(c, o, "max_inflight", RNIC_INFLIGHT_MIN, RNIC_INFLIGHT_MAX, RNIC_INFLIGHT_DEFAULT,
 			 &p->max_inflight) < 0 ||
-	    port_workers(c, o, p) < 0)
+	    get_bool(c, o, "ecn", true, &p->ecn) < 0 ||
+	    get_uint8_t(c, o, "cnp_dscp", 0, 63, 48, &p->cnp_dscp) < 0 ||
+	    get_uint32_t(c, o, "cnp_interval_us", 1, RNIC_CNP_INTERVAL_US_MAX,
+			 RNIC_CNP_INTERVAL_US_DEFAULT, &p->cnp_interval_us) < 0 ||
+	    port_workers(c, o, p) < 0 || port_dcqcn(c, o, p) < 0)
 		return -1;
 	if (p->ring_size & (p->ring_size - 1))
 		return fail_at(c, "ring_size", "%u is not a power of two", p->ring_size);
@@ -2018,6 +2078,22 @@ static json_t *dump_port(const struct rnic_config *cfg, const struct rnic_cfg_po
 	SET(o, "ring_size", json_integer(p->ring_size));
 	SET(o, "burst", json_integer(p->burst));
 	SET(o, "max_inflight", json_integer(p->max_inflight));
+	SET(o, "ecn", json_boolean(p->ecn));
+	SET(o, "cnp_dscp", json_integer(p->cnp_dscp));
+	SET(o, "cnp_interval_us", json_integer(p->cnp_interval_us));
+	SET(o, "dcqcn", json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"enabled", p->dcqcn_on, "line_mbps", (json_int_t)p->dcqcn.line_mbps,
+		"rpg_time_reset", (json_int_t)p->dcqcn.rpg_time_reset_us,
+		"rpg_byte_reset", (json_int_t)p->dcqcn.rpg_byte_reset,
+		"rpg_threshold", (json_int_t)p->dcqcn.rpg_threshold,
+		"rpg_ai_rate", (json_int_t)p->dcqcn.rpg_ai_rate_mbps,
+		"rpg_hai_rate", (json_int_t)p->dcqcn.rpg_hai_rate_mbps,
+		"rpg_min_rate", (json_int_t)p->dcqcn.rpg_min_rate_mbps,
+		"rpg_min_dec_fac", (json_int_t)p->dcqcn.rpg_min_dec_fac,
+		"rate_reduce_monitor_period", (json_int_t)p->dcqcn.rate_reduce_monitor_period_us,
+		"initial_alpha_value", (json_int_t)p->dcqcn.initial_alpha_value,
+		"alpha_period", (json_int_t)p->dcqcn.alpha_period_us,
+		"dce_tcp_g_shift", (json_int_t)p->dcqcn.dce_tcp_g_shift));
 	if (p->queues)
 		SET(o, "queues", json_integer(p->queues));
 	if (p->impair[0])

@@ -76,6 +76,11 @@ struct rnic_cfg_port {
 	uint32_t mbufs;
 	uint32_t ring_size;      /**< power of two */
 	uint32_t max_inflight;   /**< rnic_dev_attr.max_inflight */
+	bool ecn;                /**< ECT(0) on data packets (!no_ecn) */
+	uint8_t cnp_dscp;        /**< rnic_dev_attr.cnp_dscp */
+	uint32_t cnp_interval_us; /**< rnic_dev_attr.cnp_interval_us */
+	bool dcqcn_on;           /**< !rnic_dev_attr.no_dcqcn */
+	struct rnic_dcqcn_params dcqcn; /**< rnic_dev_attr.dcqcn */
 	/** Engine workers (rnic_dev_attr.workers), 1..RNIC_CFG_WORKERS_MAX. */
 	uint16_t workers;
 	/**

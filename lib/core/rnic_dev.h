@@ -26,6 +26,7 @@
 #include "rnic_sync.h"
 #include "rnic_timer.h"
 #include "rnic_types.h"
+#include "rnic_wire.h"
 
 /* Software TX buffer of one role: what tx_burst did not take is retried
  * before anything new is produced, so nothing accepted is lost. */
@@ -157,6 +158,8 @@ struct rnic_device {
 	uint8_t mac[6];
 	rte_be32_t ipv4;
 	uint64_t tsc_hz;
+	uint64_t cnp_gap_tsc;         /* attr.cnp_interval_us in TSC cycles */
+	uint64_t tsc_per_us;          /* DCQCN's clock */
 	struct rte_mempool *pool;
 	struct rte_ring *ev_ring;     /* async events: roles -> application */
 	struct rnic_worker *workers;  /* n_workers of them */
@@ -230,5 +233,13 @@ int rnic_dev_add_destroy_hook(struct rnic_device *dev, rnic_dev_hook_t *fn);
 
 /* Control thread: run and clear the destroy hooks. */
 void rnic_dev_run_destroy_hooks(struct rnic_device *dev);
+
+/* The TOS byte of a data packet: ECT(0) unless the device sends Not-ECT
+ * or the traffic class already sets an ECN codepoint (issue 18). */
+static inline uint8_t
+rnic_tos_ecn(const struct rnic_device *dev, uint8_t tos)
+{
+	return dev->attr.no_ecn || (tos & RNIC_ECN_MASK) ? tos : (uint8_t)(tos | RNIC_ECN_ECT0);
+}
 
 #endif /* RNIC_DEV_H */

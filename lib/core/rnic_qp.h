@@ -22,6 +22,7 @@
 
 #include <rte_common.h>
 
+#include "rnic_dcqcn.h"
 #include "rnic_mq.h"
 #include "rnic_qplist.h"
 #include "rnic_sq.h"
@@ -45,6 +46,13 @@ struct rnic_qp_req {
 	uint8_t scheduled;       /* on the TX active list */
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
 	struct rnic_mq mq;       /* the MultiQueue, producer's half */
+	/* DCQCN's reaction point (rnic_tx.c cc_*): the rate, the CNPs of
+	 * comp.cnp_seen applied to it, bytes sent since the rate last moved
+	 * and the TSC before which the next packet may not leave. */
+	uint32_t cnp_applied;
+	uint32_t cc_bytes;
+	uint64_t pace_tsc;
+	struct rnic_dcqcn cc;    /* rc_mbps 0: not started (no CNP yet) */
 } __rte_cache_aligned;
 
 /* Requester receive (the completer): the RX role only, but for sq_done. */
@@ -69,6 +77,8 @@ struct rnic_qp_comp {
 	uint32_t arm_alive;      /* alive_seq when the timer was last (re)armed */
 	uint8_t retrying;        /* go-back-N started at progress retry_seq */
 	uint8_t on_rexmit_list;  /* on the RX role's retransmission list */
+	uint32_t cnp_seen;       /* [CNP] CNPs received for this QP; W: RX,
+				  * release; R: TX (DCQCN), acquire */
 	uint32_t retry_seq;      /* acked_seq when it started */
 	uint32_t rexmit_next;    /* go-back-N cursor into the MultiQueue */
 	uint32_t rexmit_end;
@@ -126,6 +136,7 @@ struct rnic_qp_resp {
 	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
 	uint64_t nak_tsc;        /* when it was (last) sent */
 	uint32_t nak_drops;      /* requests dropped out of sequence since */
+	uint64_t cnp_tsc;        /* when this QP last sent a CNP (0: never) */
 	uint8_t cur_op;          /* opcode of the last packet of the message */
 	uint8_t in_msg;          /* inside a multi-packet SEND/WRITE */
 	uint8_t fatal;           /* a fatal NAK is queued: going to Error */

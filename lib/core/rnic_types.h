@@ -25,6 +25,8 @@
 
 #include <rte_byteorder.h>
 
+#include "rnic_dcqcn.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,6 +57,8 @@ struct rnic_qp;
  * a go-back-N is the window it goes back over). */
 #define RNIC_INFLIGHT_DEFAULT 64u
 #define RNIC_INFLIGHT_MAX 512u    /* RNIC_MQ_RC_SLOTS */
+#define RNIC_CNP_INTERVAL_US_DEFAULT 50u
+#define RNIC_CNP_INTERVAL_US_MAX 1000000u
 #define RNIC_INFLIGHT_MIN 16u     /* RNIC_ACKREQ_EVERY: a full window of
 				   * SEND/WRITE packets asks for an ACK */
 
@@ -90,6 +94,18 @@ struct rnic_dev_attr {
 				  *   RNIC_INFLIGHT_DEFAULT, 16..512, at most the QP's
 				  *   window (four per send queue entry, 64..512);
 				  *   a go-back-N resends at most this many */
+	/* ECN (issue 18; RoCEv2 annex A17.9): */
+	bool no_ecn;             /**< send Not-ECT; default: every data packet
+				  *   ECT(0) unless its traffic class sets ECN */
+	uint8_t cnp_dscp;        /**< DSCP of the CNPs this device sends
+				  *   (0..63; CNPs are Not-ECT) */
+	bool no_dcqcn;           /**< ignore CNPs (no reaction point) */
+	/** DCQCN's parameters (rnic_dcqcn.h, NVIDIA's names); all zero: the
+	 *  defaults on a 100 Gb/s line (rnic_dcqcn_defaults) */
+	struct rnic_dcqcn_params dcqcn;
+	uint32_t cnp_interval_us; /**< at most one CNP per QP per this many us
+				  *   (the notification point's
+				  *   min_time_between_cnps), default 50 */
 	uint16_t workers;        /**< engine workers (default 1, at most 64);
 				  *   each owns the QPs whose number maps to
 				  *   it, its own TX queues and its share of
@@ -115,7 +131,8 @@ struct rnic_dev_attr {
 	_(timer_expired) _(retry_exceeded) _(rnr_retry_exceeded) \
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
-	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated)
+	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
+	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

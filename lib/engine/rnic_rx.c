@@ -87,11 +87,14 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		return;
 	}
 	mask = pkt.op->mask;
+	qp = rnic_qp_lookup(wk->dev, pkt.bth.dqpn);
 	if (mask & RNIC_M_CNP) {
+		/* For the requester's reaction point (TX applies it). */
 		st->cnp_rcvd++;
+		if (qp != NULL && qp->type != RNIC_QPT_UD)
+			STORE_REL(&qp->comp.cnp_seen, qp->comp.cnp_seen + 1);   /* [CNP] */
 		return;
 	}
-	qp = rnic_qp_lookup(wk->dev, pkt.bth.dqpn);
 	if (qp == NULL) {
 		st->drop_no_qp++;
 		return;
@@ -106,6 +109,8 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		st->drop_pkey++;
 		return;
 	}
+	if (unlikely((pkt.l.tos & RNIC_ECN_MASK) == RNIC_ECN_CE))
+		rnic_np_ce(wk, qp, st);   /* and the packet goes on */
 	if (mask & RNIC_M_RESP)
 		rnic_comp_rx(wk, qp, m, &pkt);
 	else

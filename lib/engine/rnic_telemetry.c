@@ -276,6 +276,13 @@ tel_qp(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "timeouts", LOAD_RLX(&qp->comp.n_timeout));
 	rte_tel_data_add_dict_u64(d, "naks_received", LOAD_RLX(&qp->comp.n_nak));
 	rte_tel_data_add_dict_u64(d, "errors", LOAD_RLX(&qp->comp.n_err));
+	/* DCQCN (TX's, read relaxed: a snapshot): 0 Mb/s = unpaced */
+	rte_tel_data_add_dict_u64(d, "cnps_received", LOAD_RLX(&qp->comp.cnp_seen));
+	rte_tel_data_add_dict_u64(d, "cc_rate_mbps",
+				  LOAD_RLX(&qp->req.cc.limited) ? LOAD_RLX(&qp->req.cc.rc_mbps) : 0);
+	rte_tel_data_add_dict_u64(d, "cc_target_mbps", LOAD_RLX(&qp->req.cc.rt_mbps));
+	rte_tel_data_add_dict_u64(d, "cc_alpha_1024",
+				  LOAD_RLX(&qp->req.cc.alpha) >> (RNIC_DCQCN_ALPHA_SHIFT - 10));
 	return 0;
 }
 

@@ -287,7 +287,7 @@ plan_ud(const struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p,
 	*l_ud = qp->l2;
 	memcpy(l_ud->dst_mac, w->ah.dmac, 6);
 	l_ud->dst_ip = w->ah.dip;
-	l_ud->tos = w->ah.tos;
+	l_ud->tos = rnic_tos_ecn(qp->dev, w->ah.tos);
 	l_ud->ttl = w->ah.ttl ? w->ah.ttl : RNIC_IPV4_TTL_DEFAULT;
 	l_ud->vlan = w->ah.vlan;
 	l_ud->vlan_tci = w->ah.vlan_tci;
@@ -360,6 +360,51 @@ req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 }
 
 /*
+ * DCQCN's reaction point (rnic_dcqcn.h): apply the CNPs the RX role saw
+ * ([CNP]), move the rate on with the time and bytes since, and say
+ * whether the pace lets the next packet go now. A QP that never got a
+ * CNP pays one load.
+ */
+static bool
+cc_may_send(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	const struct rnic_device *dev = wk->dev;
+	uint32_t seen = LOAD_ACQ(&qp->comp.cnp_seen);   /* [CNP] */
+	uint64_t now_us;
+
+	if (likely(seen == qp->req.cnp_applied && !qp->req.cc.limited))
+		return true;
+	now_us = wk->tx.now / dev->tsc_per_us;
+	if (seen != qp->req.cnp_applied) {
+		qp->req.cnp_applied = seen;
+		if (!dev->attr.no_dcqcn) {
+			if (qp->req.cc.rc_mbps == 0)
+				rnic_dcqcn_init(&qp->req.cc, &dev->attr.dcqcn, now_us);
+			uint64_t cuts = qp->req.cc.cuts;
+
+			rnic_dcqcn_cnp(&qp->req.cc, &dev->attr.dcqcn, now_us);
+			st->cnp_rate_cuts += qp->req.cc.cuts - cuts;
+		}
+	}
+	rnic_dcqcn_advance(&qp->req.cc, &dev->attr.dcqcn, now_us, qp->req.cc_bytes);
+	qp->req.cc_bytes = 0;
+	return !qp->req.cc.limited || (int64_t)(wk->tx.now - qp->req.pace_tsc) >= 0;
+}
+
+/* A paced QP sent @p len bytes: the next may leave len * 8 / rate later. */
+static void
+cc_charge(struct rnic_worker *wk, struct rnic_qp *qp, uint32_t len)
+{
+	uint64_t gap;
+
+	if (likely(!qp->req.cc.limited))
+		return;
+	qp->req.cc_bytes += len;
+	gap = (uint64_t)len * 8 * wk->dev->tsc_per_us / qp->req.cc.rc_mbps;
+	qp->req.pace_tsc = RTE_MAX(qp->req.pace_tsc, wk->tx.now) + gap;
+}
+
+/*
  * Build and queue the next packet of the current WQE. Returns 1 when a
  * packet was produced, 0 when the QP must wait (window, mbufs, TX buffer).
  */
@@ -401,6 +446,7 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 	if (p.paylen)
 		data_pack(w, qp->req.cur_off, p.paylen, payload);
 	rnic_pkt_seal(m, l3_off);
+	cc_charge(wk, qp, m->pkt_len);
 	req_packet_sent(wk, qp, w, m, &p, first, st);
 	return 1;
 }
@@ -526,6 +572,8 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 			if (!req_start_wqe(wk, qp, st))
 				break;
 		}
+		if (!cc_may_send(wk, qp, st))
+			break;   /* paced: stays on the active list */
 		if (!req_send_packet(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st))
 			break;
 		done++;

@@ -209,12 +209,22 @@ attr_defaults(struct rnic_dev_attr *a)
 	if (!a->txq_desc) a->txq_desc = 1024;
 	if (!a->workers) a->workers = 1;
 	if (!a->max_inflight) a->max_inflight = RNIC_INFLIGHT_DEFAULT;
+	if (!a->cnp_interval_us) a->cnp_interval_us = RNIC_CNP_INTERVAL_US_DEFAULT;
+	if (a->dcqcn.line_mbps == 0) {
+		struct rnic_dcqcn_params d = a->dcqcn;
+
+		rnic_dcqcn_defaults(&a->dcqcn, 100000);
+		if (d.rpg_time_reset_us || d.rpg_byte_reset || d.alpha_period_us)
+			return false;   /* parameters without a line rate */
+	}
 	return a->max_qps <= RNIC_MAX_QPS && rte_is_power_of_2(a->mtu) && a->queues <= 2 &&
 	       a->mtu >= 256 && a->mtu <= 4096 && a->burst <= RNIC_MAX_BURST &&
 	       a->mbufs >= 2 && a->mbuf_size >= RTE_PKTMBUF_HEADROOM + 256 + 128 &&
 	       a->mbuf_size <= UINT16_MAX && rte_is_power_of_2(a->ring_size) &&
 	       a->workers <= RNIC_MAX_WORKERS && a->workers <= a->max_qps &&
-	       a->max_inflight >= RNIC_INFLIGHT_MIN && a->max_inflight <= RNIC_INFLIGHT_MAX;
+	       a->max_inflight >= RNIC_INFLIGHT_MIN && a->max_inflight <= RNIC_INFLIGHT_MAX &&
+	       a->cnp_dscp <= 63 && a->cnp_interval_us <= RNIC_CNP_INTERVAL_US_MAX &&
+	       rnic_dcqcn_params_ok(&a->dcqcn);
 }
 
 /* The NUMA socket of the device's memory: the port's, or the caller's
@@ -348,6 +358,8 @@ dev_init(struct rnic_device *dev, const struct rnic_dev_attr *a)
 		rte_eth_macaddr_get(a->port_id, &mac);
 	memcpy(dev->mac, &mac, RTE_ETHER_ADDR_LEN);
 	dev->tsc_hz = rte_get_tsc_hz();
+	dev->cnp_gap_tsc = dev->tsc_hz * dev->attr.cnp_interval_us / 1000000u;
+	dev->tsc_per_us = RTE_MAX(dev->tsc_hz / 1000000u, (uint64_t)1);
 	dev->qp_mask = pow2_at_least(dev->attr.max_qps) - 1;
 	/* An eighth of the pool is kept from requests (rnic_dev.h mq_limit):
 	 * room for ACKs and responses, and for what per-lcore caches hold. */

@@ -225,6 +225,13 @@ rnic_destroy_qp(struct rnic_qp *qp)
 }
 
 uint32_t rnic_qp_num(const struct rnic_qp *qp) { return qp->qpn; }
+
+uint32_t
+rnic_qp_cc_rate_mbps(const struct rnic_qp *qp)
+{
+	/* The TX role's; a relaxed snapshot (telemetry, tests). */
+	return LOAD_RLX(&qp->req.cc.limited) ? LOAD_RLX(&qp->req.cc.rc_mbps) : 0;
+}
 unsigned int rnic_qp_worker(const struct rnic_qp *qp) { return qp->w->id; }
 
 /* ------------------------------------------------------------------ */
@@ -321,7 +328,7 @@ qp_build_l2(struct rnic_qp *qp)
 	memcpy(l->dst_mac, ah->dmac, 6);
 	l->src_ip = qp->dev->ipv4;
 	l->dst_ip = ah->dip;
-	l->tos = ah->tos;
+	l->tos = rnic_tos_ecn(qp->dev, ah->tos);
 	l->ttl = ah->ttl ? ah->ttl : RNIC_IPV4_TTL_DEFAULT;
 	l->vlan = ah->vlan;
 	l->vlan_tci = ah->vlan_tci;

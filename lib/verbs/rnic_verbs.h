@@ -123,6 +123,10 @@ int rnic_destroy_qp(struct rnic_qp *qp);
 
 uint32_t rnic_qp_num(const struct rnic_qp *qp);
 
+/** DCQCN (issue 18): the rate @p qp is paced to after CNPs, Mb/s; 0 while
+ *  it is not paced (no CNP yet, or back at the line rate). */
+uint32_t rnic_qp_cc_rate_mbps(const struct rnic_qp *qp);
+
 /** The worker that runs @p qp's data path (its QPN modulo the workers):
  *  rnic_worker_poll(dev, rnic_qp_worker(qp), ...) serves it. */
 unsigned int rnic_qp_worker(const struct rnic_qp *qp);

@@ -257,6 +257,10 @@ static inline void rnic_put24(uint8_t *p, uint32_t v)
 #define RNIC_BTH_PAD_SHIFT 4
 #define RNIC_BTH_PAD_MASK  0x30
 #define RNIC_BTH_TVER_MASK 0x0f
+/* The ECN field, the low two bits of the IPv4 TOS byte (RFC 3168). */
+#define RNIC_ECN_MASK   0x03
+#define RNIC_ECN_ECT0   0x02
+#define RNIC_ECN_CE     0x03
 #define RNIC_BTH_FECN   0x80
 #define RNIC_BTH_BECN   0x40
 #define RNIC_BTH_ACKREQ 0x80

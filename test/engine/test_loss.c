@@ -98,6 +98,45 @@ window_track(const struct rule *r, const struct rnic_pkt *pkt)
 		win.max = RTE_MAX(win.max, (int)((pkt->bth.psn - win.acked) & 0xffffff));
 }
 
+/* test_cnp: A's requests marked Congestion Experienced on the way (as a
+ * switch would), what they carried before, and the CNPs A receives. */
+static struct {
+	bool on;
+	int requests, ect0;
+	int cnps;
+	struct rnic_pkt cnp;       /* the first CNP's fields */
+	uint8_t rsvd_or;           /* OR of its 16 reserved bytes */
+	bool cnp_icrc_ok;
+} ce;
+
+static void
+ce_mark(struct rte_mbuf *m, const struct rnic_pkt *pkt)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pkt->l3_off);
+
+	ce.requests++;
+	ce.ect0 += (ip->type_of_service & RNIC_ECN_MASK) == RNIC_ECN_ECT0;
+	ip->type_of_service |= RNIC_ECN_CE;   /* the ICRC masks the TOS byte */
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+static void
+ce_cnp_seen(struct rte_mbuf *m, const struct rnic_pkt *pkt)
+{
+	const uint8_t *rsvd = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						      pkt->bth_off + RNIC_BTH_LEN);
+	struct rnic_pkt full;
+
+	if (ce.cnps++ > 0)
+		return;
+	ce.cnp = *pkt;
+	ce.rsvd_or = 0;
+	for (int i = 0; i < RNIC_CNP_RSVD_LEN; i++)
+		ce.rsvd_or |= rsvd[i];
+	ce.cnp_icrc_ok = rnic_pkt_parse_mbuf(m, true, &full) == RNIC_PKT_ERR_OK;
+}
+
 static int
 hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 {
@@ -109,6 +148,10 @@ hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 		return RNIC_IMPAIR_PASS;
 	if (win.on)
 		window_track(r, &pkt);
+	if (ce.on && r == &rules[RNIC_IMPAIR_TX] && !(pkt.op->mask & RNIC_M_CNP))
+		ce_mark(m, &pkt);
+	if (ce.on && r == &rules[RNIC_IMPAIR_RX] && pkt.bth.opcode == RNIC_OPCODE_CNP)
+		ce_cnp_seen(m, &pkt);
 	if (r == &rules[RNIC_IMPAIR_TX] && pkt.bth.opcode == OPC(READ_REQ) &&
 	    n_rd_reqs < (int)RTE_DIM(rd_reqs))
 		rd_reqs[n_rd_reqs++] = (typeof(rd_reqs[0])){ pkt.bth.psn, pkt.ext.reth_len,
@@ -160,11 +203,17 @@ wait_wc(struct rnic_cq *cq, struct rnic_wc *wc, int n)
  * the AckReq period (16): every case also runs with TX held at it. At
  * least 25 for test_renak. */
 #define A_INFLIGHT 40
+#define A_LINE_MBPS 1000
+#define CNP_DSCP 26   /* not softrnic's config default (48): the attribute works */
 
 static int
 side_init(struct test_side *s, uint16_t port, uint8_t last, uint32_t inflight)
 {
-	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192, .max_inflight = inflight };
+	struct rnic_dev_attr a = { .port_id = port, .mbufs = 8192, .max_inflight = inflight,
+				   .cnp_dscp = CNP_DSCP };
+
+	/* DCQCN on a 1 Gb/s line: after a CNP, A's pace is measurable. */
+	rnic_dcqcn_defaults(&a.dcqcn, A_LINE_MBPS);
 
 	return test_side_up(s, &a, last, 1024, BUF, 64);
 }
@@ -461,6 +510,77 @@ test_window(void)
 	VERIFY(stat_a("timer_expired") == te0 && stat_a("rto_expired") == ro0,
 	       "the window waited for a timer");
 	printf("ok a 100-packet WRITE through a %d-request window, no timer\n", A_INFLIGHT);
+	return 0;
+}
+
+/*
+ * The notification point (issue 18): 24 WRITEs from A sent ECT(0), marked
+ * CE on the link, reach B in one burst. B answers with CNPs, at most one
+ * per 50 us (the default cnp_interval_us) - one, unless the burst took
+ * longer - each a RoCEv2 CNP to A's QP: opcode 0x81, BECN, PSN 0, the
+ * P_Key, 16 zero bytes, a valid ICRC, B's CNP DSCP and Not-ECT. The WRITEs
+ * complete as usual.
+ */
+static int
+test_cnp(void)
+{
+	uint64_t sent0, rcvd0, ce0, t0, t1, cnps;
+
+	VERIFY(rto_pair() == 0, "setup");
+	VERIFY(stat_b("ecn_ce_rcvd") == 0 && stat_b("cnp_sent") == 0,
+	       "CNPs on an unmarked link");
+	sent0 = stat_b("cnp_sent");
+	rcvd0 = stat_a("cnp_rcvd");
+	ce0 = stat_b("ecn_ce_rcvd");
+	memset(&ce, 0, sizeof(ce));
+	ce.on = true;
+	VERIFY(post_writes(24, 3000) == 0, "post");
+	for (int i = 0; i < 4; i++)
+		rnic_dev_poll(A.dev, RNIC_ROLE_TX);
+	t0 = rte_rdtsc();
+	rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
+	t1 = rte_rdtsc();
+	VERIFY(writes_done(24, 3000) == 0, "the 24 WRITEs");
+	ce.on = false;
+	cnps = stat_b("cnp_sent") - sent0;
+	VERIFY(ce.requests == 24 && ce.ect0 == 24, "%d of %d requests were ECT(0)", ce.ect0,
+	       ce.requests);
+	VERIFY(stat_b("ecn_ce_rcvd") - ce0 == 24, "B saw %" PRIu64 " CE marks",
+	       stat_b("ecn_ce_rcvd") - ce0);
+	VERIFY(cnps >= 1 && cnps <= 1 + (t1 - t0) * 1000000 / rte_get_tsc_hz() / 50,
+	       "%" PRIu64 " CNPs in %" PRIu64 " us", cnps,
+	       (t1 - t0) * 1000000 / rte_get_tsc_hz());
+	VERIFY(stat_a("cnp_rcvd") - rcvd0 == cnps && ce.cnps == (int)cnps,
+	       "A counted %" PRIu64 " CNPs, its link saw %d", stat_a("cnp_rcvd") - rcvd0, ce.cnps);
+	VERIFY(ce.cnp.bth.dqpn == rnic_qp_num(qa) && ce.cnp.bth.becn && !ce.cnp.bth.fecn &&
+	       ce.cnp.bth.psn == 0 && ce.cnp.bth.pkey == 0xffff && !ce.cnp.bth.ackreq,
+	       "CNP BTH: dqpn 0x%x becn %d fecn %d psn %u pkey 0x%x", ce.cnp.bth.dqpn,
+	       ce.cnp.bth.becn, ce.cnp.bth.fecn, ce.cnp.bth.psn, ce.cnp.bth.pkey);
+	VERIFY(ce.rsvd_or == 0 && ce.cnp.payload_len == 0 && ce.cnp_icrc_ok,
+	       "CNP body: reserved bytes 0x%x, payload %u, ICRC %s", ce.rsvd_or,
+	       ce.cnp.payload_len, ce.cnp_icrc_ok ? "ok" : "bad");
+	VERIFY(ce.cnp.l.tos == CNP_DSCP << 2, "CNP TOS 0x%x, want DSCP %d, Not-ECT", ce.cnp.l.tos,
+	       CNP_DSCP);
+	printf("ok CE-marked requests answered by %" PRIu64 " CNP (RoCEv2 format, DSCP %d)\n",
+	       cnps, CNP_DSCP);
+
+	/* The reaction point: A's QP cut its rate on the CNP (alpha 1023/1024:
+	 * to about half of the 1 Gb/s line) and paces what it sends next, so
+	 * 64 KiB take at least their time at the line rate (a lower bound:
+	 * no machine is too slow for it); unpaced they take a few us. */
+	{
+		uint64_t cuts0 = stat_a("cnp_rate_cuts"), t2, us;
+		uint32_t rate;
+
+		t2 = rte_rdtsc();
+		VERIFY(run_op(RNIC_WR_RDMA_WRITE, 65536, 3100, RNIC_WC_SUCCESS) == 0, "paced WRITE");
+		us = (rte_rdtsc() - t2) * 1000000 / rte_get_tsc_hz();
+		rate = rnic_qp_cc_rate_mbps(qa);
+		VERIFY(stat_a("cnp_rate_cuts") - cuts0 == 1, "%" PRIu64 " rate cuts for one CNP", stat_a("cnp_rate_cuts") - cuts0);
+		VERIFY(rate >= 500 && rate < A_LINE_MBPS, "A's rate %u Mb/s after one cut", rate);
+		VERIFY(us >= 65536ull * 8 / A_LINE_MBPS, "64 KiB in %" PRIu64 " us: not paced", us);
+		printf("ok ... and A paces to %u Mb/s: 64 KiB in %" PRIu64 " us\n", rate, us);
+	}
 	return 0;
 }
 
@@ -874,6 +994,7 @@ main(int argc, char **argv)
 	RUN(test_atomic_ack_lost_in_train());
 	RUN(test_rnr());
 	RUN(test_window());
+	RUN(test_cnp());
 	RUN(test_tail_loss_rto());
 	RUN(test_lost_resend());
 	RUN(test_renak());

@@ -312,7 +312,9 @@ def check_l2(where, f, p):
     if (Dot1Q in p) != bool(f["vlan"]) or (f["vlan"] and p[Dot1Q].vlan != f["vlan"]):
         fail(f"{where}: VLAN {p[Dot1Q].vlan if Dot1Q in p else None}, "
              f"expected {f['vlan']}")
-    if ip.version != 4 or ip.ihl != 5 or ip.ttl != 64 or ip.tos != 0 or ip.proto != 17 \
+    # tos 2: DSCP 0 (the configs set no traffic class), ECN ECT(0), which
+    # softrnic sets on data packets by default (ports[].ecn, issue 18).
+    if ip.version != 4 or ip.ihl != 5 or ip.ttl != 64 or ip.tos != 2 or ip.proto != 17 \
             or ip.frag != 0:
         fail(f"{where}: IPv4 header {ip.summary()} ttl={ip.ttl} tos={ip.tos}")
     if checksum(bytes(ip)[:20]) != 0:   # over a valid header it sums to 0

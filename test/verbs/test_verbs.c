@@ -1518,6 +1518,15 @@ test_burst_limit(void)
 		       da.max_inflight, rte_errno);
 	}
 	da.max_inflight = RNIC_INFLIGHT_MIN;
+	/* and the CNP DSCP (6 bits) and interval. */
+	da.cnp_dscp = 64;
+	rte_errno = 0;
+	VERIFY(rnic_dev_create(&da) == NULL && rte_errno == EINVAL, "cnp_dscp 64: created");
+	da.cnp_dscp = 63;
+	da.cnp_interval_us = RNIC_CNP_INTERVAL_US_MAX + 1;
+	rte_errno = 0;
+	VERIFY(rnic_dev_create(&da) == NULL && rte_errno == EINVAL, "cnp_interval_us: created");
+	da.cnp_interval_us = 0;
 	d = rnic_dev_create(&da);
 	VERIFY(d != NULL, "burst %u: %s", RNIC_MAX_BURST, rte_strerror(rte_errno));
 	rnic_dev_destroy(d);

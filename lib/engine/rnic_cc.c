@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion control, the notification point (issue 18; RoCEv2 annex
+ * A17.9): a packet that arrives Congestion Experienced makes its QP send
+ * a CNP to the peer QP, at most one per cnp_interval_us. The reaction
+ * point (DCQCN, a rate per QP) is not built: received CNPs are counted.
+ */
+
+#include <rte_cycles.h>
+
+#include "rnic_engine_pvt.h"
+
+/*
+ * A CNP as RoCEv2 defines it: BTH opcode 0x81, the peer's QPN, BECN set,
+ * the QP's P_Key, PSN 0, 16 reserved bytes of zero and an ICRC; IPv4 with
+ * the device's CNP DSCP and Not-ECT (a switch must not mark it), UDP
+ * source port and addresses as the QP's other packets.
+ */
+static void
+np_send_cnp(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	struct rnic_bth_fields b = {
+		.opcode = RNIC_OPCODE_CNP, .becn = true, .pkey = qp->attr.pkey,
+		.dqpn = qp->attr.dest_qp_num, .psn = 0,
+	};
+	struct rnic_ext_fields ext = { 0 };
+	struct rnic_l2l3 l = qp->l2;
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	l.tos = (uint8_t)(wk->dev->attr.cnp_dscp << 2);
+	m = rnic_pkt_alloc(wk->dev, st, NULL, &l, &b, &ext, 0, &p);
+	if (m == NULL)
+		return;
+	rnic_pkt_seal(m, rnic_l3_off(&l));
+	rnic_txbuf_add(&wk->rx.txb, m);
+	st->cnp_sent++;
+}
+
+void
+rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	enum rnic_qp_state s = rnic_qp_state_get(qp);
+	uint64_t now;
+
+	st->ecn_ce_rcvd++;
+	/* Connected QPs only: a UD QP has no one peer to notify. */
+	if (qp->type == RNIC_QPT_UD || (s != RNIC_QPS_RTR && s != RNIC_QPS_RTS &&
+					s != RNIC_QPS_SQD))
+		return;
+	now = rte_rdtsc();
+	if (qp->resp.cnp_tsc != 0 && now - qp->resp.cnp_tsc < wk->dev->cnp_gap_tsc)
+		return;
+	if (!rnic_txbuf_room(&wk->rx.txb))
+		return;   /* the next CE mark asks again */
+	qp->resp.cnp_tsc = now;
+	np_send_cnp(wk, qp, st);
+}
