@@ -73,6 +73,9 @@ struct perf_opts {
 	uint64_t impair_seed;
 	bool impair;             /* one of them given (0 too: the same link) */
 	uint32_t inflight;       /* --inflight: rnic_dev_attr.max_inflight (0: default) */
+	bool dcqcn_set;          /* --dcqcn given: dcqcn and no_dcqcn below */
+	bool no_dcqcn;
+	struct rnic_dcqcn_params dcqcn;
 	bool raw;                /* raw_lat: frame ping-pong, no RDMA (perf_run_raw) */
 	bool progress;           /* progress lines on stderr for long runs */
 	bool verbose;            /* engine counters after each size */

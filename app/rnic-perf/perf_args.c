@@ -68,6 +68,11 @@ perf_usage(FILE *f, const char *prog)
 "  --ring-size=N           ring pair size (default 4096)\n"
 "  --queues=N              pair/memif ports: RX and TX queues (pair 1, for testpmd; memif 2)\n"
 "  --timer-every=N         poll the timer role every Nth engine loop (1, as softrnic)\n"
+"  --dcqcn=K=V[,K=V...]    DCQCN's reaction point: enabled=0|1 and the parameters of\n"
+"                          the config's ports[].dcqcn (line_mbps, rpg_time_reset,\n"
+"                          rpg_byte_reset, rpg_threshold, rpg_ai_rate, rpg_hai_rate,\n"
+"                          rpg_min_rate, rpg_min_dec_fac, rate_reduce_monitor_period,\n"
+"                          initial_alpha_value, alpha_period, dce_tcp_g_shift)\n"
 "  --inflight=N            RC requests outstanding per QP, 16..512 (the device's\n"
 "                          max_inflight; default 64)\n"
 "\n"
@@ -138,6 +143,7 @@ enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
+	OPT_DCQCN,
 };
 
 /* What the option groups share while parsing: whether the test was named
@@ -463,6 +469,63 @@ opt_impair(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 	}
 }
 
+/* --dcqcn enabled=1,line_mbps=10000,...: the names of ports[].dcqcn. */
+static int
+parse_dcqcn(const char *arg, struct perf_opts *o)
+{
+	struct rnic_dcqcn_params *d = &o->dcqcn;
+	char buf[512], *tok, *save = NULL;
+	static const struct { const char *k; size_t off; } keys[] = {
+#define K(n, f) { n, offsetof(struct rnic_dcqcn_params, f) }
+		K("line_mbps", line_mbps), K("rpg_time_reset", rpg_time_reset_us),
+		K("rpg_byte_reset", rpg_byte_reset), K("rpg_threshold", rpg_threshold),
+		K("rpg_ai_rate", rpg_ai_rate_mbps), K("rpg_hai_rate", rpg_hai_rate_mbps),
+		K("rpg_min_rate", rpg_min_rate_mbps), K("rpg_min_dec_fac", rpg_min_dec_fac),
+		K("rate_reduce_monitor_period", rate_reduce_monitor_period_us),
+		K("initial_alpha_value", initial_alpha_value), K("alpha_period", alpha_period_us),
+		K("dce_tcp_g_shift", dce_tcp_g_shift),
+#undef K
+	};
+
+	if (!o->dcqcn_set)
+		rnic_dcqcn_defaults(d, 100000);
+	o->dcqcn_set = true;
+	if (strlen(arg) >= sizeof(buf)) {
+		fprintf(stderr, "rnic-perf: --dcqcn: too long\n");
+		return -1;
+	}
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		uint64_t v;
+		unsigned int i;
+
+		if (eq == NULL) {
+			fprintf(stderr, "rnic-perf: --dcqcn: \"%s\" is not KEY=VALUE\n", tok);
+			return -1;
+		}
+		*eq++ = '\0';
+		if (num(eq, tok, 0, UINT32_MAX, &v))
+			return -1;
+		if (strcmp(tok, "enabled") == 0) {
+			o->no_dcqcn = v == 0;
+			continue;
+		}
+		for (i = 0; i < RTE_DIM(keys) && strcmp(tok, keys[i].k) != 0; i++)
+			;
+		if (i == RTE_DIM(keys)) {
+			fprintf(stderr, "rnic-perf: --dcqcn: unknown key \"%s\"\n", tok);
+			return -1;
+		}
+		*(uint32_t *)((char *)d + keys[i].off) = (uint32_t)v;
+	}
+	if (!rnic_dcqcn_params_ok(d)) {
+		fprintf(stderr, "rnic-perf: --dcqcn: a value is out of range (doc/congestion.md)\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* The engine: --rtc, --pipeline, --engine-on-main, --ring-size, --queues,
  * --timer-every. */
 static int
@@ -496,6 +559,8 @@ opt_engine(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 			return -1;
 		o->timer_every = (uint32_t)v;
 		return 0;
+	case OPT_DCQCN:
+		return parse_dcqcn(arg, o);
 	case OPT_INFLIGHT:
 		if (num(arg, "--inflight", RNIC_INFLIGHT_MIN, RNIC_INFLIGHT_MAX, &v))
 			return -1;
@@ -550,6 +615,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
 		{ "impair-seed", required_argument, NULL, OPT_ISEED },
 		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
+		{ "dcqcn", required_argument, NULL, OPT_DCQCN },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -387,6 +387,10 @@ perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_si
 			a.no_dcqcn = !cp->dcqcn_on;
 			a.dcqcn = cp->dcqcn;
 		}
+		if (o->dcqcn_set) {
+			a.no_dcqcn = o->no_dcqcn;
+			a.dcqcn = o->dcqcn;
+		}
 		memcpy(a.mac, s->mac, 6);
 		a.ipv4 = s->ip;
 		s->dev = rnic_dev_create(&a);

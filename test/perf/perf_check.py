@@ -431,7 +431,9 @@ def main():
     # A bad option must fail with a message that says what is allowed,
     # not run. -D 0 was refused by a message that named 0 as allowed.
     for bad, want in ((["-s", "banana"], "rnic-perf:"),
-                      (["-D", "0"], "-D (duration) should be over 0 and at most 86400 s")):
+                      (["-D", "0"], "-D (duration) should be over 0 and at most 86400 s"),
+                      (["--dcqcn", "rpg_ai_rat=5"], "--dcqcn: unknown key \"rpg_ai_rat\""),
+                      (["--dcqcn", "rpg_min_dec_fac=101"], "--dcqcn: a value is out of range")):
         p = subprocess.run([prog] + eal_args() + ["--", "write_bw"] + bad,
                            capture_output=True, text=True, timeout=60)
         what = "a bad " + " ".join(bad)
