@@ -51,6 +51,32 @@ struct impair_fifo {
 
 struct impair_port;
 
+/*
+ * The bottleneck (issue 18): a TX queue's egress limited to rate_mbps,
+ * a FIFO of at most queue_pkts packets before it (tail drop), and RED-
+ * style ECN marking on entry (as a switch): depth d < ecn_kmin none,
+ * ecn_kmin <= d < ecn_kmax with probability ecn_pmax (d - kmin) /
+ * (kmax - kmin), d >= ecn_kmax every ECN-capable packet. Port-wide
+ * devargs, per TX queue state.
+ */
+#define IMPAIR_SHAPER_MAX 4096
+struct impair_shaper_cfg {
+	uint32_t rate_mbps;    /* 0: no bottleneck */
+	uint32_t queue_pkts;   /* 1..IMPAIR_SHAPER_MAX */
+	uint32_t kmin, kmax;   /* packets */
+	uint64_t pmax_thr;     /* ecn_pmax scaled to 2^32 */
+	double pmax;
+	uint64_t tsc_per_kbit; /* TSC cycles to send 1000 bits */
+};
+
+struct impair_shaper {
+	uint32_t head, n;
+	uint64_t next_tsc;     /* when the head may leave */
+	uint64_t rng;
+	uint64_t marked, dropped, depth_max, depth_sum, depth_samples;
+	struct rte_mbuf *m[IMPAIR_SHAPER_MAX];
+};
+
 /* Written by the lcore polling rx queue qid; stats also read by control. */
 struct impair_rxq {
 	struct impair_port *port;
@@ -76,6 +102,7 @@ struct impair_txq {
 	uint64_t pkts;
 	uint64_t bytes;
 	uint64_t discarded;    /* backlog the underlying port refused at stop */
+	struct impair_shaper sh;
 } __rte_cache_aligned;
 
 /* dev_private. */
@@ -87,6 +114,7 @@ struct impair_port {
 	bool lower_ok;
 	bool started;
 	struct impair_cfg cfg[2]; /* [RNIC_IMPAIR_TX], [RNIC_IMPAIR_RX] */
+	struct impair_shaper_cfg shc;
 };
 
 /* Impair ports by port id, for the rnic_impair_* calls (control path). */
@@ -107,7 +135,13 @@ static const struct {
 	IMPAIR_XSTATS(IMPAIR_XSTAT_ENTRY)
 #undef IMPAIR_XSTAT_ENTRY
 };
-#define IMPAIR_NB_XSTATS (2 * RTE_DIM(impair_xstats))
+/* The bottleneck's, after them: summed over the TX queues (depth_max:
+ * the largest). Reading the depths unlocked is a snapshot. */
+static const char *const impair_sh_xstats[] = {
+	"tx_bottleneck_marked", "tx_bottleneck_dropped", "tx_bottleneck_depth",
+	"tx_bottleneck_depth_max",
+};
+#define IMPAIR_NB_XSTATS (2 * RTE_DIM(impair_xstats) + RTE_DIM(impair_sh_xstats))
 
 /* ---- fifo ------------------------------------------------------------ */
 
@@ -196,6 +230,111 @@ impair_tx_emit(struct impair_txq *q, struct rte_mbuf **out, uint16_t k)
 	return false;
 }
 
+/* The IPv4 header of @p m, or NULL (not IPv4, not contiguous). */
+static struct rte_ipv4_hdr *
+impair_ipv4(struct rte_mbuf *m)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t off = RTE_ETHER_HDR_LEN;
+	uint16_t type;
+
+	if (m->data_len < off + sizeof(struct rte_ipv4_hdr))
+		return NULL;
+	type = (uint16_t)(p[12] << 8 | p[13]);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		off += 4;
+		type = (uint16_t)(p[16] << 8 | p[17]);
+	}
+	if (type != RTE_ETHER_TYPE_IPV4 || m->data_len < off + sizeof(struct rte_ipv4_hdr))
+		return NULL;
+	return (struct rte_ipv4_hdr *)(p + off);
+}
+
+static uint32_t
+impair_shaper_draw(struct impair_shaper *sh)
+{
+	uint64_t x = sh->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	sh->rng = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+/* Into the bottleneck's queue: tail drop, RED marking. Lock held. */
+static void
+impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
+{
+	const struct impair_shaper_cfg *c = &q->port->shc;
+	struct impair_shaper *sh = &q->sh;
+
+	for (uint16_t i = 0; i < k; i++) {
+		uint32_t d = sh->n;
+		struct rte_ipv4_hdr *ip;
+		bool mark;
+
+		sh->depth_sum += d;
+		sh->depth_samples++;
+		if (d >= c->queue_pkts) {
+			rte_pktmbuf_free(m[i]);
+			sh->dropped++;
+			continue;
+		}
+		/* marking is on when ecn_kmax is set */
+		mark = c->kmax > 0 &&
+		       (d >= c->kmax ||
+			(d >= c->kmin &&
+			 impair_shaper_draw(sh) < c->pmax_thr * (d - c->kmin) / (c->kmax - c->kmin)));
+		ip = mark ? impair_ipv4(m[i]) : NULL;
+		if (ip != NULL && (ip->type_of_service & 3) != 0 &&
+		    (ip->type_of_service & 3) != 3) {
+			ip->type_of_service |= 3;   /* CE: the ICRC masks it */
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			sh->marked++;
+		}
+		sh->m[(sh->head + sh->n) % IMPAIR_SHAPER_MAX] = m[i];
+		sh->n++;
+		if (sh->n > sh->depth_max)
+			sh->depth_max = sh->n;
+	}
+}
+
+/* Out of the bottleneck's queue, at its rate. Lock held, backlog empty. */
+static void
+impair_shaper_release(struct impair_txq *q)
+{
+	const struct impair_shaper_cfg *c = &q->port->shc;
+	struct impair_shaper *sh = &q->sh;
+	uint64_t now = rte_rdtsc();
+
+	while (sh->n > 0 && (int64_t)(now - sh->next_tsc) >= 0) {
+		struct rte_mbuf *m = sh->m[sh->head];
+		uint64_t t = (uint64_t)m->pkt_len * 8 * c->tsc_per_kbit / 1000;
+
+		if (impair_tx_send(q, &m, 1) == 0)
+			break;   /* the port is full: the head waits */
+		sh->head = (sh->head + 1) % IMPAIR_SHAPER_MAX;
+		sh->n--;
+		/* A link that was idle gives no credit for the idle time. */
+		sh->next_tsc = (sh->next_tsc + t > now ? sh->next_tsc : now) + t;
+	}
+}
+
+static void
+impair_shaper_free(struct impair_txq *q)
+{
+	struct impair_shaper *sh = &q->sh;
+
+	while (sh->n > 0) {
+		rte_pktmbuf_free(sh->m[sh->head]);
+		sh->head = (sh->head + 1) % IMPAIR_SHAPER_MAX;
+		sh->n--;
+		q->discarded++;
+	}
+}
+
 /*
  * The return value counts the application's packets taken: dropped ones
  * included, so the caller never resends them. When the underlying port is
@@ -213,6 +352,22 @@ impair_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	rte_spinlock_lock(&q->lock);
 	if (!impair_tx_flush(q))
 		goto unlock;
+	if (q->port->shc.rate_mbps) {
+		/* Behind a bottleneck: everything taken goes into its queue
+		 * (or is dropped at its tail); it leaves at the rate. */
+		impair_shaper_release(q);
+		k = n == 0 ? rnic_impair_engine_idle(&q->eng, c, out) : 0;
+		impair_shaper_put(q, out, k);
+		while (done < n) {
+			uint16_t chunk = RTE_MIN(n - done, IMPAIR_BURST);
+
+			k = rnic_impair_engine_run(&q->eng, c, pkts + done, chunk, out);
+			done += chunk;
+			impair_shaper_put(q, out, k);
+		}
+		impair_shaper_release(q);
+		goto unlock;
+	}
 	if (n == 0) {
 		k = rnic_impair_engine_idle(&q->eng, c, out);
 		if (k > 0)
@@ -252,15 +407,20 @@ impair_tx_poke_one(struct impair_port *p, uint16_t qid)
 	q = d->tx_queues[qid];
 	if (q == NULL ||
 	    (__atomic_load_n(&q->eng.nb_held, __ATOMIC_RELAXED) == 0 &&
-	     __atomic_load_n(&q->backlog.n, __ATOMIC_RELAXED) == 0))
+	     __atomic_load_n(&q->backlog.n, __ATOMIC_RELAXED) == 0 &&
+	     __atomic_load_n(&q->sh.n, __ATOMIC_RELAXED) == 0))
 		return;
 	if (!rte_spinlock_trylock(&q->lock))
 		return;
 	if (impair_tx_flush(q)) {
 		k = rnic_impair_engine_idle(&q->eng, &p->cfg[RNIC_IMPAIR_TX],
 					    out);
-		if (k > 0)
+		if (p->shc.rate_mbps) {
+			impair_shaper_put(q, out, k);
+			impair_shaper_release(q);
+		} else if (k > 0) {
 			impair_tx_emit(q, out, k);
+		}
 	}
 	rte_spinlock_unlock(&q->lock);
 }
@@ -431,6 +591,7 @@ impair_dev_stop(struct rte_eth_dev *dev)
 		rte_pktmbuf_free_bulk(out + sent, k - sent);
 		q->discarded += k - sent;
 		q->discarded += impair_fifo_free(&q->backlog);
+		impair_shaper_free(q);
 		rte_spinlock_unlock(&q->lock);
 		d->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STOPPED;
 	}
@@ -470,6 +631,7 @@ impair_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 		return;
 	rnic_impair_engine_discard(&q->eng);
 	impair_fifo_free(&q->backlog);
+	impair_shaper_free(q);
 	rte_free(q);
 }
 
@@ -541,6 +703,9 @@ impair_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rte_spinlock_init(&q->lock);
 	rnic_impair_engine_init(&q->eng, &p->cfg[RNIC_IMPAIR_TX],
 				RNIC_IMPAIR_TX, qid);
+	q->sh.rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)qid << 32) ^ p->cfg[RNIC_IMPAIR_TX].p.seed;
+	if (q->sh.rng == 0)
+		q->sh.rng = 1;
 	dev->data->tx_queues[qid] = q;
 	return 0;
 }
@@ -729,6 +894,8 @@ impair_xstats_get_names(struct rte_eth_dev *dev,
 			snprintf(names[k].name, sizeof(names[k].name),
 				 "%s_impair_%s", impair_dir_name[dir],
 				 impair_xstats[i].name);
+	for (i = 0; i < RTE_DIM(impair_sh_xstats); i++, k++)
+		snprintf(names[k].name, sizeof(names[k].name), "%s", impair_sh_xstats[i]);
 	return IMPAIR_NB_XSTATS;
 }
 
@@ -751,6 +918,24 @@ impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 			       sizeof(xs[k].value));
 		}
 	}
+	{
+		uint64_t v[RTE_DIM(impair_sh_xstats)] = { 0 };
+
+		for (i = 0; i < dev->data->nb_tx_queues; i++) {
+			const struct impair_txq *q = dev->data->tx_queues[i];
+
+			if (q == NULL)
+				continue;
+			v[0] += q->sh.marked;
+			v[1] += q->sh.dropped;
+			v[2] += __atomic_load_n(&q->sh.n, __ATOMIC_RELAXED);
+			v[3] = RTE_MAX(v[3], q->sh.depth_max);
+		}
+		for (i = 0; i < RTE_DIM(v); i++, k++) {
+			xs[k].id = k;
+			xs[k].value = v[i];
+		}
+	}
 	return IMPAIR_NB_XSTATS;
 }
 
@@ -770,6 +955,14 @@ impair_xstats_reset(struct rte_eth_dev *dev)
 			if (e != NULL)
 				memset(&e->cnt, 0, sizeof(e->cnt));
 		}
+	for (i = 0; i < d->nb_tx_queues; i++) {
+		struct impair_txq *q = d->tx_queues[i];
+
+		if (q != NULL) {
+			q->sh.marked = q->sh.dropped = q->sh.depth_max = 0;
+			q->sh.depth_sum = q->sh.depth_samples = 0;
+		}
+	}
 	return impair_stats_reset(dev);
 }
 
@@ -800,7 +993,7 @@ static const struct eth_dev_ops impair_ops = {
 
 #define IMPAIR_KEYS_HELP \
 	"port, [tx_|rx_]{drop,dup,reorder,reorder_depth,reorder_idle," \
-	"corrupt,seed,drop_pkts}"
+	"corrupt,seed,drop_pkts}, rate_mbps, queue_pkts, ecn_kmin, ecn_kmax, ecn_pmax"
 
 enum impair_key {
 	IMPAIR_KEY_DROP,
@@ -948,6 +1141,52 @@ impair_parse_one(const char *dev, const char *key, enum impair_key k,
 	return ret;
 }
 
+/* The bottleneck's port-wide devargs: 0 when @p key was one (and its value
+ * good), -1 when its value was bad (logged), 1 when it is another key. */
+static int
+impair_shaper_key(const char *dev, const char *key, const char *val,
+		  struct impair_shaper_cfg *c)
+{
+	uint64_t v = 0;
+	double d = 0;
+	int ret;
+
+	if (strcmp(key, "ecn_pmax") == 0) {
+		ret = impair_parse_prob(val, &d);
+		if (ret != 0) {
+			IMPAIR_LOG(ERR, "%s: ecn_pmax=%s: probability must be a decimal in [0,1]",
+				   dev, val == NULL ? "" : val);
+			return -1;
+		}
+		c->pmax = d;
+		c->pmax_thr = (uint64_t)(d * 4294967296.0);
+		return 0;
+	}
+	if (strcmp(key, "rate_mbps") != 0 && strcmp(key, "queue_pkts") != 0 &&
+	    strcmp(key, "ecn_kmin") != 0 && strcmp(key, "ecn_kmax") != 0)
+		return 1;
+	ret = impair_parse_u64(val, &v);
+	if (ret != 0 || v > (strcmp(key, "rate_mbps") == 0 ? 10000000u : IMPAIR_SHAPER_MAX) ||
+	    (strcmp(key, "queue_pkts") == 0 && v == 0)) {
+		IMPAIR_LOG(ERR, "%s: %s=%s: must be a decimal integer, %s", dev, key,
+			   val == NULL ? "" : val,
+			   strcmp(key, "rate_mbps") == 0 ? "0..10000000 (Mb/s)" :
+			   "0..4096 packets (queue_pkts at least 1)");
+		return -1;
+	}
+	if (strcmp(key, "rate_mbps") == 0) {
+		c->rate_mbps = (uint32_t)v;
+		c->tsc_per_kbit = v ? rte_get_tsc_hz() / (v * 1000) : 0;
+	} else if (strcmp(key, "queue_pkts") == 0) {
+		c->queue_pkts = (uint32_t)v;
+	} else if (strcmp(key, "ecn_kmin") == 0) {
+		c->kmin = (uint32_t)v;
+	} else {
+		c->kmax = (uint32_t)v;
+	}
+	return 0;
+}
+
 /* Split "tx_drop" into direction (0/1, or -1 for both) and key. */
 static int
 impair_key_split(const char *key, int *dir, enum impair_key *k)
@@ -980,7 +1219,7 @@ impair_parse_kvlist(const char *dev, const struct rte_kvargs *kv,
 {
 	bool have_port = false;
 	unsigned int i;
-	int pass, dir, d, ret;
+	int pass, dir, d, ret, sk;
 	enum impair_key k;
 
 	for (i = 0; i < kv->count; i++) {
@@ -996,7 +1235,9 @@ impair_parse_kvlist(const char *dev, const struct rte_kvargs *kv,
 			}
 			strcpy(p->lower_name, val);
 			have_port = true;
-		} else if (impair_key_split(key, &dir, &k) != 0) {
+		} else if ((sk = impair_shaper_key(dev, key, val, &p->shc)) < 0) {
+			return -EINVAL;
+		} else if (sk == 1 && impair_key_split(key, &dir, &k) != 0) {
 			IMPAIR_LOG(ERR, "%s: unknown devarg '%s' (valid: %s)",
 				   dev, key, IMPAIR_KEYS_HELP);
 			return -EINVAL;
@@ -1007,13 +1248,19 @@ impair_parse_kvlist(const char *dev, const struct rte_kvargs *kv,
 			   dev);
 		return -EINVAL;
 	}
+	if (p->shc.queue_pkts == 0)
+		p->shc.queue_pkts = 256;
+	if (p->shc.kmin > p->shc.kmax) {
+		IMPAIR_LOG(ERR, "%s: ecn_kmin=%u exceeds ecn_kmax=%u", dev, p->shc.kmin,
+			   p->shc.kmax);
+		return -EINVAL;
+	}
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < kv->count; i++) {
 			const char *key = kv->pairs[i].key;
 
-			if (strcmp(key, "port") == 0)
-				continue;
-			impair_key_split(key, &dir, &k);
+			if (strcmp(key, "port") == 0 || impair_key_split(key, &dir, &k) != 0)
+				continue;   /* port and the bottleneck's keys */
 			if ((dir < 0) != (pass == 0))
 				continue;
 			for (d = 0; d < 2; d++) {
