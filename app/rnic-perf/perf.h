@@ -72,6 +72,7 @@ struct perf_opts {
 	double loss, dup, reorder, corrupt;
 	uint64_t impair_seed;
 	bool impair;             /* one of them given (0 too: the same link) */
+	const char *bottleneck;  /* --bottleneck: net_impair's rate_mbps=... keys */
 	uint32_t inflight;       /* --inflight: rnic_dev_attr.max_inflight (0: default) */
 	bool dcqcn_set;          /* --dcqcn given: dcqcn and no_dcqcn below */
 	bool no_dcqcn;

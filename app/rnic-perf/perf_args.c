@@ -82,6 +82,10 @@ perf_usage(FILE *f, const char *prog)
 "                          each packet with probability P: a fraction (0.01) or a\n"
 "                          percentage (1%%)\n"
 "  --impair-seed=N         the impairments' random seed (1)\n"
+"  --bottleneck=rate_mbps=N[,queue_pkts=N,ecn_kmin=N,ecn_kmax=N,ecn_pmax=P]\n"
+"                          the client's egress limited to N Mb/s behind a queue\n"
+"                          with tail drop and RED-style ECN marking; with -q > 1\n"
+"                          each QP's rate and their fairness follow on stderr\n"
 "  --no-progress           no progress lines on stderr\n"
 "  -v, --verbose           engine counters after each size\n",
 		prog, prog, prog, prog);
@@ -143,7 +147,7 @@ enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
-	OPT_DCQCN,
+	OPT_DCQCN, OPT_BOTTLENECK,
 };
 
 /* What the option groups share while parsing: whether the test was named
@@ -451,7 +455,7 @@ static int
 opt_impair(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 {
 	RTE_SET_USED(st);
-	if (c >= OPT_LOSS && c <= OPT_ISEED)
+	if ((c >= OPT_LOSS && c <= OPT_ISEED) || c == OPT_BOTTLENECK)
 		o->impair = true;
 	switch (c) {
 	case OPT_LOSS:
@@ -464,6 +468,14 @@ opt_impair(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 		return prob(arg, "--corrupt", &o->corrupt);
 	case OPT_ISEED:
 		return num(arg, "--impair-seed", 1, UINT64_MAX, &o->impair_seed);
+	case OPT_BOTTLENECK:
+		if (strncmp(arg, "rate_mbps=", 10) != 0 || strlen(arg) > 160) {
+			fprintf(stderr, "rnic-perf: --bottleneck: want rate_mbps=N[,queue_pkts=N,"
+				"ecn_kmin=N,ecn_kmax=N,ecn_pmax=P] (drivers/net/impair/README.md)\n");
+			return -1;
+		}
+		o->bottleneck = arg;
+		return 0;
 	default:
 		return 1;
 	}
@@ -616,6 +628,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "impair-seed", required_argument, NULL, OPT_ISEED },
 		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
 		{ "dcqcn", required_argument, NULL, OPT_DCQCN },
+		{ "bottleneck", required_argument, NULL, OPT_BOTTLENECK },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -200,7 +200,7 @@ impaired(const struct perf_opts *o)
 static int
 impair_link(const struct perf_opts *o, struct perf_side *client)
 {
-	char ring[RTE_ETH_NAME_MAX_LEN], args[RTE_ETH_NAME_MAX_LEN + 160];
+	char ring[RTE_ETH_NAME_MAX_LEN], args[RTE_ETH_NAME_MAX_LEN + 360];
 	const char *name = "net_impair_perf";
 
 	if (rte_eth_dev_get_name_by_port(client->port_id, ring) != 0)
@@ -208,6 +208,8 @@ impair_link(const struct perf_opts *o, struct perf_side *client)
 	snprintf(args, sizeof(args),
 		 "port=%s,drop=%.6f,dup=%.6f,reorder=%.6f,corrupt=%.6f,seed=%" PRIu64,
 		 ring, o->loss, o->dup, o->reorder, o->corrupt, o->impair_seed);
+	if (o->bottleneck != NULL)
+		snprintf(args + strlen(args), sizeof(args) - strlen(args), ",%s", o->bottleneck);
 	if (rte_vdev_init(name, args) != 0 ||
 	    rte_eth_dev_get_port_by_name(name, &client->port_id) != 0) {
 		fprintf(stderr, "rnic-perf: net_impair refused \"%s\"\n", args);
@@ -224,7 +226,8 @@ perf_engine_impair_report(const struct perf_opts *o, const struct perf_side *cli
 	static const char *const names[] = {
 		"tx_impair_dropped", "rx_impair_dropped", "tx_impair_duplicated",
 		"rx_impair_duplicated", "tx_impair_reordered", "rx_impair_reordered",
-		"tx_impair_corrupted", "rx_impair_corrupted",
+		"tx_impair_corrupted", "rx_impair_corrupted", "tx_bottleneck_marked",
+		"tx_bottleneck_dropped", "tx_bottleneck_depth_max", "tx_bottleneck_depth_p99",
 	};
 	uint64_t v;
 	uint64_t id;

@@ -452,6 +452,27 @@ peak_rate(const struct dir *d, uint64_t w)
 	return best;
 }
 
+/* On an impaired link with several QPs (a shared bottleneck): each QP's
+ * rate over the whole run and Jain's fairness index of them, on stderr. */
+static void
+flows_report(const struct dir *d)
+{
+	double secs = d->t_last > d->t_first ? secs_of(d->t_last - d->t_first) : 1e-9;
+	double sum = 0, sq = 0;
+	uint32_t n = d->s->nqp;
+
+	fprintf(stderr, "flows: n=%u gbps=", n);
+	for (uint32_t q = 0; q < n; q++) {
+		double g = (double)d->ccnt[q] * (double)d->size * 8 / secs / 1e9;
+
+		sum += g;
+		sq += g * g;
+		if (q < 64)
+			fprintf(stderr, "%s%.3f", q ? "," : "", g);
+	}
+	fprintf(stderr, " jain=%.3f\n", sq > 0 ? sum * sum / (n * sq) : 0.0);
+}
+
 static void
 dir_result(const struct dir *d, struct perf_result *r)
 {
@@ -485,6 +506,8 @@ dir_result(const struct dir *d, struct perf_result *r)
 			r->bw_peak = r->bw_avg;
 	}
 	r->errors = d->errors;
+	if (d->o->impair && d->s->nqp > 1)
+		flows_report(d);
 }
 
 /* ------------------------------------------------------------------ */

@@ -437,7 +437,9 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 		l3_off = rnic_l3_off(&l_ud);
 	} else {
 		p.b.dqpn = qp->attr.dest_qp_num;
-		p.b.ackreq = rc && (p.last || pool_last ||
+		/* A QP paced by DCQCN asks on every packet: at a low rate,
+		 * 16 packets would outlast its RTO before an ACK came. */
+		p.b.ackreq = rc && (p.last || pool_last || qp->req.cc.limited ||
 				    (qp->req.psn % RNIC_ACKREQ_EVERY) == 0);
 	}
 	m = rnic_pkt_alloc(wk->dev, st, t, &l_ud, &p.b, &p.ext, p.paylen, &payload);

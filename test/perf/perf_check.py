@@ -428,6 +428,26 @@ def main():
         else:
             passed += 1
             print(f"ok   write_bw --loss 2% (dropped {m.group(1)})")
+    if group in ("more", "all"):
+        # --bottleneck (issue 18): a 2 Gb/s egress with ECN marking, two
+        # QPs, DCQCN on a 4 Gb/s line: CE marks come back as CNPs that cut
+        # the rates; each QP's rate and their fairness are printed.
+        p = subprocess.run([prog] + eal_args() + [
+            "--", "write_bw", "-s", "65536", "-q", "2", "-n", "300", "--no-progress", "-v",
+            "--bottleneck", "rate_mbps=2000,queue_pkts=128,ecn_kmin=10,ecn_kmax=60,ecn_pmax=0.2",
+            "--dcqcn", "line_mbps=4000"], capture_output=True, text=True, timeout=120)
+        fl = re.search(r"^flows: n=2 gbps=([0-9.]+),([0-9.]+) jain=([0-9.]+)$", p.stderr, re.M)
+        mk = re.search(r"tx_bottleneck_marked=(\d+)", p.stderr)
+        cuts = re.search(r"cnp_rate_cuts=(\d+)", p.stderr)
+        if p.returncode != 0 or not fl or not mk or int(mk.group(1)) == 0 or not cuts \
+                or float(fl.group(1)) + float(fl.group(2)) > 2.0 * 1.01:
+            failed += 1
+            print("FAIL write_bw --bottleneck: no flows line, marks, rate cuts, or faster than "
+                  "the bottleneck\n" + p.stderr[-2500:])
+        else:
+            passed += 1
+            print(f"ok   write_bw --bottleneck 2 Gb/s, 2 QPs: {fl.group(1)}+{fl.group(2)} Gb/s, "
+                  f"jain {fl.group(3)}, {mk.group(1)} CE marks, {cuts.group(1)} rate cuts")
     # A bad option must fail with a message that says what is allowed,
     # not run. -D 0 was refused by a message that named 0 as allowed.
     for bad, want in ((["-s", "banana"], "rnic-perf:"),

@@ -74,6 +74,7 @@ struct impair_shaper {
 	uint64_t next_tsc;     /* when the head may leave */
 	uint64_t rng;
 	uint64_t marked, dropped, depth_max, depth_sum, depth_samples;
+	uint32_t hist[IMPAIR_SHAPER_MAX + 1];   /* depth met by each arrival */
 	struct rte_mbuf *m[IMPAIR_SHAPER_MAX];
 };
 
@@ -139,7 +140,7 @@ static const struct {
  * the largest). Reading the depths unlocked is a snapshot. */
 static const char *const impair_sh_xstats[] = {
 	"tx_bottleneck_marked", "tx_bottleneck_dropped", "tx_bottleneck_depth",
-	"tx_bottleneck_depth_max",
+	"tx_bottleneck_depth_max", "tx_bottleneck_depth_p99",
 };
 #define IMPAIR_NB_XSTATS (2 * RTE_DIM(impair_xstats) + RTE_DIM(impair_sh_xstats))
 
@@ -276,6 +277,7 @@ impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
 
 		sh->depth_sum += d;
 		sh->depth_samples++;
+		sh->hist[RTE_MIN(d, (uint32_t)IMPAIR_SHAPER_MAX)]++;
 		if (d >= c->queue_pkts) {
 			rte_pktmbuf_free(m[i]);
 			sh->dropped++;
@@ -899,6 +901,34 @@ impair_xstats_get_names(struct rte_eth_dev *dev,
 	return IMPAIR_NB_XSTATS;
 }
 
+/* The depth 99% of arrivals met or found below it, over the TX queues. */
+static uint64_t
+impair_depth_p99(const struct rte_eth_dev_data *d)
+{
+	uint64_t total = 0, acc = 0;
+	uint32_t depth;
+
+	for (uint16_t i = 0; i < d->nb_tx_queues; i++) {
+		const struct impair_txq *q = d->tx_queues[i];
+
+		if (q != NULL)
+			total += q->sh.depth_samples;
+	}
+	if (total == 0)
+		return 0;
+	for (depth = 0; depth <= IMPAIR_SHAPER_MAX; depth++) {
+		for (uint16_t i = 0; i < d->nb_tx_queues; i++) {
+			const struct impair_txq *q = d->tx_queues[i];
+
+			if (q != NULL)
+				acc += q->sh.hist[depth];
+		}
+		if (acc * 100 >= total * 99)
+			break;
+	}
+	return depth;
+}
+
 static int
 impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		  unsigned int n)
@@ -931,6 +961,7 @@ impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 			v[2] += __atomic_load_n(&q->sh.n, __ATOMIC_RELAXED);
 			v[3] = RTE_MAX(v[3], q->sh.depth_max);
 		}
+		v[4] = impair_depth_p99(dev->data);
 		for (i = 0; i < RTE_DIM(v); i++, k++) {
 			xs[k].id = k;
 			xs[k].value = v[i];
@@ -961,6 +992,7 @@ impair_xstats_reset(struct rte_eth_dev *dev)
 		if (q != NULL) {
 			q->sh.marked = q->sh.dropped = q->sh.depth_max = 0;
 			q->sh.depth_sum = q->sh.depth_samples = 0;
+			memset(q->sh.hist, 0, sizeof(q->sh.hist));
 		}
 	}
 	return impair_stats_reset(dev);
