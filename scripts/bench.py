@@ -9,7 +9,7 @@ doc/benchmarks.md has the method, the results and how to read them.
   BUILD_DIR      default: build
   --dry-run      print the plan (every command of the first round, the
                  order of all rounds) and start nothing
-  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale,loss (the
+  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale,loss,cc (the
                  BENCH_SWEEP sweep comes with ring)
   --selftest     check the parsing, the medians, the flags and the report
                  lines on canned outputs (seconds; meson test perf-bench-selftest)
@@ -39,6 +39,11 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         over the same impair port. mode=gbn: go-back-N with fast
         retransmit and the RTT-based RTO, what any RoCE peer gets
         (issue 17; selective repeat, mode=sr, is not built).
+ cc     rnic-perf write_bw 64 KiB, 2, 4 and 8 QPs into one bottleneck
+        (--bottleneck: the client's egress at 5 Gb/s behind a 256-packet
+        queue, RED marking kmin 20, kmax 100, pmax 0.2), DCQCN off and on
+        (--dcqcn, line 10 Gb/s): drops, utilisation (goodput / 5 Gb/s),
+        Jain's index of the QPs' rates, the queue's p99 depth (issue 18).
  c2c    before every memif and lat measurement, test/perf/perf_c2c for
         0.2 s: the round trip of a cache line between the two CPUs. memif
         figures follow it, and on a VM it changes while the VM runs (up to
@@ -54,6 +59,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
   bench: test=loss loss=P mode=gbn goodput_ratio=X gbps=G lossfree_gbps=B ...
+  bench: test=cc flows=N mode=dcqcn|off drops=D utilization=U jain=J p99_queue=Q ...
   bench: warning ...
 The fixed fields come first; after them min=/max= of the samples, n= (the
 samples taken; fewer than the rounds when a measurement failed even after
@@ -116,7 +122,12 @@ SCALE_CASES = [(64, 1024), (4096, 4096)]
 SCALE_QPS = 2
 # Link loss of the loss section (rnic-perf --loss), the first the baseline.
 LOSS_CASES = ["0", "0.1%", "1%", "5%"]
-SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss")
+# The cc section's bottleneck and flows (rnic-perf --bottleneck, -q).
+CC_RATE_MBPS = 5000
+CC_BOTTLENECK = f"rate_mbps={CC_RATE_MBPS},queue_pkts=256,ecn_kmin=20,ecn_kmax=100,ecn_pmax=0.2"
+CC_FLOWS = [2, 4, 8]
+CC_MODES = ["off", "dcqcn"]
+SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss", "cc")
 MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat")
 
 
@@ -149,12 +160,15 @@ def perf_row(text):
     None. Only the first row counts (one size per run here)."""
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith(" #bytes") and i + 1 < len(lines):
-            f = lines[i + 1].split()
-            try:
-                return [float(x) for x in f]
-            except ValueError:
-                return None
+        if line.startswith(" #bytes"):
+            # stderr lines (flows:, counters) may come between them
+            for row in lines[i + 1:]:
+                if row[:1].isalpha():
+                    continue
+                try:
+                    return [float(x) for x in row.split()]
+                except ValueError:
+                    return None
     return None
 
 
@@ -376,6 +390,37 @@ def loss_line(loss, runs, base):
     return line, spread_warnings(f"test=loss loss={loss}", [("gbps", g, 2)])
 
 
+def parse_cc(text):
+    """rnic-perf --bottleneck -q N -v: goodput, the flows line and the
+    bottleneck's counters, or None."""
+    bw = parse_bw(text, 65536)
+    fl = re.search(r"^flows: n=\d+ gbps=[0-9.,]+ jain=([0-9.]+)$", text, re.M)
+    dr = re.search(r"tx_bottleneck_dropped=(\d+)", text)
+    p99 = re.search(r"tx_bottleneck_depth_p99=(\d+)", text)
+    rt = re.search(r"^counters \(client\):.*?(?: tx_retransmits=(\d+)|$)", text, re.M)
+    if bw is None or not fl or not dr or not p99:
+        return None
+    return {"mpps": bw["mpps"], "bw": bw["bw"], "jain": float(fl.group(1)),
+            "drops": int(dr.group(1)), "p99": int(p99.group(1)),
+            "rexmit": int(rt.group(1)) if rt and rt.group(1) else 0}
+
+
+def cc_line(flows, mode, runs):
+    """@runs: per-round parse_cc dicts (or None)."""
+    def med(k):
+        return median([None if r is None else r[k] for r in runs])
+    bw = med("bw")
+    util = None if bw is None else bw / (CC_RATE_MBPS / 1000)
+    line = (f"bench: test=cc flows={flows} mode={mode} drops={fmt(med('drops'), 0)} "
+            f"utilization={fmt(util, 3)} jain={fmt(med('jain'), 3)} "
+            f"p99_queue={fmt(med('p99'), 0)} retransmits={fmt(med('rexmit'), 0)} "
+            f"gbps={fmt(bw, 2)}" + stats_fields("gbps", [None if r is None else r["bw"]
+                                                       for r in runs], 2))
+    if bw is None:
+        line += " failed=1"
+    return line, []
+
+
 def parse_scale(text):
     """rnic-bench-scale's msgs_mpps= as {"mpps": X}, or None."""
     m = re.search(r"^bench: test=scale .*msgs_mpps=([0-9.]+)", text, re.M)
@@ -431,6 +476,10 @@ def plan_round(rnd, sections):
         out.append(("scale", (2, 64, 1024, 16384)))
     if "loss" in sections:
         out += [("loss", (loss,)) for loss in LOSS_CASES]
+    if "cc" in sections:
+        for flows in rotate(CC_FLOWS, rnd):
+            pair = [("cc", (flows, m)) for m in CC_MODES]
+            out += pair[::-1] if soft_first else pair
     return out
 
 
@@ -795,6 +844,12 @@ class Bench:
             return self._try_ring(name, ["write_bw", "-s", "65536", "-D", secs, "--report_gbits",
                                          "--loss", params[0], "--impair-seed", str(self.loss_seed)],
                                   lambda t: parse_bw(t, 65536))
+        if kind == "cc":
+            flows, mode = params
+            return self._try_ring(name, ["write_bw", "-s", "65536", "-q", str(flows), "-D", secs,
+                                         "--report_gbits", "-v", "--bottleneck", CC_BOTTLENECK,
+                                         "--dcqcn", f"enabled={int(mode == 'dcqcn')},"
+                                         "line_mbps=10000"], parse_cc)
         raise ValueError(kind)
 
     def c2c_probe(self):
@@ -934,6 +989,12 @@ class Bench:
             line, w = scale_qps_line(mpps((2, 64, 1024, SCALE_QPS)), mpps((2, 64, 1024, 16384)))
             lines.append(line)
             warns += w
+        if "cc" in self.sections:
+            for flows in CC_FLOWS:
+                for mode in CC_MODES:
+                    line, w = cc_line(flows, mode, samples[("cc", (flows, mode))])
+                    lines.append(line)
+                    warns += w
         if "loss" in self.sections:
             for loss in LOSS_CASES[1:]:
                 line, w = loss_line(loss, samples[("loss", (loss,))],
@@ -1127,6 +1188,18 @@ def selftest():
           "lossfree_gbps=36.00 min=9.00 max=10.00 n=2")
     line, warn = loss_line("5%", [None] * 3, [{"bw": 36.0, "mpps": 0}] * 3)
     check("loss failed", ("goodput_ratio=nan" in line, line.endswith("failed=1")), (True, True))
+    canned_cc = (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+                 "flows: n=4 gbps=1.055,1.038,1.038,1.020 jain=0.999\n"
+                 " 65536      19100            4.58               4.17                 0.007958\n"
+                 "counters (client): tx_pkts=5 tx_retransmits=12 acks_rcvd=3\n"
+                 "impair: tx_impair_dropped=0 tx_bottleneck_dropped=7 tx_bottleneck_depth_p99=89\n")
+    check("parse cc", parse_cc(canned_cc),
+          {"mpps": 0.007958, "bw": 4.17, "jain": 0.999, "drops": 7, "p99": 89, "rexmit": 12})
+    check("parse cc no flows", parse_cc(canned_cc.replace("flows:", "x:")), None)
+    line, warn = cc_line(4, "dcqcn", [parse_cc(canned_cc), None, parse_cc(canned_cc)])
+    check("cc line", line.split()[:9],
+          ["bench:", "test=cc", "flows=4", "mode=dcqcn", "drops=7", "utilization=0.834",
+           "jain=0.999", "p99_queue=89", "retransmits=12"])
     # The plan: every figure once per round, turns and rotation.
     sec = list(SECTIONS)
     p0, p1 = plan_round(0, sec), plan_round(1, sec)
