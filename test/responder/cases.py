@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 try:
     from scapy.all import Ether, IP, UDP, Raw
     from scapy.all import ARP, IPv6, TCP, Dot1Q, IPOption_NOP
-    from scapy.contrib.roce import BTH, AETH
+    from scapy.contrib.roce import BTH, AETH, CNPPadding
     from scapy.utils import rdpcap
     # Extended headers scapy.contrib.roce lacks (IBA 9.3), shared with
     # test/wire/scapy_xcheck.py. scapy's BTH computes the ICRC over whatever
@@ -130,7 +130,7 @@ def u64(b):
 # Frames
 
 def frame(opc, psn, *exts, payload=b"", dqpn=None, pkey=0xffff,
-          ackreq=True, se=False):
+          ackreq=True, se=False, tos=0):
     """A request from the peer to the engine, ICRC computed by scapy."""
     pad = (4 - len(payload) % 4) % 4
     stack = BTH(opcode=opc, solicited=int(se), padcount=pad, version=0,
@@ -142,7 +142,7 @@ def frame(opc, psn, *exts, payload=b"", dqpn=None, pkey=0xffff,
     if body:
         stack = stack / Raw(body)
     p = (Ether(src=PEER_MAC, dst=ENGINE_MAC) /
-         IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0) /
+         IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0, tos=tos) /
          UDP(sport=0xC123, dport=4791, chksum=0) / stack)
     return bytes(p)
 
@@ -2334,6 +2334,46 @@ def cnp_counted(c):
     c.answers(0, 0, "CNP")
     good_write_after(c, c.E, 1, "WRITE after the CNP")
     c.stat("cnp_rcvd", 1)
+
+
+@case()
+def ce_marked_write_cnp(c):
+    """Two WRITEs that arrive Congestion Experienced (IPv4 ECN 11, as a
+    marking switch leaves them) in one burst execute and are ACKed as
+    usual, and the QP sends ONE CNP to the peer QP (the second mark is
+    within cnp_interval_us): RoCEv2 annex A17.9.3 as scapy decodes it,
+    opcode 0x81, BECN set, FECN clear, PSN 0, P_Key, 16 reserved bytes of
+    zero, the ICRC scapy recomputes, DSCP 48 and Not-ECT. The ACK itself
+    goes out ECT(0)."""
+    E = c.E
+    pays = [pattern(16, 70), pattern(16, 71)]
+    c.inject(*[frame(RC_WRITE_ONLY, psn_add(E, i), RETH(va=c.va + 64 + 16 * i, rkey=c.rkey,
+                                                        dlen=16), payload=pays[i], tos=0x03)
+               for i in range(2)])
+    c.run()
+    g = c.res.groups[0] if c.res.groups else []
+    cnps = [r for r in g if r.opc == 0x81]
+    acks = [r for r in g if r.opc == RC_ACK]
+    c.check(len(cnps) == 1 and len(acks) >= 1,
+            f"{len(cnps)} CNPs and {len(acks)} ACKs: [{', '.join(str(r) for r in g)}]")
+    for r in cnps:
+        p = Ether(r.raw)
+        b = p[BTH]
+        c.check(not r.problems, f"CNP: {r.problems}")
+        c.check(b.becn == 1 and b.fecn == 0 and b.psn == 0 and b.pkey == 0xffff and
+                b.ackreq == 0 and b.padcount == 0,
+                f"CNP BTH: becn {b.becn} fecn {b.fecn} psn {b.psn} pkey 0x{b.pkey:x} "
+                f"ackreq {b.ackreq}")
+        c.check(CNPPadding in p and bytes(p[CNPPadding])[:16] == b"\0" * 16,
+                "CNP: no 16 zero reserved bytes")
+        c.check(p[IP].tos == 48 << 2, f"CNP TOS 0x{p[IP].tos:02x}, want DSCP 48 Not-ECT")
+    for r in acks:
+        c.check(Ether(r.raw)[IP].tos & 3 == 2, "ACK not ECT(0)")
+    if acks:
+        c.ack(acks[-1], psn_add(E, 1), 2)
+    c.mem_is([(64, pays[0]), (80, pays[1])])
+    c.stat("ecn_ce_rcvd", 2)
+    c.stat("cnp_sent", 1)
 
 
 # ---------------------------------------------------------------------------

@@ -464,7 +464,8 @@ port_test_setup(uint16_t p)
 static int
 setup(void)
 {
-	struct rnic_dev_attr da = { .mtu = 4096, .mbufs = 4096 };
+	/* cnp_dscp 48: softrnic's config default (the API's is 0) */
+	struct rnic_dev_attr da = { .mtu = 4096, .mbufs = 4096, .cnp_dscp = 48 };
 	struct rnic_qp_init_attr ia = {0};
 	struct rnic_qp_attr a = {0};
 	int rc, mask;
