@@ -2,8 +2,9 @@
 /*
  * Congestion control, the notification point (issue 18; RoCEv2 annex
  * A17.9): a packet that arrives Congestion Experienced makes its QP send
- * a CNP to the peer QP, at most one per cnp_interval_us. The reaction
- * point (DCQCN, a rate per QP) is not built: received CNPs are counted.
+ * a CNP to the peer QP (for UD, to the datagram's source QP and address),
+ * at most one per cnp_interval_us. The reaction point is DCQCN
+ * (rnic_dcqcn.h, applied by the TX role).
  */
 
 #include <rte_cycles.h>
@@ -17,7 +18,8 @@
  * source port and addresses as the QP's other packets.
  */
 static void
-np_send_cnp(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+np_send_cnp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+	    struct rnic_dev_stats *st)
 {
 	struct rnic_bth_fields b = {
 		.opcode = RNIC_OPCODE_CNP, .becn = true, .pkey = qp->attr.pkey,
@@ -27,6 +29,21 @@ np_send_cnp(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 	struct rnic_l2l3 l = qp->l2;
 	struct rte_mbuf *m;
 	uint8_t *p;
+
+	if (qp->type == RNIC_QPT_UD) {
+		/* back to where the datagram came from */
+		memset(&l, 0, sizeof(l));
+		memcpy(l.src_mac, wk->dev->mac, 6);
+		memcpy(l.dst_mac, pkt->l.src_mac, 6);
+		l.src_ip = wk->dev->ipv4;
+		l.dst_ip = pkt->l.src_ip;
+		l.vlan = pkt->l.vlan;
+		l.vlan_tci = pkt->l.vlan_tci;
+		l.ttl = RNIC_IPV4_TTL_DEFAULT;
+		l.udp_sport = rnic_udp_sport(qp->qpn);
+		l.udp_dport = RNIC_ROCE_UDP_PORT;
+		b.dqpn = pkt->ext.deth_sqp;
+	}
 
 	l.tos = (uint8_t)(wk->dev->attr.cnp_dscp << 2);
 	m = rnic_pkt_alloc(wk->dev, st, NULL, &l, &b, &ext, 0, &p);
@@ -38,15 +55,17 @@ np_send_cnp(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 }
 
 void
-rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+	   struct rnic_dev_stats *st)
 {
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	uint64_t now;
 
 	st->ecn_ce_rcvd++;
-	/* Connected QPs only: a UD QP has no one peer to notify. */
-	if (qp->type == RNIC_QPT_UD || (s != RNIC_QPS_RTR && s != RNIC_QPS_RTS &&
-					s != RNIC_QPS_SQD))
+	/* A UD QP notifies the sender of the datagram (one CNP per interval
+	 * for all of them); only a UD request carries its source QP. */
+	if ((s != RNIC_QPS_RTR && s != RNIC_QPS_RTS && s != RNIC_QPS_SQD) ||
+	    (qp->type == RNIC_QPT_UD && !(pkt->op->mask & RNIC_M_DETH)))
 		return;
 	now = rte_rdtsc();
 	if (qp->resp.cnp_tsc != 0 && now - qp->resp.cnp_tsc < wk->dev->cnp_gap_tsc)
@@ -54,5 +73,5 @@ rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st
 	if (!rnic_txbuf_room(&wk->rx.txb))
 		return;   /* the next CE mark asks again */
 	qp->resp.cnp_tsc = now;
-	np_send_cnp(wk, qp, st);
+	np_send_cnp(wk, qp, pkt, st);
 }

@@ -56,7 +56,8 @@ struct rte_mbuf *rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *
 				const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
 				uint32_t paylen, uint8_t **payload);
 /* rnic_cc.c: a packet for @p qp arrived Congestion Experienced. */
-void rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st);
+void rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+		struct rnic_dev_stats *st);
 /* Write the ICRC of a packet from rnic_pkt_alloc (IPv4 at @p l3_off). */
 void rnic_pkt_seal(struct rte_mbuf *m, uint32_t l3_off);
 

@@ -91,7 +91,7 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 	if (mask & RNIC_M_CNP) {
 		/* For the requester's reaction point (TX applies it). */
 		st->cnp_rcvd++;
-		if (qp != NULL && qp->type != RNIC_QPT_UD)
+		if (qp != NULL)
 			STORE_REL(&qp->comp.cnp_seen, qp->comp.cnp_seen + 1);   /* [CNP] */
 		return;
 	}
@@ -110,7 +110,7 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		return;
 	}
 	if (unlikely((pkt.l.tos & RNIC_ECN_MASK) == RNIC_ECN_CE))
-		rnic_np_ce(wk, qp, st);   /* and the packet goes on */
+		rnic_np_ce(wk, qp, &pkt, st);   /* and the packet goes on */
 	if (mask & RNIC_M_RESP)
 		rnic_comp_rx(wk, qp, m, &pkt);
 	else

@@ -165,7 +165,7 @@ def write_pcap(path, frames):
 class Resp:
     """One answer of the engine, decoded with scapy."""
 
-    def __init__(self, raw):
+    def __init__(self, raw, want_dqpn=DEFAULT_SETUP["dqpn"]):
         self.raw = raw
         self.problems = []
         p = Ether(raw)
@@ -182,9 +182,9 @@ class Resp:
             self.problems.append(
                 f"addressing {p[Ether].src}->{p[Ether].dst} "
                 f"{ip.src}->{ip.dst} dport {udp.dport}")
-        if b.dqpn != DEFAULT_SETUP["dqpn"]:
+        if b.dqpn != want_dqpn:
             self.problems.append(f"dest QPN 0x{b.dqpn:x}, want the peer's "
-                                 f"0x{DEFAULT_SETUP['dqpn']:x}")
+                                 f"0x{want_dqpn:x}")
         if b.version != 0:
             self.problems.append(f"TVer {b.version}")
         # The ICRC: the wire bytes at the end of the IPv4 datagram vs
@@ -327,7 +327,7 @@ class Case:
         if not line:
             raise RuntimeError(f"{self.name}: no REPORT line: {out}")
         report = json.loads(line[0][7:])
-        resps = [Resp(bytes(p)) for p in rdpcap(outp)]
+        resps = [Resp(bytes(p), self.setup["dqpn"]) for p in rdpcap(outp)]
         if len(resps) != report["frames_out"]:
             self.fail(f"out.pcap has {len(resps)} frames, the harness "
                       f"counted {report['frames_out']}")
@@ -2372,6 +2372,33 @@ def ce_marked_write_cnp(c):
     if acks:
         c.ack(acks[-1], psn_add(E, 1), 2)
     c.mem_is([(64, pays[0]), (80, pays[1])])
+    c.stat("ecn_ce_rcvd", 2)
+    c.stat("cnp_sent", 1)
+
+
+@case(type="ud", qpn=0x33, qkey=0x11111111, dqpn=0x44)
+def ce_marked_ud_cnp(c):
+    """Two UD SENDs from QP 0x44 that arrive Congestion Experienced: both
+    are received, and the UD QP sends one CNP back to where they came
+    from - the peer's MAC and IP, dest QP 0x44 (the DETH's source QP),
+    BECN, PSN 0, 16 zero bytes, a valid ICRC (scapy), DSCP 48, Not-ECT."""
+    pays = [pattern(20, 80), pattern(20, 81)]
+    c.inject(*[frame(UD_SEND_ONLY, 0x10 + i, DETH(qkey=0x11111111, sqp=0x44), payload=pays[i],
+                     dqpn=0x33, ackreq=False, tos=0x03) for i in range(2)])
+    c.run()
+    g = c.res.groups[0] if c.res.groups else []
+    c.check(len(g) == 1 and g[0].opc == 0x81, f"want one CNP: [{', '.join(str(r) for r in g)}]")
+    for r in g[:1]:
+        p = Ether(r.raw)
+        b = p[BTH]
+        c.check(not r.problems, f"CNP: {r.problems}")   # incl. addressing, ICRC
+        c.check(b.dqpn == 0x44 and b.becn == 1 and b.psn == 0 and b.pkey == 0xffff,
+                f"CNP BTH: dqpn 0x{b.dqpn:x} becn {b.becn} psn {b.psn} pkey 0x{b.pkey:x}")
+        c.check(CNPPadding in p and bytes(p[CNPPadding])[:16] == b"\0" * 16,
+                "CNP: no 16 zero reserved bytes")
+        c.check(p[IP].tos == 48 << 2, f"CNP TOS 0x{p[IP].tos:02x}, want DSCP 48 Not-ECT")
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 40 + 20, "data": pays[0], "skip": 40},
+             {"status": WC_SUCCESS, "byte_len": 40 + 20, "data": pays[1], "skip": 40}])
     c.stat("ecn_ce_rcvd", 2)
     c.stat("cnp_sent", 1)
 
