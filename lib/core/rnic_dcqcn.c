@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* DCQCN's reaction point: rnic_dcqcn.h. */
 
+#include <rte_common.h>
+
 #include "rnic_dcqcn.h"
 
 /* Bounds on the stages one advance call takes, so that a QP idle for
@@ -24,6 +26,7 @@ bool
 rnic_dcqcn_params_ok(const struct rnic_dcqcn_params *p)
 {
 	return p->line_mbps >= 1 && p->rpg_time_reset_us >= 1 && p->rpg_byte_reset >= 1 &&
+	       p->rpg_byte_reset <= 1u << 30 &&
 	       p->rpg_min_rate_mbps >= 1 && p->rpg_min_rate_mbps <= p->line_mbps &&
 	       p->rpg_min_dec_fac <= 100 && p->alpha_period_us >= 1 &&
 	       p->initial_alpha_value <= 1024 && p->dce_tcp_g_shift >= 1 &&
@@ -36,7 +39,7 @@ rnic_dcqcn_init(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_
 	*s = (struct rnic_dcqcn){
 		.rc_mbps = p->line_mbps, .rt_mbps = p->line_mbps,
 		.alpha = p->initial_alpha_value << (RNIC_DCQCN_ALPHA_SHIFT - 10),
-		.alpha_us = now_us, .timer_us = now_us,
+		.alpha_us = (uint32_t)now_us, .timer_us = (uint32_t)now_us,
 	};
 }
 
@@ -52,15 +55,15 @@ max_u32(uint32_t a, uint32_t b)
 	return a > b ? a : b;
 }
 
-void
+bool
 rnic_dcqcn_cnp(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_t now_us)
 {
-	uint32_t g = RNIC_DCQCN_ALPHA_ONE >> p->dce_tcp_g_shift;
+	uint32_t g = RNIC_DCQCN_ALPHA_ONE >> p->dce_tcp_g_shift, now = (uint32_t)now_us;
 	uint64_t rc;
 
 	s->cnp_in_period = true;
-	if (s->limited && now_us - s->last_cut_us < p->rate_reduce_monitor_period_us)
-		return;
+	if (s->limited && now - s->last_cut_us < p->rate_reduce_monitor_period_us)
+		return false;
 	/* Rt = Rc; Rc = Rc (1 - alpha / 2), kept >= Rc * min_dec_fac and
 	 * >= the minimum rate; alpha = (1 - g) alpha + g. */
 	s->rt_mbps = s->rc_mbps;
@@ -75,10 +78,10 @@ rnic_dcqcn_cnp(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_t
 	s->t_stage = 0;
 	s->b_stage = 0;
 	s->bytes = 0;
-	s->timer_us = now_us;
-	s->last_cut_us = now_us;
+	s->timer_us = now;
+	s->last_cut_us = now;
 	s->limited = true;
-	s->cuts++;
+	return true;
 }
 
 /* One increase event (a timer or byte counter expiry). */
@@ -104,31 +107,33 @@ void
 rnic_dcqcn_advance(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p,
 		   uint64_t now_us, uint64_t bytes)
 {
+	uint32_t now = (uint32_t)now_us;
 	unsigned int n;
 
 	/* alpha: one step per elapsed period; a CNP in the first one means
 	 * the cut already counted it. */
-	for (n = 0; now_us - s->alpha_us >= p->alpha_period_us && n < DCQCN_STEPS_MAX; n++) {
+	for (n = 0; now - s->alpha_us >= p->alpha_period_us && n < DCQCN_STEPS_MAX; n++) {
 		if (!s->cnp_in_period)
 			s->alpha -= s->alpha >> p->dce_tcp_g_shift;
 		s->cnp_in_period = false;
 		s->alpha_us += p->alpha_period_us;
 	}
 	if (n == DCQCN_STEPS_MAX) {
-		s->alpha_us = now_us;
+		s->alpha_us = now;
 		s->alpha = 0;   /* (1 - g)^64 of it and more periods: gone */
 	}
 	if (!s->limited)
 		return;
-	for (n = 0; now_us - s->timer_us >= p->rpg_time_reset_us && s->limited &&
+	for (n = 0; now - s->timer_us >= p->rpg_time_reset_us && s->limited &&
 		    n < DCQCN_STEPS_MAX; n++) {
 		s->timer_us += p->rpg_time_reset_us;
 		s->t_stage++;
 		increase(s, p);
 	}
 	if (n == DCQCN_STEPS_MAX)
-		s->timer_us = now_us;
-	s->bytes += bytes;
+		s->timer_us = now;
+	/* rpg_byte_reset < 2^30 and a call brings far less than 2^31 */
+	s->bytes += (uint32_t)RTE_MIN(bytes, (uint64_t)1 << 31);
 	for (n = 0; s->bytes >= p->rpg_byte_reset && s->limited && n < DCQCN_STEPS_MAX; n++) {
 		s->bytes -= p->rpg_byte_reset;
 		s->b_stage++;

@@ -38,30 +38,35 @@ struct rnic_dcqcn_params {
 	uint32_t dce_tcp_g_shift;             /* g = 2^-shift (8) */
 };
 
+/* Per QP, in 40 bytes (the QP's TX cache lines): times are the low 32
+ * bits of the microsecond clock, compared by wrapping difference, so a
+ * span is read right up to 71 minutes; a QP idle for longer may find its
+ * alpha and rate a few steps behind where the paper's would be. */
 struct rnic_dcqcn {
 	uint32_t rc_mbps;          /* current rate */
 	uint32_t rt_mbps;          /* target rate */
 	uint32_t alpha;            /* of RNIC_DCQCN_ALPHA_ONE */
 	uint32_t t_stage;          /* timer expiries since the last cut */
 	uint32_t b_stage;          /* byte counter expiries since the last cut */
-	uint64_t bytes;            /* sent since the last byte counter expiry */
-	uint64_t last_cut_us;
-	uint64_t alpha_us;         /* start of the current alpha period */
-	uint64_t timer_us;         /* start of the current increase timer */
+	uint32_t bytes;            /* sent since the last byte counter expiry */
+	uint32_t last_cut_us;
+	uint32_t alpha_us;         /* start of the current alpha period */
+	uint32_t timer_us;         /* start of the current increase timer */
 	bool cnp_in_period;        /* a CNP came in this alpha period */
 	bool limited;              /* rate limited (a CNP came, not yet back
 				    * to the line rate) */
-	uint64_t cuts;             /* telemetry */
 };
 
 /* Fill @p p with the defaults above for a link of @p line_mbps. */
 void rnic_dcqcn_defaults(struct rnic_dcqcn_params *p, uint32_t line_mbps);
-/* The ranges: rates and periods at least 1, alpha at most 1024, a cut
+/* The ranges: rates and periods at least 1 (the byte counter at most
+ * 2^30), alpha at most 1024, a cut
  * keeping at most 100%, g = 2^-1 .. 2^-10. */
 bool rnic_dcqcn_params_ok(const struct rnic_dcqcn_params *p);
 void rnic_dcqcn_init(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_t now_us);
-/* A CNP for this QP at @p now_us. */
-void rnic_dcqcn_cnp(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_t now_us);
+/* A CNP for this QP at @p now_us; true when it cut the rate (not inside
+ * the monitor period of the last cut). */
+bool rnic_dcqcn_cnp(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_t now_us);
 /* Time passed to @p now_us and @p bytes sent since the last call: alpha
  * decays, the timer and byte counter raise the rate. */
 void rnic_dcqcn_advance(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p,

@@ -30,6 +30,7 @@
 #include <rte_mbuf.h>
 
 #include "rnic_sync.h"
+#include "rnic_types.h"
 #include "rnic_wire.h"
 
 /* Slots of an RC QP's MultiQueue, its window of unacknowledged packets:

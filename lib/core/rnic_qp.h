@@ -77,6 +77,7 @@ struct rnic_qp_comp {
 	uint32_t arm_alive;      /* alive_seq when the timer was last (re)armed */
 	uint8_t retrying;        /* go-back-N started at progress retry_seq */
 	uint8_t on_rexmit_list;  /* on the RX role's retransmission list */
+	uint8_t rto_shift;       /* backoff: RTO doubled per early expiry */
 	uint32_t cnp_seen;       /* [CNP] CNPs received for this QP; W: RX,
 				  * release; R: TX (DCQCN), acquire */
 	uint32_t retry_seq;      /* acked_seq when it started */
@@ -90,11 +91,10 @@ struct rnic_qp_comp {
 	uint32_t rexmit_high;    /* MultiQueue index past everything resent on
 				  * a timer: no RTT sample below it (Karn) */
 	uint32_t nak_end;        /* below it (and from rexmit_high): resent on
-				  * a NAK, timed from nak_sent */
-	uint32_t nak_sent;       /* MultiQueue clock of that resend */
-	uint8_t rto_shift;       /* backoff: RTO doubled per early expiry */
+				  * a NAK, timed from rexmit_stamp */
+	uint32_t rexmit_stamp;   /* MultiQueue clock when the last go-back-N
+				  * started (rnic_mq_stamp) */
 	uint64_t stuck_tsc;      /* no progress since (the IBA timeout's start) */
-	uint64_t rexmit_tsc;     /* when the last go-back-N started */
 	/* per-QP counters for telemetry (relaxed reads) */
 	uint64_t n_rexmit;
 	uint64_t n_timeout;

@@ -179,7 +179,8 @@ rexmit_young(const struct rnic_qp *qp)
 {
 	return qp->comp.retrying && qp->comp.retry_seq == qp->comp.acked_seq &&
 	       (qp->comp.srtt8 == 0 ||
-		tsc_ns(qp, rte_rdtsc() - qp->comp.rexmit_tsc) < rto_ns_shift(qp, 0));
+		ticks_ns(qp, rnic_mq_stamp(rte_rdtsc()) - qp->comp.rexmit_stamp) <
+		rto_ns_shift(qp, 0));
 }
 
 /*
@@ -222,7 +223,7 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 		 * does, from the resend: the responder dropped the first. */
 		sample = (int32_t)(qp->comp.mq_head - qp->comp.rexmit_high) >= 0;
 		sampled = (int32_t)(qp->comp.mq_head - qp->comp.nak_end) < 0 ?
-			  qp->comp.nak_sent : e->sent;
+			  qp->comp.rexmit_stamp : e->sent;
 		mq_pop(qp);
 		if (done)
 			comp_wqe(qp, RNIC_WC_SUCCESS, st);
@@ -242,13 +243,13 @@ rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp, bool timer)
 {
 	qp->comp.rexmit_next = qp->comp.mq_head;
 	qp->comp.rexmit_end = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
-	qp->comp.rexmit_tsc = rte_rdtsc();
-	if (timer) {
+	/* One stamp serves both: after a timer go-back rexmit_high covers
+	 * everything below nak_end, so no sample reads it for an older one. */
+	qp->comp.rexmit_stamp = rnic_mq_stamp(rte_rdtsc());
+	if (timer)
 		qp->comp.rexmit_high = qp->comp.rexmit_end;
-	} else {
+	else
 		qp->comp.nak_end = qp->comp.rexmit_end;
-		qp->comp.nak_sent = rnic_mq_stamp(qp->comp.rexmit_tsc);
-	}
 	rnic_qp_list_add(&wk->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 

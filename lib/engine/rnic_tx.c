@@ -380,10 +380,7 @@ cc_may_send(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 		if (!dev->attr.no_dcqcn) {
 			if (qp->req.cc.rc_mbps == 0)
 				rnic_dcqcn_init(&qp->req.cc, &dev->attr.dcqcn, now_us);
-			uint64_t cuts = qp->req.cc.cuts;
-
-			rnic_dcqcn_cnp(&qp->req.cc, &dev->attr.dcqcn, now_us);
-			st->cnp_rate_cuts += qp->req.cc.cuts - cuts;
+			st->cnp_rate_cuts += rnic_dcqcn_cnp(&qp->req.cc, &dev->attr.dcqcn, now_us);
 		}
 	}
 	rnic_dcqcn_advance(&qp->req.cc, &dev->attr.dcqcn, now_us, qp->req.cc_bytes);
