@@ -1444,6 +1444,32 @@ test_bottleneck(void)
 	printf("  8 of 20 through an 8-packet queue at 100 Mb/s in %" PRIu64 " us, 4 CE\n",
 	       (t_last - t_first) * 1000000 / rte_get_tsc_hz());
 	VERIFY_GOTO(rte_vdev_uninit("net_impair_bn") == 0, fail, "uninit");
+
+	/* RED's random band: kmin 0, kmax 100, pmax 1: a packet entering at
+	 * depth d is marked with probability d / 100, about 49.5 of 100 in
+	 * one burst (sd 4; seeded, so the count is the same every run). */
+	VERIFY_GOTO(impair_up("net_impair_bn", "port=" LOOP_NAME ",rate_mbps=1,queue_pkts=100,"
+			      "ecn_kmin=0,ecn_kmax=100,ecn_pmax=1", 1, &pid) == 0, fail, "up 2");
+	for (unsigned int k = 0; k < 100; k += 20) {
+		for (i = 0; i < 20; i++)
+			b[i] = mk_ecn_pkt(k + i + 1, 0x02);
+		for (i = 0; i < 20; i++)
+			VERIFY_GOTO(b[i] != NULL, fail, "mbufs");
+		VERIFY_GOTO(rte_eth_tx_burst(pid, 0, b, 20) == 20, fail, "band burst");
+	}
+	VERIFY_GOTO(xstat(pid, "tx_bottleneck_marked") >= 25 &&
+		    xstat(pid, "tx_bottleneck_marked") <= 75, fail, "%" PRIu64 " of 100 marked in "
+		    "the band", xstat(pid, "tx_bottleneck_marked"));
+	VERIFY_GOTO(xstat(pid, "tx_bottleneck_dropped") == 0, fail, "band drops");
+	printf("  RED band: %" PRIu64 " of 100 marked\n", xstat(pid, "tx_bottleneck_marked"));
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_bn") == 0, fail, "uninit 2");
+	/* the band's first packet left at once into the loop ring */
+	for (i = 0; i < 2; i++) {
+		struct rte_mbuf *m;
+
+		while (rte_ring_dequeue(loop_ring[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
 	VERIFY_GOTO(rte_mempool_avail_count(pool) == avail, fail, "leak: %u -> %u", avail,
 		    rte_mempool_avail_count(pool));
 	return 0;

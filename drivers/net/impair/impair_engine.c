@@ -23,17 +23,10 @@ impair_mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-/* xorshift64*: the upper 32 bits of each output are the draw. */
 static inline uint32_t
 impair_draw(struct impair_engine *e)
 {
-	uint64_t x = e->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	e->rng = x;
-	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
+	return rnic_impair_xorshift(&e->rng);
 }
 
 /* p in [0,1] -> threshold a 32-bit draw is compared against; 1 -> 2^32. */

@@ -25,6 +25,20 @@
 #define IMPAIR_DEFAULT_IDLE 16
 #define IMPAIR_DEFAULT_SEED 1
 
+/* xorshift64* (state never 0): the upper 32 bits of each output are the
+ * draw. The engine's decisions and the bottleneck's marking use it. */
+static inline uint32_t
+rnic_impair_xorshift(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
 /*
  * One direction's program. Written by the control path (probe,
  * rnic_impair_set_params/set_hook); read by the polling lcores, which

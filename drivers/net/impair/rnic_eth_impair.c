@@ -65,7 +65,6 @@ struct impair_shaper_cfg {
 	uint32_t queue_pkts;   /* 1..IMPAIR_SHAPER_MAX */
 	uint32_t kmin, kmax;   /* packets */
 	uint64_t pmax_thr;     /* ecn_pmax scaled to 2^32 */
-	double pmax;
 	uint64_t tsc_per_kbit; /* TSC cycles to send 1000 bits */
 };
 
@@ -73,7 +72,7 @@ struct impair_shaper {
 	uint32_t head, n;
 	uint64_t next_tsc;     /* when the head may leave */
 	uint64_t rng;
-	uint64_t marked, dropped, depth_max, depth_sum, depth_samples;
+	uint64_t marked, dropped, depth_max, depth_samples;
 	uint32_t hist[IMPAIR_SHAPER_MAX + 1];   /* depth met by each arrival */
 	struct rte_mbuf *m[IMPAIR_SHAPER_MAX];
 };
@@ -251,18 +250,6 @@ impair_ipv4(struct rte_mbuf *m)
 	return (struct rte_ipv4_hdr *)(p + off);
 }
 
-static uint32_t
-impair_shaper_draw(struct impair_shaper *sh)
-{
-	uint64_t x = sh->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	sh->rng = x;
-	return (uint32_t)((x * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
 /* Into the bottleneck's queue: tail drop, RED marking. Lock held. */
 static void
 impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
@@ -275,7 +262,6 @@ impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
 		struct rte_ipv4_hdr *ip;
 		bool mark;
 
-		sh->depth_sum += d;
 		sh->depth_samples++;
 		sh->hist[RTE_MIN(d, (uint32_t)IMPAIR_SHAPER_MAX)]++;
 		if (d >= c->queue_pkts) {
@@ -287,7 +273,7 @@ impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
 		mark = c->kmax > 0 &&
 		       (d >= c->kmax ||
 			(d >= c->kmin &&
-			 impair_shaper_draw(sh) < c->pmax_thr * (d - c->kmin) / (c->kmax - c->kmin)));
+			 rnic_impair_xorshift(&sh->rng) < c->pmax_thr * (d - c->kmin) / (c->kmax - c->kmin)));
 		ip = mark ? impair_ipv4(m[i]) : NULL;
 		if (ip != NULL && (ip->type_of_service & 3) != 0 &&
 		    (ip->type_of_service & 3) != 3) {
@@ -991,7 +977,7 @@ impair_xstats_reset(struct rte_eth_dev *dev)
 
 		if (q != NULL) {
 			q->sh.marked = q->sh.dropped = q->sh.depth_max = 0;
-			q->sh.depth_sum = q->sh.depth_samples = 0;
+			q->sh.depth_samples = 0;
 			memset(q->sh.hist, 0, sizeof(q->sh.hist));
 		}
 	}
@@ -1190,7 +1176,6 @@ impair_shaper_key(const char *dev, const char *key, const char *val,
 				   dev, val == NULL ? "" : val);
 			return -1;
 		}
-		c->pmax = d;
 		c->pmax_thr = (uint64_t)(d * 4294967296.0);
 		return 0;
 	}
