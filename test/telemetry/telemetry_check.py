@@ -141,6 +141,11 @@ try:
     check(qp is not None and qp["state"] == "RTS" and qp["type"] == "RC" and
           qp["port"] == "p0" and qp["dest_qpn"] == 99 and qp["sq_psn"] == 100 and
           qp["unacked_packets"] == 0, "qp,17 %r" % qp)
+    # DCQCN (issue 18): no CNP yet: unpaced (rate 0), and target and alpha
+    # 0 until a first CNP starts the state.
+    check(qp is not None and qp.get("cnps_received") == 0 and qp.get("cc_rate_mbps") == 0 and
+          qp.get("cc_target_mbps") == 0 and qp.get("cc_alpha_1024") == 0,
+          "qp,17 DCQCN fields %r" % qp)
     qp = query("/softrnic/qp,p1:18")
     check(qp is not None and qp["state"] == "INIT" and qp["type"] == "UC", "qp,p1:18 %r" % qp)
     check(query("/softrnic/qp,p0:18") is None, "qp,p0:18 should not exist")
