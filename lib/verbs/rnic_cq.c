@@ -61,6 +61,12 @@ rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 						   (unsigned int)n, NULL);
 }
 
+unsigned int
+rnic_cq_count(const struct rnic_cq *cq)
+{
+	return cq == NULL ? 0 : rte_ring_count(cq->ring);
+}
+
 bool
 rnic_cq_overflowed(const struct rnic_cq *cq)
 {

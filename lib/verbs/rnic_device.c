@@ -497,6 +497,12 @@ rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv
 	*ipv4 = dev->ipv4;
 }
 
+void
+rnic_dev_get_attr(const struct rnic_device *dev, struct rnic_dev_attr *attr)
+{
+	*attr = dev->attr;
+}
+
 int
 rnic_get_async_event(struct rnic_device *dev, struct rnic_async_event *ev)
 {

@@ -75,6 +75,10 @@ bool rnic_dev_shared_txq(const struct rnic_device *dev);
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 
+/** The attributes the device runs with: what rnic_dev_create was given,
+ *  defaults filled in and the MTU as the port allows it. */
+void rnic_dev_get_attr(const struct rnic_device *dev, struct rnic_dev_attr *attr);
+
 struct rnic_pd *rnic_alloc_pd(struct rnic_device *dev);
 
 int rnic_dealloc_pd(struct rnic_pd *pd);
@@ -110,6 +114,10 @@ int rnic_destroy_cq(struct rnic_cq *cq);
 int rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc);
 
 bool rnic_cq_overflowed(const struct rnic_cq *cq);
+
+/** Completions waiting in @p cq (any thread; a snapshot: the engine may
+ *  add more at once). What completion events (ibv_req_notify_cq) test. */
+unsigned int rnic_cq_count(const struct rnic_cq *cq);
 
 /**
  * @return the QP in Reset, or NULL with rte_errno EINVAL (bad type, caps

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine inside the program's process (doc/ibverbs.md): the JSON
+ * configuration named by SOFTRNIC_CONFIG (default
+ * /etc/softrnic/ibverbs.json) gives the EAL arguments and the ports; the
+ * first ibv_open_device initialises EAL, creates one rnic_device per port
+ * and starts the pollers; the last ibv_close_device stops them and frees
+ * the devices. EAL itself stays up until the process exits (DPDK 22.11
+ * cannot initialise it twice).
+ *
+ * Pollers: each lcore the configuration's "lcores" names runs its
+ * (port, worker, roles); one poller thread (a registered non-EAL thread)
+ * runs every role no lcore takes, and the completion events of armed
+ * CQs. The program's own threads keep the CPU affinity they had:
+ * rte_eal_init pins the calling thread to the main lcore, which is undone.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_spinlock.h>
+
+#include "rnic_config.h"
+#include "rnic_engine.h"
+#include "sib.h"
+
+#define SIB_DEFAULT_CONFIG "/etc/softrnic/ibverbs.json"
+#define SIB_MAX_POLL 256
+#define SIB_LINK_WAIT_MS 10000
+#define SIB_ARP_WAIT_MS 3000
+
+struct sib_poll {
+	struct rnic_device *dev;
+	unsigned int worker, roles;
+};
+
+struct sib_plan {
+	unsigned int n;
+	struct sib_poll p[SIB_MAX_POLL];
+};
+
+static struct {
+	pthread_once_t once;
+	struct rnic_config *cfg;      /* NULL: no usable configuration */
+	pthread_mutex_t lock;         /* start/stop, ARP (one control thread) */
+	bool eal_up, eal_failed;
+	unsigned int refs;
+	uint16_t *port_id;
+	struct rnic_device **dev;
+	/* pollers */
+	pthread_t thread;
+	bool thread_running;
+	uint32_t stop;
+	struct sib_plan thread_plan;
+	struct sib_plan *lcore_plan;  /* [RTE_MAX_LCORE] */
+	/* completion events */
+	rte_spinlock_t nlock;
+	uint32_t n_armed;
+	unsigned int armed_cap;
+	struct sib_cq **armed;
+} eng = {
+	.once = PTHREAD_ONCE_INIT,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.nlock = RTE_SPINLOCK_INITIALIZER,
+};
+
+static void
+load_config(void)
+{
+	const char *path = getenv("SOFTRNIC_CONFIG");
+	char err[512];
+
+	if (path == NULL || path[0] == '\0')
+		path = SIB_DEFAULT_CONFIG;
+	eng.cfg = rnic_config_load_file(path, err, sizeof(err));
+	if (eng.cfg == NULL) {
+		fprintf(stderr, "softrnic ibverbs: no devices: configuration %s: %s (set "
+			"SOFTRNIC_CONFIG to a softrnic JSON file; doc/ibverbs.md)\n", path, err);
+		return;
+	}
+	if (eng.cfg->n_ports == 0) {
+		fprintf(stderr, "softrnic ibverbs: no devices: %s has no ports\n", path);
+		rnic_config_free(eng.cfg);
+		eng.cfg = NULL;
+	}
+}
+
+unsigned int
+sib_engine_ports(void)
+{
+	pthread_once(&eng.once, load_config);
+	return eng.cfg != NULL ? eng.cfg->n_ports : 0;
+}
+
+const char *
+sib_engine_port_name(unsigned int idx)
+{
+	return eng.cfg->ports[idx].name;
+}
+
+void
+sib_engine_port_addr(unsigned int idx, uint8_t mac[6], uint32_t *ipv4_be, uint16_t *vlan)
+{
+	const struct rnic_cfg_port *p = &eng.cfg->ports[idx];
+
+	memset(mac, 0, 6);
+	if (p->has_mac)
+		memcpy(mac, p->mac, 6);
+	*ipv4_be = p->ipv4;
+	*vlan = p->vlan;
+}
+
+/* ------------------------------------------------------------------ */
+/* EAL and ports                                                       */
+/* ------------------------------------------------------------------ */
+
+static int
+eal_start(void)
+{
+	struct rnic_config *cfg = eng.cfg;
+	char **argv = calloc(cfg->eal_argc + 2, sizeof(char *));
+	cpu_set_t saved;
+	bool have_aff;
+	int rc;
+
+	if (argv == NULL)
+		return -ENOMEM;
+	argv[0] = (char *)"softrnic-ibverbs";
+	for (unsigned int i = 0; i < cfg->eal_argc; i++)
+		argv[i + 1] = cfg->eal_argv[i];
+	have_aff = pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
+	rc = rte_eal_init((int)cfg->eal_argc + 1, argv);
+	if (have_aff)
+		pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	free(argv);     /* EAL keeps pointers to the strings, not the array */
+	if (rc < 0) {
+		fprintf(stderr, "softrnic ibverbs: EAL initialisation failed: %s (the \"eal\" "
+			"arguments of the configuration)\n", rte_strerror(rte_errno));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int
+ports_create(void)
+{
+	struct rnic_config *cfg = eng.cfg;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+
+		if (p->ring_peer_idx >= 0 && (unsigned int)p->ring_peer_idx < i) {
+			int rc = rnic_port_ring_pair_n(cfg->ports[p->ring_peer_idx].name, p->name,
+						       4096, p->workers,
+						       &eng.port_id[p->ring_peer_idx],
+						       &eng.port_id[i]);
+			if (rc != 0) {
+				fprintf(stderr, "softrnic ibverbs: ports[%u]: ring pair: %s\n", i,
+					strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+		char name[RNIC_CFG_DEVICE_MAX + 64], args[RNIC_CFG_DEVICE_MAX + 64], *comma;
+
+		if (p->impair[0] != '\0') {
+			snprintf(name, sizeof(name), "net_impair_%s", p->name);
+			snprintf(args, sizeof(args), "port=net_ring_%s,%s", p->name, p->impair);
+			if (rte_vdev_init(name, args) != 0 ||
+			    rte_eth_dev_get_port_by_name(name, &eng.port_id[i]) != 0) {
+				fprintf(stderr, "softrnic ibverbs: ports[%u].impair: net_impair "
+					"rejected \"%s\"\n", i, p->impair);
+				return -EINVAL;
+			}
+		} else if (p->ring_peer_idx < 0) {
+			snprintf(name, sizeof(name), "%s", p->device);
+			comma = strchr(name, ',');
+			if (comma != NULL)
+				*comma = '\0';
+			if (rte_eth_dev_get_port_by_name(name, &eng.port_id[i]) != 0) {
+				fprintf(stderr, "softrnic ibverbs: ports[%u].device: no DPDK port "
+					"named \"%s\" (add --vdev=%s to \"eal\")\n", i, name,
+					p->device);
+				return -ENODEV;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+devices_create(void)
+{
+	struct rnic_config *cfg = eng.cfg;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+		struct rnic_dev_attr a = {
+			.port_id = eng.port_id[i], .ipv4 = p->ipv4, .max_qps = p->max_qps,
+			.max_mrs = p->max_mrs, .max_cqs = p->max_cqs, .mbufs = p->mbufs,
+			.ring_size = p->ring_size, .burst = p->burst, .queues = p->queues,
+			.workers = p->workers, .max_inflight = p->max_inflight,
+			.no_ecn = !p->ecn, .cnp_dscp = p->cnp_dscp,
+			.cnp_interval_us = p->cnp_interval_us, .no_dcqcn = !p->dcqcn_on,
+			.dcqcn = p->dcqcn,
+		};
+
+		if (p->has_mac)
+			memcpy(a.mac, p->mac, 6);
+		eng.dev[i] = rnic_dev_create(&a);
+		if (eng.dev[i] == NULL) {
+			fprintf(stderr, "softrnic ibverbs: ports[%u] (%s): device: %s\n", i, p->name,
+				rte_strerror(rte_errno));
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pollers and completion events                                       */
+/* ------------------------------------------------------------------ */
+
+static void
+channel_fire(struct sib_cq *cq)
+{
+	struct sib_channel *ch = cq->chan;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&ch->lock);
+	if (ch->n == ch->cap) {
+		unsigned int cap = ch->cap ? 2 * ch->cap : 16;
+		struct sib_cq **f = malloc(cap * sizeof(*f));
+
+		if (f == NULL) {
+			pthread_mutex_unlock(&ch->lock);
+			return;    /* the CQ stays armed: fired again next pass */
+		}
+		for (unsigned int i = 0; i < ch->n; i++)
+			f[i] = ch->fired[(ch->head + i) % ch->cap];
+		free(ch->fired);
+		ch->fired = f;
+		ch->cap = cap;
+		ch->head = 0;
+	}
+	ch->fired[(ch->head + ch->n) % ch->cap] = cq;
+	ch->n++;
+	pthread_mutex_unlock(&ch->lock);
+	if (write(ch->ch.fd, &one, sizeof(one)) != sizeof(one))
+		return;    /* eventfd at its maximum: the reader is far behind */
+	cq->armed = false;
+}
+
+static void
+notify_check(void)
+{
+	if (__atomic_load_n(&eng.n_armed, __ATOMIC_ACQUIRE) == 0)
+		return;
+	rte_spinlock_lock(&eng.nlock);
+	for (unsigned int i = 0; i < eng.n_armed;) {
+		struct sib_cq *cq = eng.armed[i];
+
+		if (rnic_cq_count(cq->cq) > 0) {
+			channel_fire(cq);
+			if (!cq->armed) {
+				eng.armed[i] = eng.armed[--eng.n_armed];
+				continue;
+			}
+		}
+		i++;
+	}
+	rte_spinlock_unlock(&eng.nlock);
+}
+
+void
+sib_notify_arm(struct sib_cq *cq)
+{
+	rte_spinlock_lock(&eng.nlock);
+	if (!cq->armed) {
+		if (eng.n_armed == eng.armed_cap) {
+			unsigned int cap = eng.armed_cap ? 2 * eng.armed_cap : 16;
+			struct sib_cq **a = realloc(eng.armed, cap * sizeof(*a));
+
+			if (a == NULL) {
+				rte_spinlock_unlock(&eng.nlock);
+				return;
+			}
+			eng.armed = a;
+			eng.armed_cap = cap;
+		}
+		cq->armed = true;
+		eng.armed[eng.n_armed] = cq;
+		__atomic_store_n(&eng.n_armed, eng.n_armed + 1, __ATOMIC_RELEASE);
+	}
+	rte_spinlock_unlock(&eng.nlock);
+}
+
+void
+sib_notify_forget(struct sib_cq *cq)
+{
+	rte_spinlock_lock(&eng.nlock);
+	for (unsigned int i = 0; i < eng.n_armed; i++)
+		if (eng.armed[i] == cq) {
+			eng.armed[i] = eng.armed[--eng.n_armed];
+			break;
+		}
+	cq->armed = false;
+	rte_spinlock_unlock(&eng.nlock);
+	if (cq->chan != NULL) {
+		struct sib_channel *ch = cq->chan;
+
+		pthread_mutex_lock(&ch->lock);
+		for (unsigned int i = 0; i < ch->n; i++)
+			if (ch->fired[(ch->head + i) % ch->cap] == cq)
+				ch->fired[(ch->head + i) % ch->cap] = NULL;
+		pthread_mutex_unlock(&ch->lock);
+	}
+}
+
+static unsigned int
+plan_poll(const struct sib_plan *pl)
+{
+	unsigned int work = 0;
+
+	for (unsigned int i = 0; i < pl->n; i++)
+		work += rnic_worker_poll(pl->p[i].dev, pl->p[i].worker, pl->p[i].roles);
+	return work;
+}
+
+static int
+lcore_loop(void *arg)
+{
+	const struct sib_plan *pl = arg;
+	unsigned int idle = 0;
+
+	while (!__atomic_load_n(&eng.stop, __ATOMIC_RELAXED))
+		rnic_poll_idle(plan_poll(pl), &idle);
+	return 0;
+}
+
+static void *
+thread_loop(void *arg)
+{
+	const struct sib_plan *pl = arg;
+	unsigned int idle = 0;
+	bool registered = rte_thread_register() == 0;
+
+	while (!__atomic_load_n(&eng.stop, __ATOMIC_RELAXED)) {
+		unsigned int work = plan_poll(pl);
+
+		notify_check();
+		if (pl->n == 0 && work == 0)
+			usleep(50);    /* lcores run the engine: only events here */
+		else
+			rnic_poll_idle(work, &idle);
+	}
+	if (registered)
+		rte_thread_unregister();
+	return NULL;
+}
+
+static int
+plan_add(struct sib_plan *pl, struct rnic_device *dev, unsigned int worker, unsigned int roles)
+{
+	if (pl->n == SIB_MAX_POLL)
+		return -ENOSPC;
+	pl->p[pl->n++] = (struct sib_poll){ .dev = dev, .worker = worker, .roles = roles };
+	return 0;
+}
+
+static int
+pollers_start(void)
+{
+	struct rnic_config *cfg = eng.cfg;
+	int rc = 0;
+
+	memset(&eng.thread_plan, 0, sizeof(eng.thread_plan));
+	memset(eng.lcore_plan, 0, RTE_MAX_LCORE * sizeof(*eng.lcore_plan));
+	for (unsigned int i = 0; rc == 0 && i < cfg->n_ports; i++) {
+		const struct rnic_cfg_port *p = &cfg->ports[i];
+
+		for (unsigned int w = 0; rc == 0 && w < p->workers; w++) {
+			unsigned int left = RNIC_ROLE_ALL;
+
+			for (unsigned int r = 0; p->worker_lcore != NULL && r < RNIC_CFG_NROLES; r++) {
+				int lc = p->worker_lcore[w][r];
+
+				if (lc < 0)
+					continue;
+				if (!rte_lcore_is_enabled((unsigned int)lc) ||
+				    (unsigned int)lc == rte_get_main_lcore()) {
+					fprintf(stderr, "softrnic ibverbs: lcores: lcore %d is not a "
+						"worker lcore of \"eal\"\n", lc);
+					return -EINVAL;
+				}
+				rc = plan_add(&eng.lcore_plan[lc], eng.dev[i], w, 1u << r);
+				left &= ~(1u << r);
+			}
+			if (rc == 0 && left != 0)
+				rc = plan_add(&eng.thread_plan, eng.dev[i], w, left);
+		}
+	}
+	if (rc != 0)
+		return rc;
+	eng.stop = 0;
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
+		if (eng.lcore_plan[lc].n > 0 &&
+		    rte_eal_remote_launch(lcore_loop, &eng.lcore_plan[lc], lc) != 0)
+			return -EBUSY;
+	rc = pthread_create(&eng.thread, NULL, thread_loop, &eng.thread_plan);
+	if (rc != 0)
+		return -rc;
+	eng.thread_running = true;
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		rnic_dev_set_polled(eng.dev[i], true);
+	return 0;
+}
+
+static void
+pollers_stop(void)
+{
+	__atomic_store_n(&eng.stop, 1, __ATOMIC_RELAXED);
+	if (eng.thread_running)
+		pthread_join(eng.thread, NULL);
+	eng.thread_running = false;
+	rte_eal_mp_wait_lcore();
+	for (unsigned int i = 0; eng.dev != NULL && i < eng.cfg->n_ports; i++)
+		if (eng.dev[i] != NULL)
+			rnic_dev_set_polled(eng.dev[i], false);
+}
+
+static void
+engine_teardown(void)
+{
+	pollers_stop();
+	for (unsigned int i = 0; eng.dev != NULL && i < eng.cfg->n_ports; i++)
+		if (eng.dev[i] != NULL) {
+			rnic_dev_destroy(eng.dev[i]);
+			eng.dev[i] = NULL;
+		}
+}
+
+static int
+engine_start(void)
+{
+	int rc;
+
+	if (eng.eal_failed)
+		return -ENODEV;
+	if (!eng.eal_up) {
+		eng.port_id = calloc(eng.cfg->n_ports, sizeof(*eng.port_id));
+		eng.dev = calloc(eng.cfg->n_ports, sizeof(*eng.dev));
+		eng.lcore_plan = calloc(RTE_MAX_LCORE, sizeof(*eng.lcore_plan));
+		if (eng.port_id == NULL || eng.dev == NULL || eng.lcore_plan == NULL)
+			return -ENOMEM;
+		rc = eal_start();
+		if (rc == 0)
+			rc = ports_create();
+		if (rc != 0) {
+			eng.eal_failed = true;
+			return rc;
+		}
+		eng.eal_up = true;
+	}
+	rc = devices_create();
+	if (rc == 0)
+		rc = pollers_start();
+	if (rc != 0)
+		engine_teardown();
+	return rc;
+}
+
+struct rnic_device *
+sib_engine_get(unsigned int idx)
+{
+	struct rnic_device *dev = NULL;
+	int rc = 0;
+
+	if (idx >= sib_engine_ports()) {
+		errno = ENODEV;
+		return NULL;
+	}
+	pthread_mutex_lock(&eng.lock);
+	if (eng.refs == 0)
+		rc = engine_start();
+	if (rc == 0) {
+		eng.refs++;
+		dev = eng.dev[idx];
+	}
+	pthread_mutex_unlock(&eng.lock);
+	if (dev == NULL)
+		errno = -rc;
+	return dev;
+}
+
+void
+sib_engine_put(void)
+{
+	pthread_mutex_lock(&eng.lock);
+	if (eng.refs > 0 && --eng.refs == 0)
+		engine_teardown();
+	pthread_mutex_unlock(&eng.lock);
+}
+
+/* At exit: stop the engine if the program did not close its devices, and
+ * close the ports and EAL, so a memif server's socket file and EAL's
+ * runtime files do not outlive the process. */
+static void __attribute__((destructor))
+sib_engine_exit(void)
+{
+	if (!eng.eal_up)
+		return;
+	pthread_mutex_lock(&eng.lock);
+	engine_teardown();
+	eng.refs = 0;
+	for (unsigned int i = 0; i < eng.cfg->n_ports; i++)
+		rte_eth_dev_close(eng.port_id[i]);
+	rte_eal_cleanup();
+	eng.eal_up = false;
+	pthread_mutex_unlock(&eng.lock);
+}
+
+int
+sib_engine_resolve(struct rnic_device *dev, uint32_t ip_be, uint8_t mac[6])
+{
+	int rc;
+
+	if (rnic_dev_arp_lookup(dev, ip_be, mac) == 0)
+		return 0;
+	pthread_mutex_lock(&eng.lock);
+	rc = rnic_dev_link_wait(dev, SIB_LINK_WAIT_MS);
+	if (rc == 0)
+		rc = rnic_dev_arp_resolve(dev, ip_be, mac, SIB_ARP_WAIT_MS);
+	pthread_mutex_unlock(&eng.lock);
+	return rc;
+}
