@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 
 #include <rte_bus_vdev.h>
@@ -352,19 +353,39 @@ lcore_loop(void *arg)
 	return 0;
 }
 
+/*
+ * The poller thread shares the machine with the program's threads (one
+ * that sleeps in ibv_get_cq_event needs a CPU the moment its event
+ * fires). It spins while there is work; after SIB_NAP_AFTER_US without
+ * any it naps SIB_NAP_US at a time (timer slack 1 us), so an idle
+ * program leaves the CPU free and a busy one keeps the spinning poller.
+ */
+#define SIB_NAP_AFTER_US 200
+#define SIB_NAP_US 20
+
 static void *
 thread_loop(void *arg)
 {
 	const struct sib_plan *pl = arg;
+	uint64_t hz = rte_get_tsc_hz(), nap_after = hz * SIB_NAP_AFTER_US / 1000000;
+	uint64_t last_work = rte_get_tsc_cycles();
 	unsigned int idle = 0;
 	bool registered = rte_thread_register() == 0;
 
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	while (!__atomic_load_n(&eng.stop, __ATOMIC_RELAXED)) {
 		unsigned int work = plan_poll(pl);
+		uint64_t now;
 
 		notify_check();
-		if (pl->n == 0 && work == 0)
-			usleep(50);    /* lcores run the engine: only events here */
+		if (work != 0) {
+			last_work = rte_get_tsc_cycles();
+			idle = 0;
+			continue;
+		}
+		now = rte_get_tsc_cycles();
+		if (pl->n == 0 || now - last_work > nap_after)
+			usleep(SIB_NAP_US);
 		else
 			rnic_poll_idle(work, &idle);
 	}
