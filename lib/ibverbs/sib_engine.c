@@ -26,6 +26,8 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -464,12 +466,48 @@ pollers_stop(void)
 			rnic_dev_set_polled(eng.dev[i], false);
 }
 
+/*
+ * DPDK 22.11's net_memif handles a peer's disconnect on the interrupt
+ * thread without a lock against rte_eth_dev_stop on the control thread:
+ * two ends stopping at once can free the regions twice ("EAL: Error:
+ * Invalid memory"). The memif server's end therefore waits (at most
+ * 500 ms) for its client to go first, then 50 ms more for its interrupt
+ * thread to finish the disconnect (memif marks the link down before it
+ * frees); a client stops at once.
+ */
+static void
+memif_server_wait(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	struct rte_eth_link link;
+	uint64_t end;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 || info.device == NULL ||
+	    strcmp(info.driver_name, "net_memif") != 0)
+		return;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL || strstr(da->args, "role=server") == NULL)
+		return;
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	do {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(port_id, &link) != 0 ||
+		    link.link_status == RTE_ETH_LINK_DOWN) {
+			rte_delay_us_sleep(50000);
+			return;
+		}
+		rte_delay_us_sleep(1000);
+	} while (rte_get_tsc_cycles() < end);
+}
+
 static void
 engine_teardown(void)
 {
 	pollers_stop();
 	for (unsigned int i = 0; eng.dev != NULL && i < eng.cfg->n_ports; i++)
 		if (eng.dev[i] != NULL) {
+			memif_server_wait(eng.port_id[i]);
 			rnic_dev_destroy(eng.dev[i]);
 			eng.dev[i] = NULL;
 		}

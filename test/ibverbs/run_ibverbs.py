@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unmodified libibverbs programs over softrnic (issue 19, doc/ibverbs.md).
+
+Runs Debian's own /usr/bin binaries (ibverbs-utils, perftest) with
+LD_LIBRARY_PATH at softrnic's libibverbs.so.1: ibv_devices and ibv_devinfo
+on an in-process ring pair, every other program as a server and a client
+process joined by net_memif. Each case gets its own memif socket, EAL file
+prefix and TCP port, and a time limit; a case passes when both processes
+exit 0 and print what the program prints on success (the result table, the
+iteration line), and fails on any error line. Prints one line per case:
+
+  ibverbs: program=ib_write_bw args="..." result=PASS
+
+usage: run_ibverbs.py LIBDIR [--set quick|full] [--only NAME] [--loss P]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (program, args, check) - check: a regex the client's output must match
+PP_ITERS = r"\d+ iters in [\d.]+ seconds"
+PERF_BW = r"^\s*\d+\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s*$"
+PERF_LAT = r"^\s*\d+\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+"
+
+QUICK = [
+    ("ibv_rc_pingpong", "-g 0 -c -n 200", PP_ITERS),
+    ("ibv_rc_pingpong", "-g 0 -c -n 200 -e", PP_ITERS),
+    ("ibv_rc_pingpong", "-g 0 -c -n 20 -s 200000", PP_ITERS),
+    ("ibv_uc_pingpong", "-g 0 -c -n 200", PP_ITERS),
+    ("ibv_ud_pingpong", "-g 0 -c -n 200", PP_ITERS),
+    ("ib_write_bw", "-F", PERF_BW),
+    ("ib_read_bw", "-F", PERF_BW),
+    ("ib_send_bw", "-F", PERF_BW),
+    ("ib_atomic_bw", "-F", PERF_BW),
+    ("ib_atomic_bw", "-F -A CMP_AND_SWAP", PERF_BW),
+    ("ib_write_lat", "-F", PERF_LAT),
+    ("ib_send_lat", "-F", PERF_LAT),
+    ("ib_read_lat", "-F", PERF_LAT),
+    ("ib_send_lat", "-F -c UD", PERF_LAT),
+    ("ib_send_bw", "-F -e", PERF_BW),
+]
+FULL = QUICK + [
+    ("ib_write_bw", "-F -a", PERF_BW),
+    ("ib_read_bw", "-F -a", PERF_BW),
+    ("ib_send_bw", "-F -a", PERF_BW),
+    ("ib_write_lat", "-F -a", PERF_LAT),
+    ("ib_send_lat", "-F -a", PERF_LAT),
+    ("ib_read_lat", "-F -a", PERF_LAT),
+    ("ib_write_bw", "-F -q 4", PERF_BW),
+]
+BAD = re.compile(r"(?i)\b(error|failed|couldn't|unable|invalid|mismatch)\b")
+# memif's multi-process hook, off with --no-shconf or a second prefix: not ours
+BENIGN = re.compile(r"mp action callback|^EAL: |rte_pmd_memif_probe")
+
+
+def eal(prefix, extra):
+    return ["--no-huge", "--no-pci", "-m", "512", "--no-telemetry",
+            "--log-level=*:warning", "--log-level=pmd.net.memif:error",
+            "--file-prefix=" + prefix, "--lcores=0@0"] + extra
+
+
+def write_configs(tmp, case_id, loss):
+    sock = os.path.join(tmp, "memif%d.sock" % case_id)
+    cfgs = {}
+    for role, ip, mac in (("server", "10.0.9.1", "02:00:00:00:09:01"),
+                          ("client", "10.0.9.2", "02:00:00:00:09:02")):
+        vdev = "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no" % (role, sock)
+        extra = [vdev]
+        port = {"name": role, "device": "net_memif0", "mac": mac, "ipv4": ip}
+        if loss and role == "client":
+            # the client's port through net_impair: loss both ways
+            extra.append("--vdev=net_impair0,port=net_memif0,drop=%s,seed=%d"
+                         % (loss, 7 + case_id))
+            port["device"] = "net_impair0"
+        cfg = {"eal": eal("sib%d_%s_%d" % (os.getpid(), role, case_id), extra),
+               "ports": [port]}
+        path = os.path.join(tmp, "%s%d.json" % (role, case_id))
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        cfgs[role] = path
+    return cfgs
+
+
+def tcp_listening(port):
+    """True when something listens on TCP @port (read from /proc, so the
+    server's single accept is not spent on a probe)."""
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path) as f:
+                next(f)
+                for line in f:
+                    parts = line.split()
+                    if parts[3] == "0A" and int(parts[1].split(":")[1], 16) == port:
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def bad_lines(text):
+    return [l for l in text.splitlines() if BAD.search(l) and not BENIGN.search(l)]
+
+
+def run_pair(libdir, tmp, case_id, prog, args, check, loss, limit):
+    cfgs = write_configs(tmp, case_id, loss)
+    port = free_port()
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    pflag = ["-p", str(port)]
+    argv = ["/usr/bin/" + prog] + args.split() + pflag
+    senv = dict(env, SOFTRNIC_CONFIG=cfgs["server"])
+    cenv = dict(env, SOFTRNIC_CONFIG=cfgs["client"])
+    deadline = time.monotonic() + limit
+    srv = subprocess.Popen(argv, env=senv, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    why = None
+    while not tcp_listening(port):
+        if srv.poll() is not None:
+            why = "server exited (%d) before listening" % srv.returncode
+            break
+        if time.monotonic() > deadline:
+            why = "server not listening on TCP %d within %d s" % (port, limit)
+            break
+        time.sleep(0.05)
+    cout = ""
+    crc = None
+    if why is None:
+        try:
+            cli = subprocess.run(argv + ["localhost"], env=cenv, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=max(1, deadline - time.monotonic()))
+            cout, crc = cli.stdout, cli.returncode
+        except subprocess.TimeoutExpired as e:
+            cout = e.stdout or ""
+            if isinstance(cout, bytes):
+                cout = cout.decode(errors="replace")
+            why = "client still running after %d s" % limit
+    try:
+        sout, _ = srv.communicate(timeout=max(1, deadline - time.monotonic() + 5))
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, _ = srv.communicate()
+        why = why or "server still running after %d s" % limit
+    if why is None and crc != 0:
+        why = "client exit %d" % crc
+    if why is None and srv.returncode != 0:
+        why = "server exit %d" % srv.returncode
+    if why is None and not re.search(check, cout, re.M):
+        why = "no result line in the client's output"
+    if why is None and (bad_lines(cout) or bad_lines(sout)):
+        why = "error output: " + (bad_lines(cout) + bad_lines(sout))[0].strip()
+    return why, cout, sout
+
+
+def run_local(libdir, tmp, prog):
+    cfg = {"eal": eal("sib%d_loop" % os.getpid(), []),
+           "ports": [{"name": "p0", "ring_peer": "p1", "mac": "02:00:00:00:08:01",
+                      "ipv4": "10.0.8.1"},
+                     {"name": "p1", "ring_peer": "p0", "mac": "02:00:00:00:08:02",
+                      "ipv4": "10.0.8.2"}]}
+    path = os.path.join(tmp, "loop.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir, SOFTRNIC_CONFIG=path)
+    r = subprocess.run(["/usr/bin/" + prog] + (["-v"] if prog == "ibv_devinfo" else []),
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=60)
+    out = r.stdout
+    if r.returncode != 0:
+        return "exit %d" % r.returncode, out
+    if prog == "ibv_devices":
+        # GUIDs are EUI-64 from the configured MACs
+        for name, guid in (("softrnic_0", "000000fffe000801"), ("softrnic_1", "000000fffe000802")):
+            if not re.search(r"\s%s\s+%s" % (name, guid), out):
+                return "%s with GUID %s not listed" % (name, guid), out
+    else:
+        for want in (r"hca_id:\s+softrnic_0", r"hca_id:\s+softrnic_1",
+                     r"state:\s+PORT_ACTIVE", r"link_layer:\s+Ethernet",
+                     r"GID\[\s*0\]:\s+::ffff:10\.0\.8\.1, RoCE v2",
+                     r"GID\[\s*0\]:\s+::ffff:10\.0\.8\.2, RoCE v2"):
+            if not re.search(want, out):
+                return "missing /%s/" % want, out
+    return None, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("libdir")
+    ap.add_argument("--set", choices=("quick", "full"), default="quick")
+    ap.add_argument("--only", help="run only cases of this program")
+    ap.add_argument("--loss", help="drop probability on the client's port (net_impair)")
+    ap.add_argument("--limit", type=int, default=90, help="seconds per case")
+    o = ap.parse_args()
+    libdir = os.path.abspath(o.libdir)
+    if not os.path.exists(os.path.join(libdir, "libibverbs.so.1")):
+        print("ibverbs: %s/libibverbs.so.1 is not built (libibverbs-dev missing?)" % libdir)
+        return 1
+    cases = QUICK if o.set == "quick" else FULL
+    if o.only:
+        cases = [c for c in cases if c[0] == o.only]
+    tmp = tempfile.mkdtemp(prefix="softrnic-ibverbs-")
+    failed = ran = 0
+    try:
+        for prog in ("ibv_devices", "ibv_devinfo"):
+            if o.only and o.only != prog:
+                continue
+            why, out = run_local(libdir, tmp, prog)
+            ran += 1
+            print('ibverbs: program=%s args="%s" result=%s%s' % (
+                prog, "-v" if prog == "ibv_devinfo" else "", "PASS" if why is None else "FAIL",
+                "" if why is None else " (%s)" % why), flush=True)
+            if why is not None:
+                failed += 1
+                print(out)
+        for i, (prog, args, check) in enumerate(cases):
+            t0 = time.monotonic()
+            ran += 1
+            why, cout, sout = run_pair(libdir, tmp, i, prog, args, check, o.loss, o.limit)
+            print('ibverbs: program=%s args="%s"%s result=%s%s time=%.1fs' % (
+                prog, args, " loss=%s" % o.loss if o.loss else "",
+                "PASS" if why is None else "FAIL", "" if why is None else " (%s)" % why,
+                time.monotonic() - t0), flush=True)
+            if why is not None:
+                failed += 1
+                print("--- client output:\n%s--- server output:\n%s---" % (cout, sout))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("ibverbs: %d cases, %d failed" % (ran, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
