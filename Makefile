@@ -23,7 +23,7 @@ VALGRIND = valgrind --error-exitcode=1 --leak-check=full -q \
 	--suppressions=fuzz/valgrind-dpdk.supp
 EAL_TEST_ARGS = --no-huge --no-pci --no-shconf -m 256 '--log-level=*:warning' --no-telemetry
 
-.PHONY: all deps build run test test-unit test-asan asan fuzz-short valgrind bench clean
+.PHONY: all deps build run test test-unit test-asan asan fuzz-short valgrind bench ibverbs-demo clean
 
 all: build
 
@@ -90,6 +90,12 @@ valgrind: build
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
 	bash scripts/bench.sh $(BUILD)
+
+# Debian's unmodified ibverbs-utils and perftest binaries over softrnic's
+# libibverbs.so.1, two processes on net_memif, every program with its
+# defaults and with -a (doc/ibverbs.md); one line per program.
+ibverbs-demo: build
+	/usr/bin/python3 test/ibverbs/run_ibverbs.py $(BUILD)/lib/ibverbs --set full
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

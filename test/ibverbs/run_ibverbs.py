@@ -12,7 +12,11 @@ iteration line), and fails on any error line. Prints one line per case:
 
   ibverbs: program=ib_write_bw args="..." result=PASS
 
-usage: run_ibverbs.py LIBDIR [--set quick|full] [--only NAME] [--loss P]
+usage: run_ibverbs.py LIBDIR [--set quick|full] [--only NAME] [--loss P] [--sanitized]
+
+--sanitized: the library was built with ASan + UBSan (gcc); their runtimes
+are preloaded into the programs, leak detection off (perftest's own
+allocations are not freed at exit), any other report fails the case.
 """
 import argparse
 import json
@@ -119,10 +123,30 @@ def bad_lines(text):
     return [l for l in text.splitlines() if BAD.search(l) and not BENIGN.search(l)]
 
 
+SAN_ENV = {}
+
+
+def sanitizer_env():
+    libs = []
+    for lib in ("libasan.so", "libubsan.so"):
+        p = subprocess.run(["gcc", "-print-file-name=" + lib], stdout=subprocess.PIPE,
+                           text=True).stdout.strip()
+        if not os.path.isabs(p):
+            raise SystemExit("ibverbs: --sanitized but gcc has no %s" % lib)
+        libs.append(p)
+    return {"LD_PRELOAD": " ".join(libs),
+            "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:abort_on_error=1",
+            "UBSAN_OPTIONS": "halt_on_error=1:abort_on_error=1:print_stacktrace=1"}
+
+
+def base_env(libdir):
+    return dict(os.environ, LD_LIBRARY_PATH=libdir, **SAN_ENV)
+
+
 def run_pair(libdir, tmp, case_id, prog, args, check, loss, limit):
     cfgs = write_configs(tmp, case_id, loss)
     port = free_port()
-    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    env = base_env(libdir)
     pflag = ["-p", str(port)]
     argv = ["/usr/bin/" + prog] + args.split() + pflag
     senv = dict(env, SOFTRNIC_CONFIG=cfgs["server"])
@@ -178,7 +202,7 @@ def run_local(libdir, tmp, prog):
     path = os.path.join(tmp, "loop.json")
     with open(path, "w") as f:
         json.dump(cfg, f)
-    env = dict(os.environ, LD_LIBRARY_PATH=libdir, SOFTRNIC_CONFIG=path)
+    env = dict(base_env(libdir), SOFTRNIC_CONFIG=path)
     r = subprocess.run(["/usr/bin/" + prog] + (["-v"] if prog == "ibv_devinfo" else []),
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=60)
@@ -207,7 +231,10 @@ def main():
     ap.add_argument("--only", help="run only cases of this program")
     ap.add_argument("--loss", help="drop probability on the client's port (net_impair)")
     ap.add_argument("--limit", type=int, default=90, help="seconds per case")
+    ap.add_argument("--sanitized", action="store_true")
     o = ap.parse_args()
+    if o.sanitized:
+        SAN_ENV.update(sanitizer_env())
     libdir = os.path.abspath(o.libdir)
     if not os.path.exists(os.path.join(libdir, "libibverbs.so.1")):
         print("ibverbs: %s/libibverbs.so.1 is not built (libibverbs-dev missing?)" % libdir)
