@@ -67,6 +67,12 @@ BAD = re.compile(r"(?i)\b(error|failed|couldn't|unable|invalid|mismatch)\b")
 BENIGN = re.compile(r"mp action callback|^EAL: |rte_pmd_memif_probe")
 
 
+# 4 KiB-MTU frames in one memif buffer each, 2048 of them per ring: a burst
+# of 16 outstanding 128 KiB READ responses (512 frames) fits (with memif's
+# default 2 KiB buffers a frame takes three and the 1024-slot ring overflows).
+MEMIF_RING = "rsize=11,bsize=8192"
+
+
 def eal(prefix, extra):
     return ["--no-huge", "--no-pci", "-m", "512", "--no-telemetry",
             "--log-level=*:warning", "--log-level=pmd.net.memif:error",
@@ -78,7 +84,8 @@ def write_configs(tmp, case_id, loss):
     cfgs = {}
     for role, ip, mac in (("server", "10.0.9.1", "02:00:00:00:09:01"),
                           ("client", "10.0.9.2", "02:00:00:00:09:02")):
-        vdev = "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no" % (role, sock)
+        vdev = "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no,%s" % (role, sock,
+                                                                            MEMIF_RING)
         extra = [vdev]
         port = {"name": role, "device": "net_memif0", "mac": mac, "ipv4": ip}
         if loss and role == "client":
@@ -224,6 +231,97 @@ def run_local(libdir, tmp, prog):
     return None, out
 
 
+# ------------------------------------------------------------------
+# --compare: the cost of the libibverbs layer (doc/ibverbs.md)
+# ------------------------------------------------------------------
+
+def bw_row(text):
+    """(MB/s average, M msgs/s) of a perftest-style result row, or None."""
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", line)
+        if m:
+            return float(m.group(4)), float(m.group(5))
+    return None
+
+
+def compare_one(libdir, tmp, n, kind, size, secs, cpus):
+    """One write_bw measurement over a fresh memif link: rnic-perf (the
+    native rnic_* API) or Debian's ib_write_bw over libibverbs.so.1. Server
+    on cpus[1], client on cpus[0], each process on its one CPU."""
+    port = free_port()
+    sock = os.path.join(tmp, "cmp%d.sock" % n)
+    pfx = "sibcmp%d_%d" % (os.getpid(), n)
+    perf = os.path.join(os.path.dirname(os.path.dirname(libdir)), "app/rnic-perf/rnic-perf")
+    cmds, envs = {}, {}
+    for role, cpu in (("server", cpus[1]), ("client", cpus[0])):
+        vdev = "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no" % (role, sock)
+        if kind == "native":
+            cmd = [perf, "--no-huge", "--no-pci", "--no-telemetry", "-m", "1024",
+                   "--log-level=pmd.net.memif:error", "--log-level=*:warning",
+                   "--file-prefix=%s%s" % (pfx, role[0]), "--lcores=0@%d" % cpu, vdev, "--",
+                   "--link", "memif", "--" + role, "-p", str(port)]
+            if role == "client":
+                cmd += ["write_bw", "-s", str(size), "-D", str(secs), "--no-progress"]
+            env = dict(os.environ)
+        else:
+            cfg = {"eal": eal(pfx + role[0], [vdev]),
+                   "ports": [{"name": role, "device": "net_memif0",
+                              "mac": "02:00:00:00:07:0%d" % (1 if role == "server" else 2),
+                              "ipv4": "10.0.7.%d" % (1 if role == "server" else 2)}]}
+            path = os.path.join(tmp, "cmp%d%s.json" % (n, role))
+            with open(path, "w") as f:
+                json.dump(cfg, f)
+            cmd = ["taskset", "-c", str(cpu), "/usr/bin/ib_write_bw", "-F", "-s", str(size),
+                   "-D", str(secs), "-p", str(port)] + (["localhost"] if role == "client" else [])
+            env = dict(base_env(libdir), SOFTRNIC_CONFIG=path)
+        cmds[role], envs[role] = cmd, env
+    srv = subprocess.Popen(cmds["server"], env=envs["server"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    end = time.monotonic() + 30
+    while not tcp_listening(port) and srv.poll() is None and time.monotonic() < end:
+        time.sleep(0.05)
+    try:
+        cli = subprocess.run(cmds["client"], env=envs["client"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=secs + 60)
+        out = cli.stdout if cli.returncode == 0 else ""
+    except subprocess.TimeoutExpired:
+        out = ""
+    try:
+        srv.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.communicate()
+    return bw_row(out)
+
+
+def compare(libdir, tmp, rounds, secs):
+    cpus = sorted(os.sched_getaffinity(0))
+    cpus = (cpus[0], cpus[1] if len(cpus) > 1 else cpus[0])
+    n = 0
+    for size in (64, 4096, 65536):
+        res = {"native": [], "ibverbs": []}
+        for r in range(rounds):
+            order = ("native", "ibverbs") if r % 2 == 0 else ("ibverbs", "native")
+            for kind in order:
+                n += 1
+                v = compare_one(libdir, tmp, n, kind, size, secs, cpus)
+                if v is not None:
+                    res[kind].append(v)
+        med = {}
+        for kind, vals in res.items():
+            vals = sorted(vals)
+            med[kind] = vals[len(vals) // 2] if vals else None
+        if med["native"] is None or med["ibverbs"] is None:
+            print("bench: test=ibverbs size=%d FAILED (native %d/%d, ibverbs %d/%d samples)"
+                  % (size, len(res["native"]), rounds, len(res["ibverbs"]), rounds))
+            continue
+        print("bench: test=ibverbs op=write_bw size=%d link=memif native_mbs=%.1f "
+              "ibverbs_mbs=%.1f native_mmsgs=%.4f ibverbs_mmsgs=%.4f ratio=%.3f rounds=%d"
+              % (size, med["native"][0], med["ibverbs"][0], med["native"][1],
+                 med["ibverbs"][1], med["ibverbs"][0] / med["native"][0], rounds), flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("libdir")
@@ -232,6 +330,10 @@ def main():
     ap.add_argument("--loss", help="drop probability on the client's port (net_impair)")
     ap.add_argument("--limit", type=int, default=90, help="seconds per case")
     ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="measure rnic-perf write_bw against ib_write_bw instead")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=3)
     o = ap.parse_args()
     if o.sanitized:
         SAN_ENV.update(sanitizer_env())
@@ -239,6 +341,12 @@ def main():
     if not os.path.exists(os.path.join(libdir, "libibverbs.so.1")):
         print("ibverbs: %s/libibverbs.so.1 is not built (libibverbs-dev missing?)" % libdir)
         return 1
+    if o.compare:
+        tmp = tempfile.mkdtemp(prefix="softrnic-ibverbs-")
+        try:
+            return compare(libdir, tmp, o.rounds, o.seconds)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     cases = QUICK if o.set == "quick" else FULL
     if o.only:
         cases = [c for c in cases if c[0] == o.only]
