@@ -103,6 +103,8 @@ void sib_engine_port_addr(unsigned int idx, uint8_t mac[6], uint32_t *ipv4_be, u
 struct rnic_device *sib_engine_get(unsigned int idx);
 /* Drop a reference; the last one stops the pollers and frees the devices. */
 void sib_engine_put(void);
+/* Run the poller thread's roles once if nobody does right now. */
+unsigned int sib_engine_help(void);
 /* Resolve @p ip to a MAC on @p dev: waits for the link, then ARP. */
 int sib_engine_resolve(struct rnic_device *dev, uint32_t ip_be, uint8_t mac[6]);
 /* Completion events: arm @p cq (its channel fires when it holds a

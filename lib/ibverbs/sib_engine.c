@@ -68,6 +68,10 @@ static struct {
 	uint32_t stop;
 	struct sib_plan thread_plan;
 	struct sib_plan *lcore_plan;  /* [RTE_MAX_LCORE] */
+	/* the poller thread's plan: it, or a program thread polling an empty
+	 * CQ (sib_engine_help), runs it; one at a time */
+	rte_spinlock_t plan_lock;
+	bool plan_running;
 	/* completion events */
 	rte_spinlock_t nlock;
 	uint32_t n_armed;
@@ -77,6 +81,7 @@ static struct {
 	.once = PTHREAD_ONCE_INIT,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.nlock = RTE_SPINLOCK_INITIALIZER,
+	.plan_lock = RTE_SPINLOCK_INITIALIZER,
 };
 
 static void
@@ -376,9 +381,13 @@ thread_loop(void *arg)
 
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	while (!__atomic_load_n(&eng.stop, __ATOMIC_RELAXED)) {
-		unsigned int work = plan_poll(pl);
+		unsigned int work = 0;
 		uint64_t now;
 
+		if (rte_spinlock_trylock(&eng.plan_lock)) {
+			work = plan_poll(pl);
+			rte_spinlock_unlock(&eng.plan_lock);
+		}
 		notify_check();
 		if (work != 0) {
 			last_work = rte_get_tsc_cycles();
@@ -444,18 +453,43 @@ pollers_start(void)
 		if (eng.lcore_plan[lc].n > 0 &&
 		    rte_eal_remote_launch(lcore_loop, &eng.lcore_plan[lc], lc) != 0)
 			return -EBUSY;
+	eng.plan_running = true;
 	rc = pthread_create(&eng.thread, NULL, thread_loop, &eng.thread_plan);
-	if (rc != 0)
+	if (rc != 0) {
+		eng.plan_running = false;
 		return -rc;
+	}
 	eng.thread_running = true;
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		rnic_dev_set_polled(eng.dev[i], true);
 	return 0;
 }
 
+/*
+ * Run the poller thread's roles once from a program thread that found its
+ * CQ empty, if nobody runs them right now: a program that spins on
+ * ibv_poll_cq then moves its own packets (run to completion) instead of
+ * waiting for the poller to be scheduled on a CPU it may share.
+ */
+unsigned int
+sib_engine_help(void)
+{
+	unsigned int work = 0;
+
+	if (eng.thread_plan.n == 0 || !rte_spinlock_trylock(&eng.plan_lock))
+		return 0;
+	if (eng.plan_running)
+		work = plan_poll(&eng.thread_plan);
+	rte_spinlock_unlock(&eng.plan_lock);
+	return work;
+}
+
 static void
 pollers_stop(void)
 {
+	rte_spinlock_lock(&eng.plan_lock);
+	eng.plan_running = false;
+	rte_spinlock_unlock(&eng.plan_lock);
 	__atomic_store_n(&eng.stop, 1, __ATOMIC_RELAXED);
 	if (eng.thread_running)
 		pthread_join(eng.thread, NULL);

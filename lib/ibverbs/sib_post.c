@@ -128,6 +128,9 @@ sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 		int want = n - done < SIB_WR_BATCH ? n - done : SIB_WR_BATCH;
 		int got = rnic_poll_cq(q->cq, want, rw);
 
+		if (got == 0 && done == 0 && sib_engine_help() != 0)
+			got = rnic_poll_cq(q->cq, want, rw);
+
 		for (int i = 0; i < got; i++) {
 			struct ibv_wc *w = &wc[done + i];
 
