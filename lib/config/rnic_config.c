@@ -1232,8 +1232,8 @@ static int parse_qp(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint8_t(c, o, "retry_cnt", 0, 7, 7, &q->retry_cnt) < 0 ||
 	    get_uint8_t(c, o, "rnr_retry", 0, 7, 7, &q->rnr_retry) < 0 ||
 	    get_uint8_t(c, o, "min_rnr_timer", 0, 31, 12, &q->min_rnr_timer) < 0 ||
-	    get_uint8_t(c, o, "max_rd_atomic", 0, 16, 16, &q->max_rd_atomic) < 0 ||
-	    get_uint8_t(c, o, "max_dest_rd_atomic", 0, 16, 16, &q->max_dest_rd_atomic) < 0 ||
+	    get_uint8_t(c, o, "max_rd_atomic", 0, RNIC_MAX_RD_ATOMIC, 16, &q->max_rd_atomic) < 0 ||
+	    get_uint8_t(c, o, "max_dest_rd_atomic", 0, RNIC_MAX_RD_ATOMIC, 16, &q->max_dest_rd_atomic) < 0 ||
 	    get_flags(c, o, "access", QP_ACCESS_SYMS, RNIC_ACCESS_REMOTE_WRITE |
 		      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC, &q->access) < 0 ||
 	    get_uint16_t(c, o, "pkey", 0, 0xFFFF, 0xFFFF, &q->pkey) < 0 ||

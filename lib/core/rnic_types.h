@@ -334,7 +334,7 @@ struct rnic_qp_attr {
 /** Largest timeout and min_rnr_timer: 5-bit codes (IBA 9.7.6.1.3, table 45). */
 #define RNIC_TIMER_CODE_MAX 31
 /** Largest max_rd_atomic / max_dest_rd_atomic. */
-#define RNIC_MAX_RD_ATOMIC 16
+#define RNIC_MAX_RD_ATOMIC 128
 /** Largest retry_cnt / rnr_retry (3-bit fields, IBA 9.7.6.1.3). */
 #define RNIC_RETRY_MAX 7
 /** rnr_retry 7: retry forever (IBA 9.7.5.2.8). */

@@ -492,6 +492,32 @@ req_flush(struct rnic_qp *qp, struct rnic_dev_stats *st)
 }
 
 /*
+ * The window counts READ responses too (IRN's BDP flow control counts
+ * every packet in flight): a READ may start while the PSNs outstanding,
+ * from the oldest unacknowledged request to the next PSN, plus its own
+ * responses fit the window (max_inflight). A responder answers a READ
+ * in one burst; 128 outstanding 64 KiB READs (perftest against rxe, whose
+ * max_qp_rd_atom is 128) asked for 8 MiB at once, more than the links in
+ * between queue, and every loss re-asked for the rest of it (go-back-N).
+ * The caller lets a READ start when nothing is outstanding, whatever its
+ * size. TX wrote every entry, so reading the head's PSN is safe: RX only
+ * moves the head on.
+ */
+static bool
+read_window_open(struct rnic_qp *qp, const struct rnic_wqe *w)
+{
+	struct rnic_mq *mq = &qp->req.mq;
+	uint32_t head = LOAD_ACQ(mq->head);     /* [MQ-HEAD] */
+	uint32_t span, n;
+
+	if (head == mq->tail_next)
+		return true;
+	span = (uint32_t)rnic_psn_diff(qp->req.psn, mq->ents[head & mq->mask].psn);
+	n = RTE_MAX(1u, (w->total_len + qp->pmtu - 1) / qp->pmtu);
+	return span + n <= mq->limit;
+}
+
+/*
  * WQEParser on the WQE at sq_fetch, and the gates before it may start.
  * Returns true when it can be segmented now.
  */
@@ -523,6 +549,8 @@ req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 			return false;
 		if (is_rd_atomic(w->opcode) &&
 		    outstanding >= (uint32_t)RTE_MAX(qp->attr.max_rd_atomic, (uint8_t)1))
+			return false;
+		if (w->opcode == RNIC_WR_RDMA_READ && !read_window_open(qp, w))
 			return false;
 	}
 	qp->req.cur_active = 1;

@@ -44,10 +44,18 @@
 # installable, no mirror), or SOFTRNIC_INTEROP=0. Teardown always stops the
 # guest and takes the bridge down unless other guests still use it.
 #
-# usage: run_interop.sh RNIC_PINGPONG_BINARY [RNIC_PERF_BINARY]
+# Then (with IBVERBS_LIBDIR) Debian's unmodified ibv_*_pingpong and
+# perftest binaries over softrnic's libibverbs.so.1 against the same
+# programs over rxe, both roles, and under 1% loss (iv_case below);
+# SOFTRNIC_INTEROP_IBVERBS=0 leaves them out, SOFTRNIC_INTEROP_IV_CASES
+# runs only the ones named.
+#
+# usage: run_interop.sh RNIC_PINGPONG_BINARY [RNIC_PERF_BINARY [IBVERBS_LIBDIR]]
 set -u
 PP=$1
 PT=${2:-}
+IBV_LIB=${3:-}
+[ -n "$IBV_LIB" ] && IBV_LIB=$(realpath "$IBV_LIB")
 HARNESS=${RXE_HARNESS:-/work/shared/interop}
 R=$HARNESS/run-rxe-peer.sh
 export RXE_WORK=${RXE_WORK:-/var/tmp/rxe-ci}
@@ -417,6 +425,130 @@ if [ -n "$PT" ] && [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" != none ]; then
         run_pt_case send_lat server 1025 100
         run_pt_case atomic-fa server 8 300
         run_pt_case atomic-cs client 8 300
+    fi
+fi
+
+# Unmodified libibverbs programs (issue 19, doc/ibverbs.md): Debian's own
+# /usr/bin ibv_*_pingpong and perftest binaries over softrnic's
+# libibverbs.so.1 (LD_LIBRARY_PATH=$IBV_LIB, SOFTRNIC_CONFIG a JSON file
+# written here: net_af_packet on rxeveth0p, softrnic's IP; "lossy" puts
+# net_impair dropping 1% of softrnic's frames in between), against the
+# same programs over rxe in the guest. GID index 0 on softrnic (its one
+# RoCEv2 GID), 1 in the guest. Pass: both exit 0, the client printed its
+# result (pingpong's "iters in" line; with -c the received buffers were
+# checked), the server printed its row where perftest prints one.
+# iv_case PROGRAM ROLE(softrnic's: client|server) "ARGS" [lossy]
+iv_case() {
+    local prog=$1 role=$2 args=$3 lossy=${4:-}
+    local short=${prog#ibv_}; short=${short#ib_}
+    local tag="ibv-$short-$role${lossy:+-lossy}" gidopt=-x gbin=$prog pat cfg
+    [ "${prog#ibv_}" != "$prog" ] && gidopt=-g
+    [ "$prog" = ib_atomic_bw ] && gbin=/share/ib_atomic_bw
+    [ "${args#*CMP_AND_SWAP}" != "$args" ] && tag="$tag-cs"
+    case $prog in
+        ibv_*) pat='iters in' ;;
+        *_lat) pat='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' ;;
+        *) pat='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+[[:space:]]*$' ;;
+    esac
+    T=$tag NOTRUN=
+    if ! ensure_guest; then
+        V=$guest_down D="not run: no usable guest" NOTRUN=1; return
+    fi
+    cfg=$OUT/ibverbs${lossy:+-lossy}.json
+    local glog="$SHARE/$NAME-$tag.log" hlog="$OUT/$tag.host.log" hrc grc= why
+    local gcmd="timeout 100 $gbin -d rxe0 $gidopt 1 $args"
+    local hcmd=(env SOFTRNIC_CONFIG="$cfg" LD_LIBRARY_PATH="$IBV_LIB"
+                timeout 130 /usr/bin/$prog -d softrnic_0 $gidopt 0 $args)
+    rm -f "$glog"
+    local ts=$(date +%s.%N)
+    if [ "$role" = client ]; then
+        "$R" con "$NAME" "$gcmd > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
+        (cd "$OUT" && exec "${hcmd[@]}" $GUEST_IP) > "$hlog" 2>&1 &
+        bg=$!
+    else
+        (cd "$OUT" && exec "${hcmd[@]}") > "$hlog" 2>&1 &
+        bg=$!
+        # the program listens on TCP 18515 once its device is open
+        local end=$(( $(date +%s) + 30 ))
+        while [ "$(date +%s)" -le $end ] && kill -0 "$bg" 2>/dev/null &&
+              [ -z "$(ss -Hltn 'sport = :18515' 2>/dev/null)" ]; do sleep 0.1; done
+        "$R" con "$NAME" "$gcmd 10.99.0.1 > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
+    fi
+    wait_host "$bg" "$glog"; hrc=$?; bg=
+    # softrnic's side failed: the guest's program may wait for it forever
+    local gwait=60
+    [ "$hrc" != 0 ] && gwait=10
+    if wait_for "$glog" "^RC=" $gwait guest; then
+        grc=$(sed -n 's/^RC=//p' "$glog")
+    else
+        "$R" con "$NAME" "killall ${gbin##*/}" 1 >/dev/null 2>&1
+    fi
+    local el=$(echo "$(date +%s.%N) - $ts" | bc)
+    local clog=$hlog slog=$glog row srow=1
+    [ "$role" = server ] && clog=$glog slog=$hlog
+    row=$(grep -E "$pat" "$clog" 2>/dev/null | tail -1 | tr -s ' \t' ' ')
+    case $prog in
+        ib_*_bw|ib_write_lat|ib_send_lat) grep -qE "$pat" "$slog" 2>/dev/null || srow= ;;
+    esac
+    if [ "$hrc" = 0 ] && [ "$grc" = 0 ] && [ -n "$row" ] && [ -n "$srow" ]; then
+        V=PASS D="args=\"$args\"  client:$row  (${el%.*} s)"
+        grep -q "Correlation coefficient" "$glog" 2>/dev/null &&
+            D="$D  (guest clock calibration failed: its figures are void)"
+    elif why=$(env_fault "$glog"); then
+        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
+        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
+    else
+        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none} args=\"$args\""
+        show_logs "$tag" FAIL "$hlog" "$glog"
+    fi
+}
+# iv_config FILE [lossy]: the library's configuration (config/README.md).
+iv_config() {
+    local dev=net_af_packet0 extra=
+    if [ -n "${2:-}" ]; then
+        dev=net_impair0
+        extra=', "--vdev=net_impair0,port=net_af_packet0,drop=0.01,seed=7"'
+    fi
+    cat > "$1" <<EOF
+{
+  "eal": ["--no-huge", "--no-pci", "--no-shconf", "-m", "512", "--no-telemetry",
+          "--log-level=*:warning", "--file-prefix=softrnic_ibv_interop_$$",
+          "--vdev=net_af_packet0,iface=rxeveth0p,framecnt=8192"$extra],
+  "ports": [{"name": "rxe", "device": "$dev", "ipv4": "$ENGINE_IP"}]
+}
+EOF
+}
+run_iv_case() { judged iv_case "$@"; }
+
+if [ -n "$IBV_LIB" ] && [ "${SOFTRNIC_INTEROP_IBVERBS:-1}" != 0 ]; then
+    iv_config "$OUT/ibverbs.json"
+    iv_config "$OUT/ibverbs-lossy.json" lossy
+    [ -f "$SHARE/ib_atomic_bw" ] || cp /usr/bin/ib_atomic_bw "$SHARE/" 2>/dev/null
+    IV_BW="-F -n 1000"
+    if [ -n "${SOFTRNIC_INTEROP_IV_CASES:-}" ]; then
+        # only the cases named, each run_iv_case's arguments, ';' between
+        IFS=';' read -ra picked <<< "$SOFTRNIC_INTEROP_IV_CASES"
+        for c in "${picked[@]}"; do eval "run_iv_case $c"; done
+    else
+        for r in client server; do
+            run_iv_case ibv_rc_pingpong $r "-c -n 200"
+            run_iv_case ibv_uc_pingpong $r "-c -n 200"
+            run_iv_case ibv_ud_pingpong $r "-c -n 200 -s 1024"
+            run_iv_case ib_write_bw $r "$IV_BW"
+            run_iv_case ib_read_bw $r "$IV_BW"
+            run_iv_case ib_send_bw $r "$IV_BW"
+            run_iv_case ib_atomic_bw $r "$IV_BW"
+            run_iv_case ib_write_lat $r "-F"
+            run_iv_case ib_send_lat $r "-F"
+            run_iv_case ib_read_lat $r "-F"
+        done
+        for r in client server; do
+            run_iv_case ibv_rc_pingpong $r "-c -n 200" lossy
+            run_iv_case ib_write_bw $r "$IV_BW" lossy
+            run_iv_case ib_read_bw $r "$IV_BW" lossy
+            run_iv_case ib_send_bw $r "$IV_BW" lossy
+            run_iv_case ib_write_lat $r "-F" lossy
+        done
     fi
 fi
 

@@ -631,13 +631,13 @@ test_bad_values(enum rnic_qp_type t)
 		{ S(INIT), S(RTR), M(PATH_MTU), "path_mtu 6", 3 },
 		{ S(INIT), S(RTR), M(RQ_PSN), "rq_psn 0x1000000", 3 },
 		{ S(INIT), S(RTR), M(DEST_QPN), "dest_qp_num 0x1000000", 3 },
-		{ S(INIT), S(RTR), M(MAX_DEST_RD_ATOMIC), "max_dest_rd_atomic 17", 1 },
+		{ S(INIT), S(RTR), M(MAX_DEST_RD_ATOMIC), "max_dest_rd_atomic 129", 1 },
 		{ S(INIT), S(RTR), M(MIN_RNR_TIMER), "min_rnr_timer 32", 1 },
 		{ S(RTR), S(RTS), M(SQ_PSN), "sq_psn 0x1000000", 7 },
 		{ S(RTR), S(RTS), M(TIMEOUT), "timeout 32", 1 },
 		{ S(RTR), S(RTS), M(RETRY_CNT), "retry_cnt 8", 1 },
 		{ S(RTR), S(RTS), M(RNR_RETRY), "rnr_retry 8", 1 },
-		{ S(RTR), S(RTS), M(MAX_QP_RD_ATOMIC), "max_rd_atomic 17", 1 },
+		{ S(RTR), S(RTS), M(MAX_QP_RD_ATOMIC), "max_rd_atomic 129", 1 },
 		{ S(RTR), S(RTS), M(CUR_STATE), "cur_qp_state INIT (it is RTR)", 7 },
 	};
 	int ti = tidx(t);
@@ -663,13 +663,13 @@ test_bad_values(enum rnic_qp_type t)
 		case 5: a.path_mtu = 6; break;
 		case 6: a.rq_psn = 0x1000000; break;
 		case 7: a.dest_qp_num = 0x1000000; break;
-		case 8: a.max_dest_rd_atomic = 17; break;
+		case 8: a.max_dest_rd_atomic = RNIC_MAX_RD_ATOMIC + 1; break;
 		case 9: a.min_rnr_timer = 32; break;
 		case 10: a.sq_psn = 0x1000000; break;
 		case 11: a.timeout = 32; break;
 		case 12: a.retry_cnt = 8; break;
 		case 13: a.rnr_retry = 8; break;
-		case 14: a.max_rd_atomic = 17; break;
+		case 14: a.max_rd_atomic = RNIC_MAX_RD_ATOMIC + 1; break;
 		case 15: a.cur_qp_state = S(INIT); break;
 		}
 		snprintf(what, sizeof(what), "%s %s->%s %s", type_names[ti],
