@@ -200,6 +200,8 @@ enum rnic_wc_opcode {
 };
 
 enum rnic_wc_flags {
+	RNIC_WC_GRH = 1 << 0,            /**< UD: the GRH area holds the sender's
+					  * network header (IPv4 in its last 20 bytes) */
 	RNIC_WC_WITH_IMM = 1 << 1,
 	RNIC_WC_WITH_INV = 1 << 3,
 };

@@ -389,26 +389,6 @@ rwqe_start(struct rnic_qp *qp)
 	rs->rwqe_sge = rs->rwqe_sge_off = rs->rwqe_bytes = 0;
 }
 
-/* Move the receive WQE's cursor @p skip bytes on (UD's GRH area). */
-static void
-rwqe_skip(struct rnic_qp *qp, uint32_t skip)
-{
-	struct rnic_qp_resp *rs = &qp->resp;
-	const struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
-
-	while (skip && rs->rwqe_sge < r->num_sge) {
-		uint32_t room = r->sge[rs->rwqe_sge].length - rs->rwqe_sge_off;
-		uint32_t k = RTE_MIN(room, skip);
-
-		rs->rwqe_sge_off += k;
-		skip -= k;
-		if (rs->rwqe_sge_off == r->sge[rs->rwqe_sge].length) {
-			rs->rwqe_sge++;
-			rs->rwqe_sge_off = 0;
-		}
-	}
-}
-
 /* Scatter @p len bytes of the packet into the current receive WQE. */
 static enum rnic_wc_status
 rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_t len)
@@ -442,6 +422,42 @@ rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_
 	}
 	return RNIC_WC_SUCCESS;
 }
+
+/* Scatter @p len bytes from @p buf into the current receive WQE. */
+static enum rnic_wc_status
+rwqe_scatter_buf(struct rnic_qp *qp, const uint8_t *buf, uint32_t len)
+{
+	struct rnic_qp_resp *rs = &qp->resp;
+	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
+
+	while (len > 0) {
+		struct rnic_sge *sg;
+		struct rnic_mr *mr;
+		uint32_t n;
+
+		if (rs->rwqe_sge >= r->num_sge)
+			return RNIC_WC_LOC_LEN_ERR;
+		sg = &r->sge[rs->rwqe_sge];
+		if (rs->rwqe_sge_off >= sg->length) {
+			rs->rwqe_sge++;
+			rs->rwqe_sge_off = 0;
+			continue;
+		}
+		n = RTE_MIN(sg->length - rs->rwqe_sge_off, len);
+		if (rnic_mr_check(qp->dev, qp->pd, sg->lkey, false, sg->addr + rs->rwqe_sge_off,
+				  n, RNIC_ACCESS_LOCAL_WRITE, &mr) != RNIC_MEMCHK_OK)
+			return RNIC_WC_LOC_PROT_ERR;
+		memcpy((void *)(uintptr_t)(sg->addr + rs->rwqe_sge_off), buf, n);
+		rs->rwqe_sge_off += n;
+		rs->rwqe_bytes += n;
+		buf += n;
+		len -= n;
+	}
+	return RNIC_WC_SUCCESS;
+}
+
+/* The first 20 bytes of a UD receive's GRH area (RoCEv2 over IPv4). */
+static const uint8_t ud_grh_zero[RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN];
 
 /* ------------------------------------------------------------------ */
 /* ExecutionEngine (seed 4.4.1): a request packet, as named states      */
@@ -1028,8 +1044,11 @@ resp_acknowledge(struct resp_ctx *c)
  * most the PMTU, for UD the port's active MTU (the WQEParser holds our
  * sender to it): a longer one is dropped and counted before it takes a
  * receive. No receive: dropped (UD has no RNR). The receive's first 40
- * bytes are the GRH area (IBA 11.4.1.1): RoCEv2 carries no GRH, so, as
- * rxe does, they are left untouched and skipped.
+ * bytes are the GRH area (IBA 11.4.1.1); RoCEv2 over IPv4 has no GRH, so,
+ * as rxe and ConnectX do, the area gets 20 zero bytes and then the
+ * packet's IPv4 header as received, and the completion says GRH: from
+ * it, ibv_init_ah_from_wc finds the sender's address (rdma-core tells the
+ * IPv4 header from a GRH by its version and checksum).
  */
 static enum resp_state
 resp_ud(struct resp_ctx *c)
@@ -1052,10 +1071,14 @@ resp_ud(struct resp_ctx *c)
 	}
 	rwqe_start(qp);
 	if (rnic_rq_wqe(qp, qp->resp.rq_ci)->total_len >= RNIC_UD_GRH_LEN + pkt->payload_len) {
-		rwqe_skip(qp, RNIC_UD_GRH_LEN);
-		s = rwqe_scatter(qp, c->m, pkt->payload_off, pkt->payload_len);
+		s = rwqe_scatter_buf(qp, ud_grh_zero, RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN);
+		if (s == RNIC_WC_SUCCESS)
+			s = rwqe_scatter(qp, c->m, pkt->l3_off, RNIC_IPV4_HLEN);
+		if (s == RNIC_WC_SUCCESS)
+			s = rwqe_scatter(qp, c->m, pkt->payload_off, pkt->payload_len);
 	}
-	recv_complete(qp, s, RNIC_WC_RECV, (c->mask & RNIC_M_IMMDT) ? RNIC_WC_WITH_IMM : 0,
+	recv_complete(qp, s, RNIC_WC_RECV, RNIC_WC_GRH |
+		      ((c->mask & RNIC_M_IMMDT) ? RNIC_WC_WITH_IMM : 0),
 		      s == RNIC_WC_SUCCESS ? RNIC_UD_GRH_LEN + pkt->payload_len : 0,
 		      (uint32_t)pkt->ext.imm, pkt->ext.deth_sqp, c->st);
 	return RESP_DONE;

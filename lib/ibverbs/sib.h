@@ -30,12 +30,22 @@ struct sib_device {
 	__be64 guid;
 };
 
+/* Asynchronous events a context holds before the program reads them. */
+#define SIB_EVQ 64
+
 struct sib_context {
 	struct verbs_context vctx;   /* the ibv_context is its last member */
 	struct sib_device *sdev;
 	struct rnic_device *dev;
 	pthread_mutex_t qlock;       /* qps: async events name QPs by number */
 	struct sib_qp *qps;
+	/* asynchronous events for this context's QPs, routed here from the
+	 * engine's ring by the poller thread (sib_async_pump); async_fd is an
+	 * eventfd (semaphore) counting them, so poll() on it works */
+	struct sib_context *next;    /* all open contexts (sib_device.c) */
+	pthread_mutex_t evlock;
+	struct rnic_async_event evq[SIB_EVQ];
+	unsigned int evh, evn;
 };
 
 struct sib_pd {
@@ -69,6 +79,8 @@ struct sib_ah {
 };
 
 #define SIB_WR_BATCH 32
+/* GID table entries per port: the port's IPv4-mapped RoCEv2 GID. */
+#define SIB_GID_TBL_LEN 1
 
 /* The ibv_wr_* builder between ibv_wr_start and ibv_wr_complete. */
 struct sib_wr_builder {
@@ -110,6 +122,7 @@ int sib_engine_resolve(struct rnic_device *dev, uint32_t ip_be, uint8_t mac[6]);
 /* Completion events: arm @p cq (its channel fires when it holds a
  * completion), and forget it (destroy). */
 void sib_notify_arm(struct sib_cq *cq);
+void sib_async_pump(void);
 void sib_notify_forget(struct sib_cq *cq);
 
 /* ---- sib_post.c ---- */

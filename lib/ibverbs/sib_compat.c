@@ -280,31 +280,103 @@ ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *att
 	return EOPNOTSUPP;
 }
 
-/* A UD receive's GRH area is left as it was (the engine does not write
- * the IPv4 header there), so an AH cannot be built from a completion. */
+/* The one's-complement sum of an IPv4 header is 0xffff when it is intact. */
+static bool
+ipv4_hdr_ok(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	if (h[0] != 0x45)
+		return false;
+	for (unsigned int i = 0; i < 20; i += 2)
+		sum += (uint32_t)h[i] << 8 | h[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/* The index of @p gid in the port's table, or -1. */
+static int
+gid_index_of(struct ibv_context *context, uint8_t port_num, const union ibv_gid *gid)
+{
+	union ibv_gid g;
+
+	for (int i = 0; i < SIB_GID_TBL_LEN; i++)
+		if (ibv_query_gid(context, port_num, i, &g) == 0 &&
+		    memcmp(g.raw, gid->raw, sizeof(g.raw)) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * An address handle back to the sender of a UD receive, as rdma-core
+ * builds it for RoCE: the GRH area holds either a GRH (IPv6) or, in its
+ * last 20 bytes, the IPv4 header (told apart by version and checksum);
+ * the destination is the sender's GID, the source index the table entry
+ * the packet was addressed to. EINVAL without IBV_WC_GRH (RoCE needs a
+ * GRH) or with an address not in the table.
+ */
 int
 ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
 		    struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 {
-	(void)context;
-	(void)port_num;
-	(void)wc;
-	(void)grh;
-	(void)ah_attr;
-	errno = EOPNOTSUPP;
-	return -1;
+	const uint8_t *ip = (const uint8_t *)grh + 20;
+	union ibv_gid dst;
+	int idx;
+
+	if (context == NULL || wc == NULL || grh == NULL || ah_attr == NULL ||
+	    !(wc->wc_flags & IBV_WC_GRH)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->dlid = wc->slid;
+	ah_attr->sl = wc->sl;
+	ah_attr->src_path_bits = wc->dlid_path_bits;
+	ah_attr->port_num = port_num;
+	ah_attr->is_global = 1;
+	ah_attr->grh.hop_limit = 0xff;
+	if (ipv4_hdr_ok(ip)) {
+		memset(&ah_attr->grh.dgid, 0, sizeof(ah_attr->grh.dgid));
+		ah_attr->grh.dgid.raw[10] = ah_attr->grh.dgid.raw[11] = 0xff;
+		memcpy(&ah_attr->grh.dgid.raw[12], ip + 12, 4);    /* source address */
+		memset(&dst, 0, sizeof(dst));
+		dst.raw[10] = dst.raw[11] = 0xff;
+		memcpy(&dst.raw[12], ip + 16, 4);                  /* destination */
+		ah_attr->grh.traffic_class = ip[1];
+	} else if ((((const uint8_t *)grh)[0] >> 4) == 6) {
+		uint32_t vcf = be32toh(grh->version_tclass_flow);
+
+		ah_attr->grh.dgid = grh->sgid;
+		dst = grh->dgid;
+		ah_attr->grh.traffic_class = (uint8_t)(vcf >> 20);
+		ah_attr->grh.flow_label = vcf & 0xfffff;
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	idx = gid_index_of(context, port_num, &dst);
+	if (idx < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	ah_attr->grh.sgid_index = (uint8_t)idx;
+	return 0;
 }
 
 struct ibv_ah *
 ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
 		      uint8_t port_num)
 {
-	(void)pd;
-	(void)wc;
-	(void)grh;
-	(void)port_num;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct ibv_ah_attr a;
+
+	if (pd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &a) != 0)
+		return NULL;
+	return ibv_create_ah(pd, &a);
 }
 
 int

@@ -21,7 +21,6 @@
 #include "sib.h"
 
 #define SIB_FW_VER "softrnic 0.1.0"
-#define SIB_GID_TBL_LEN 1
 
 /* ibv_port_attr.active_width / active_speed codes (IBA 14.2.5.6, as
  * ibv_devinfo prints them; rdma-core's headers do not name them) */
@@ -349,6 +348,12 @@ ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 struct ibv_qp *sib_create_qp_ex(struct ibv_context *context,
 				struct ibv_qp_init_attr_ex *attr);
 
+struct ibv_qp *sib_qp_by_num(struct sib_context *c, uint32_t qpn);
+
+/* Every open context, for sib_async_pump. */
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sib_context *ctx_list;
+
 struct ibv_context *
 ibv_open_device(struct ibv_device *device)
 {
@@ -386,10 +391,15 @@ ibv_open_device(struct ibv_device *device)
 	c->vctx.context.ops.post_send = sib_post_send;
 	c->vctx.context.ops.post_recv = sib_post_recv;
 	c->vctx.context.cmd_fd = -1;
-	c->vctx.context.async_fd = eventfd(0, EFD_CLOEXEC);
+	c->vctx.context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	c->vctx.context.num_comp_vectors = 1;
 	pthread_mutex_init(&c->vctx.context.mutex, NULL);
 	pthread_mutex_init(&c->qlock, NULL);
+	pthread_mutex_init(&c->evlock, NULL);
+	pthread_mutex_lock(&ctx_lock);
+	c->next = ctx_list;
+	ctx_list = c;
+	pthread_mutex_unlock(&ctx_lock);
 	return &c->vctx.context;
 }
 
@@ -398,10 +408,18 @@ ibv_close_device(struct ibv_context *context)
 {
 	struct sib_context *c = SIB_CTX(context);
 
+	pthread_mutex_lock(&ctx_lock);
+	for (struct sib_context **pp = &ctx_list; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	pthread_mutex_unlock(&ctx_lock);
 	if (context->async_fd >= 0)
 		close(context->async_fd);
 	pthread_mutex_destroy(&context->mutex);
 	pthread_mutex_destroy(&c->qlock);
+	pthread_mutex_destroy(&c->evlock);
 	free(c);
 	sib_engine_put();
 	return 0;
@@ -486,51 +504,108 @@ ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 /* Asynchronous events                                                 */
 /* ------------------------------------------------------------------ */
 
-struct ibv_qp *sib_qp_by_num(struct sib_context *c, uint32_t qpn);
+/* The context of @p dev that owns QP @p qpn, or NULL (ctx_lock held). */
+static struct sib_context *
+owner_of(struct rnic_device *dev, uint32_t qpn)
+{
+	for (struct sib_context *c = ctx_list; c != NULL; c = c->next)
+		if (c->dev == dev && sib_qp_by_num(c, qpn) != NULL)
+			return c;
+	return NULL;
+}
 
+/*
+ * The poller thread, every pass: move the engine's asynchronous events
+ * (one ring per device) to the contexts whose QPs they name, and count
+ * each in that context's async_fd, as the kernel makes a uverbs async fd
+ * readable. An event for a QP no context holds any more is dropped (the
+ * QP is gone, nobody to tell); so is one for a context that already holds
+ * SIB_EVQ unread ones (said once on stderr).
+ */
+void
+sib_async_pump(void)
+{
+	static bool warned;
+	struct rnic_async_event ev;
+	uint64_t one = 1;
+
+	if (__atomic_load_n(&ctx_list, __ATOMIC_RELAXED) == NULL ||
+	    pthread_mutex_trylock(&ctx_lock) != 0)
+		return;
+	for (struct sib_context *c = ctx_list; c != NULL; c = c->next) {
+		while (rnic_get_async_event(c->dev, &ev) == 1) {
+			struct sib_context *o = owner_of(c->dev, ev.qp_num);
+			bool queued = false;
+
+			if (o == NULL)
+				continue;
+			pthread_mutex_lock(&o->evlock);
+			if (o->evn < SIB_EVQ) {
+				o->evq[(o->evh + o->evn++) % SIB_EVQ] = ev;
+				queued = true;
+			}
+			pthread_mutex_unlock(&o->evlock);
+			if (queued && write(o->vctx.context.async_fd, &one, sizeof(one)) == sizeof(one))
+				continue;
+			if (!warned) {
+				warned = true;
+				fprintf(stderr, "softrnic ibverbs: a context holds %u unread "
+					"asynchronous events: QP %#x's dropped\n", SIB_EVQ,
+					ev.qp_num);
+			}
+		}
+	}
+	pthread_mutex_unlock(&ctx_lock);
+}
+
+/* Blocks on async_fd as rdma-core does (EAGAIN when it is non-blocking
+ * and nothing is queued). */
 int
 ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	struct sib_context *c = SIB_CTX(context);
-	struct rnic_async_event ev;
-	/* The engine queues its events in a ring; async_fd is an eventfd that
-	 * never becomes readable. A program that made it non-blocking gets
-	 * EAGAIN when none is queued; otherwise the call waits for one. */
-	int fl = fcntl(context->async_fd, F_GETFL);
-	bool nonblock = fl >= 0 && (fl & O_NONBLOCK);
 
 	for (;;) {
-		if (rnic_get_async_event(c->dev, &ev) == 1) {
-			struct ibv_qp *qp = sib_qp_by_num(c, ev.qp_num);
+		struct rnic_async_event ev;
+		struct ibv_qp *qp;
+		uint64_t n;
+		bool have = false;
 
-			memset(event, 0, sizeof(*event));
-			switch (ev.type) {
-			case RNIC_EVENT_QP_FATAL:
-				event->event_type = IBV_EVENT_QP_FATAL;
-				break;
-			case RNIC_EVENT_CQ_ERR:
-				event->event_type = IBV_EVENT_QP_FATAL;  /* the QP that overflowed */
-				break;
-			case RNIC_EVENT_SQ_DRAINED:
-				event->event_type = IBV_EVENT_SQ_DRAINED;
-				break;
-			case RNIC_EVENT_QP_REQ_ERR:
-				event->event_type = IBV_EVENT_QP_REQ_ERR;
-				break;
-			case RNIC_EVENT_QP_ACCESS_ERR:
-				event->event_type = IBV_EVENT_QP_ACCESS_ERR;
-				break;
-			}
-			if (qp == NULL)
-				continue;     /* its QP is gone: nobody to tell */
-			event->element.qp = qp;
-			return 0;
+		if (read(context->async_fd, &n, sizeof(n)) != sizeof(n))
+			return -1;     /* errno: EAGAIN when non-blocking */
+		pthread_mutex_lock(&c->evlock);
+		if (c->evn > 0) {
+			ev = c->evq[c->evh];
+			c->evh = (c->evh + 1) % SIB_EVQ;
+			c->evn--;
+			have = true;
 		}
-		if (nonblock) {
-			errno = EAGAIN;
-			return -1;
+		pthread_mutex_unlock(&c->evlock);
+		if (!have)
+			continue;
+		qp = sib_qp_by_num(c, ev.qp_num);
+		if (qp == NULL)
+			continue;     /* destroyed since: nobody to tell */
+		memset(event, 0, sizeof(*event));
+		switch (ev.type) {
+		case RNIC_EVENT_QP_FATAL:
+		case RNIC_EVENT_CQ_ERR:   /* the QP whose CQ overflowed */
+			event->event_type = IBV_EVENT_QP_FATAL;
+			break;
+		case RNIC_EVENT_SQ_DRAINED:
+			event->event_type = IBV_EVENT_SQ_DRAINED;
+			break;
+		case RNIC_EVENT_QP_REQ_ERR:
+			event->event_type = IBV_EVENT_QP_REQ_ERR;
+			break;
+		case RNIC_EVENT_QP_ACCESS_ERR:
+			event->event_type = IBV_EVENT_QP_ACCESS_ERR;
+			break;
+		default:
+			continue;
 		}
-		usleep(1000);
+		event->element.qp = qp;
+		return 0;
 	}
 }
 

@@ -389,6 +389,7 @@ thread_loop(void *arg)
 			rte_spinlock_unlock(&eng.plan_lock);
 		}
 		notify_check();
+		sib_async_pump();
 		if (work != 0) {
 			last_work = rte_get_tsc_cycles();
 			idle = 0;

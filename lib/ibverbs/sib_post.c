@@ -13,6 +13,10 @@
 
 #include "sib.h"
 
+_Static_assert((int)RNIC_WC_GRH == (int)IBV_WC_GRH &&
+	       (int)RNIC_WC_WITH_IMM == (int)IBV_WC_WITH_IMM &&
+	       (int)RNIC_WC_WITH_INV == (int)IBV_WC_WITH_INV, "completion flags as libibverbs'");
+
 /* ibv_sge and rnic_sge are the same three fields */
 _Static_assert(sizeof(struct ibv_sge) == sizeof(struct rnic_sge), "sge layout");
 _Static_assert(offsetof(struct ibv_sge, lkey) == offsetof(struct rnic_sge, lkey), "sge layout");
@@ -144,7 +148,7 @@ sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 			w->src_qp = rw[i].src_qp;
 			/* WITH_IMM and WITH_INV have ibv's values; no GRH flag: the
 			 * engine leaves a UD receive's GRH area untouched */
-			w->wc_flags = rw[i].wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV);
+			w->wc_flags = rw[i].wc_flags & (IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV);
 			w->pkey_index = 0;
 			w->slid = 0;
 			w->sl = rw[i].sl;

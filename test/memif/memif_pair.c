@@ -589,9 +589,15 @@ server_item(struct proc *p, unsigned int idx)
 			      "flags %#x invalidated %#x want %#x", wc.wc_flags,
 			      wc.invalidated_rkey, inv_rkey);
 		else
-			VERIFY(wc.wc_flags == 0, "flags %#x", wc.wc_flags);
-		if (it->q == Q_UD)
+			VERIFY(wc.wc_flags == (it->q == Q_UD ? RNIC_WC_GRH : 0), "flags %#x",
+			      wc.wc_flags);
+		if (it->q == Q_UD) {
 			VERIFY(wc.src_qp == p->peer.qpn[Q_UD], "src_qp %#x", wc.src_qp);
+			/* the GRH area: 20 zero bytes, the sender's IPv4 header */
+			VERIFY((wc.wc_flags & RNIC_WC_GRH) && rbuf[0] == 0 && rbuf[19] == 0 &&
+			      rbuf[20] == 0x45 && rbuf[29] == 17, "GRH area %02x..%02x %02x %02x",
+			      rbuf[0], rbuf[19], rbuf[20], rbuf[29]);
+		}
 		if (it->kind != K_WRITE_IMM) {
 			bad = mismatch(rbuf + grh, len, it->seed);
 			VERIFY(bad < 0, "received bytes differ at %ld", bad);
