@@ -73,6 +73,7 @@ struct perf_opts {
 	uint64_t impair_seed;
 	bool impair;             /* one of them given (0 too: the same link) */
 	const char *bottleneck;  /* --bottleneck: net_impair's rate_mbps=... keys */
+	const char *flow_trace;  /* --flow-trace: per-QP rate every 50 ms, CSV */
 	uint32_t inflight;       /* --inflight: rnic_dev_attr.max_inflight (0: default) */
 	bool dcqcn_set;          /* --dcqcn given: dcqcn and no_dcqcn below */
 	bool no_dcqcn;

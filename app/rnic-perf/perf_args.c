@@ -86,6 +86,8 @@ perf_usage(FILE *f, const char *prog)
 "                          the client's egress limited to N Mb/s behind a queue\n"
 "                          with tail drop and RED-style ECN marking; with -q > 1\n"
 "                          each QP's rate and their fairness follow on stderr\n"
+"  --flow-trace=FILE       bandwidth tests: each QP's rate every 50 ms (the first\n"
+"                          64 QPs), CSV (t_s,qp0_gbps,...) written at the end\n"
 "  --no-progress           no progress lines on stderr\n"
 "  -v, --verbose           engine counters after each size\n",
 		prog, prog, prog, prog);
@@ -147,7 +149,7 @@ enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
-	OPT_DCQCN, OPT_BOTTLENECK,
+	OPT_DCQCN, OPT_BOTTLENECK, OPT_FLOW_TRACE,
 };
 
 /* What the option groups share while parsing: whether the test was named
@@ -476,6 +478,9 @@ opt_impair(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 		}
 		o->bottleneck = arg;
 		return 0;
+	case OPT_FLOW_TRACE:
+		o->flow_trace = arg;
+		return 0;
 	default:
 		return 1;
 	}
@@ -629,6 +634,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
 		{ "dcqcn", required_argument, NULL, OPT_DCQCN },
 		{ "bottleneck", required_argument, NULL, OPT_BOTTLENECK },
+		{ "flow-trace", required_argument, NULL, OPT_FLOW_TRACE },
 		{ "no-progress", no_argument, NULL, OPT_NOPROG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -41,6 +41,9 @@ volatile int perf_quit;
 
 #define STUCK_SEC    10.0
 #define SAMPLE_US    100
+#define TRACE_MS     50
+#define TRACE_ROWS   6000
+#define TRACE_QPS    64
 #define WR_SEQ_BITS  40
 #define WR_SEQ_MASK  ((1ull << WR_SEQ_BITS) - 1)
 
@@ -113,6 +116,11 @@ struct dir {
 	struct sample *smp;
 	uint32_t n_smp, cap_smp;
 	uint64_t next_smp;
+	/* --flow-trace: every QP's completions every TRACE_MS from the first
+	 * post, TRACE_ROWS rows at most, the first TRACE_QPS QPs */
+	uint64_t *tr_cnt, *tr_t;
+	uint32_t n_tr;
+	uint64_t next_tr;
 	uint64_t last_progress;      /* tsc of the last completion */
 };
 
@@ -198,6 +206,8 @@ dir_free(struct dir *d)
 	free(d->wr);
 	free(d->sge);
 	free(d->smp);
+	free(d->tr_cnt);
+	free(d->tr_t);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -216,6 +226,63 @@ dir_sample(struct dir *d, uint64_t now)
 		d->cap_smp *= 2;
 	}
 	d->smp[d->n_smp++] = (struct sample){ now, d->completed };
+}
+
+/* --flow-trace: a row of every QP's completions, every TRACE_MS. */
+static void
+dir_trace(struct dir *d, uint64_t now)
+{
+	uint32_t nq = RTE_MIN(d->s->nqp, (uint32_t)TRACE_QPS);
+
+	if (d->o->flow_trace == NULL || now < d->next_tr || d->n_tr == TRACE_ROWS)
+		return;
+	if (d->tr_cnt == NULL) {
+		d->tr_cnt = calloc((size_t)TRACE_ROWS * nq, sizeof(*d->tr_cnt));
+		d->tr_t = calloc(TRACE_ROWS, sizeof(*d->tr_t));
+		if (d->tr_cnt == NULL || d->tr_t == NULL) {
+			d->n_tr = TRACE_ROWS;   /* no trace */
+			return;
+		}
+	}
+	d->next_tr = now + hz * TRACE_MS / 1000;
+	d->tr_t[d->n_tr] = now;
+	memcpy(&d->tr_cnt[(size_t)d->n_tr * nq], d->ccnt, nq * sizeof(*d->ccnt));
+	d->n_tr++;
+}
+
+/* --flow-trace FILE: CSV, one row per TRACE_MS interval: its end in
+ * seconds from the first row, then each QP's rate over it in Gb/s. */
+static void
+dir_trace_write(const struct dir *d)
+{
+	uint32_t nq = RTE_MIN(d->s->nqp, (uint32_t)TRACE_QPS);
+	FILE *f;
+
+	if (d->o->flow_trace == NULL || d->tr_cnt == NULL || d->n_tr < 2)
+		return;
+	f = fopen(d->o->flow_trace, "w");
+	if (f == NULL) {
+		fprintf(stderr, "rnic-perf: --flow-trace %s: %s\n", d->o->flow_trace,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "t_s");
+	for (uint32_t q = 0; q < nq; q++)
+		fprintf(f, ",qp%u_gbps", q);
+	fprintf(f, "\n");
+	for (uint32_t i = 1; i < d->n_tr; i++) {
+		double dt = secs_of(d->tr_t[i] - d->tr_t[i - 1]);
+
+		fprintf(f, "%.4f", secs_of(d->tr_t[i] - d->tr_t[0]));
+		for (uint32_t q = 0; q < nq; q++) {
+			uint64_t c = d->tr_cnt[(size_t)i * nq + q] -
+				     d->tr_cnt[(size_t)(i - 1) * nq + q];
+
+			fprintf(f, ",%.4f", (double)c * (double)d->size * 8 / dt / 1e9);
+		}
+		fprintf(f, "\n");
+	}
+	fclose(f);
 }
 
 static void
@@ -425,6 +492,7 @@ dir_poll(struct dir *d)
 	d->t_last = now;
 	d->last_progress = now;
 	dir_sample(d, now);
+	dir_trace(d, now);
 	if (d->busy_qps == 0 && (d->iters || d->stopping))
 		d->done = true;
 	return (unsigned int)n;
@@ -508,6 +576,7 @@ dir_result(const struct dir *d, struct perf_result *r)
 	r->errors = d->errors;
 	if (d->o->impair && d->s->nqp > 1)
 		flows_report(d);
+	dir_trace_write(d);
 }
 
 /* ------------------------------------------------------------------ */
