@@ -48,6 +48,32 @@ LAT_COLS = ["t_min", "t_max", "t_typical", "t_avg", "t_stdev", "99_percentile",
 BW_COLS = ["BW_peak", "BW_average", "MsgRate"]
 
 
+def flow_trace_check(path, nqp, total_bits):
+    """None when rnic-perf's --flow-trace CSV at PATH is sound, else why."""
+    try:
+        with open(path) as f:
+            rows = [line.strip().split(",") for line in f if line.strip()]
+    except OSError as e:
+        return f"no trace file ({e})"
+    want = ["t_s"] + [f"qp{i}_gbps" for i in range(nqp)]
+    if not rows or rows[0] != want:
+        return f"header {rows[0] if rows else None}, want {want}"
+    data = [[float(v) for v in r] for r in rows[1:]]
+    if len(data) < 2 or any(len(r) != nqp + 1 for r in data):
+        return f"{len(data)} rows, or a row without {nqp} rates"
+    if any(b[0] <= a[0] for a, b in zip(data, data[1:])) or data[0][0] <= 0:
+        return "times not increasing"
+    if any(v < 0 for r in data for v in r[1:]):
+        return "a negative rate"
+    bits, prev = 0.0, 0.0
+    for r in data:
+        bits += sum(r[1:]) * 1e9 * (r[0] - prev)
+        prev = r[0]
+    if bits <= 0 or bits > total_bits * 1.01:
+        return f"rates integrate to {bits:.0f} bits, moved {total_bits}"
+    return None
+
+
 def opt(args, short, long, default=None):
     """The value of option -short/--long in @args, or @default."""
     for i, a in enumerate(args):
@@ -429,13 +455,15 @@ def main():
             passed += 1
             print(f"ok   write_bw --loss 2% (dropped {m.group(1)})")
     if group in ("more", "all"):
+        trace = os.path.join(tempfile.mkdtemp(prefix="perf-check."), "flows.csv")
         # --bottleneck (issue 18): a 2 Gb/s egress with ECN marking, two
         # QPs, DCQCN on a 4 Gb/s line: CE marks come back as CNPs that cut
         # the rates; each QP's rate and their fairness are printed.
         p = subprocess.run([prog] + eal_args() + [
             "--", "write_bw", "-s", "65536", "-q", "2", "-n", "300", "--no-progress", "-v",
             "--bottleneck", "rate_mbps=2000,queue_pkts=128,ecn_kmin=10,ecn_kmax=60,ecn_pmax=0.2",
-            "--dcqcn", "line_mbps=4000"], capture_output=True, text=True, timeout=120)
+            "--dcqcn", "line_mbps=4000", "-Q", "4", "--flow-trace", trace],
+            capture_output=True, text=True, timeout=120)
         fl = re.search(r"^flows: n=2 gbps=([0-9.]+),([0-9.]+) jain=([0-9.]+)$", p.stderr, re.M)
         mk = re.search(r"tx_bottleneck_marked=(\d+)", p.stderr)
         cuts = re.search(r"cnp_rate_cuts=(\d+)", p.stderr)
@@ -448,6 +476,15 @@ def main():
             passed += 1
             print(f"ok   write_bw --bottleneck 2 Gb/s, 2 QPs: {fl.group(1)}+{fl.group(2)} Gb/s, "
                   f"jain {fl.group(3)}, {mk.group(1)} CE marks, {cuts.group(1)} rate cuts")
+        # --flow-trace: a header naming both QPs, rows in time order, and
+        # the rates integrated over the rows no more than what was moved
+        why = flow_trace_check(trace, 2, 2 * 300 * 65536 * 8)
+        if why:
+            failed += 1
+            print("FAIL write_bw --flow-trace: " + why)
+        else:
+            passed += 1
+            print("ok   write_bw --flow-trace: per-QP rates every 50 ms, consistent")
     # A bad option must fail with a message that says what is allowed,
     # not run. -D 0 was refused by a message that named 0 as allowed.
     for bad, want in ((["-s", "banana"], "rnic-perf:"),
