@@ -52,7 +52,10 @@ struct rnic_qp_req {
 	uint32_t cnp_applied;
 	uint32_t cc_bytes;
 	uint64_t pace_tsc;
-	struct rnic_dcqcn cc;    /* rc_mbps 0: not started (no CNP yet) */
+	/* rc_mbps 0: not started (no CNP yet). [PACE] cc.limited and
+	 * cc.rc_mbps: W: TX; R: RX's resends (relaxed: a stale rate moves
+	 * one resend's gap, nothing else) */
+	struct rnic_dcqcn cc;
 } __rte_cache_aligned;
 
 /* Requester receive (the completer): the RX role only, but for sq_done. */
@@ -94,6 +97,8 @@ struct rnic_qp_comp {
 				  * a NAK, timed from rexmit_stamp */
 	uint32_t rexmit_stamp;   /* MultiQueue clock when the last go-back-N
 				  * started (rnic_mq_stamp) */
+	uint32_t rexmit_pace;    /* MultiQueue clock before which the next
+				  * resend may not leave (DCQCN: rexmit_paced) */
 	uint64_t stuck_tsc;      /* no progress since (the IBA timeout's start) */
 	/* per-QP counters for telemetry (relaxed reads) */
 	uint64_t n_rexmit;

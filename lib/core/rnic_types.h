@@ -132,7 +132,7 @@ struct rnic_dev_attr {
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
-	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts)
+	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

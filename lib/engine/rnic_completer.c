@@ -66,8 +66,15 @@ mq_pop(struct rnic_qp *qp)
 	}
 	qp->comp.acked_seq++;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;   /* progress resets it */
-	if (qp->comp.rexmit_next - qp->comp.mq_head > qp->req.mq.mask + 1u)
-		qp->comp.rexmit_next = qp->comp.mq_head;   /* cursor fell behind */
+	if (qp->comp.rexmit_next - qp->comp.mq_head > qp->req.mq.mask + 1u) {
+		/* cursor fell behind; acknowledged past its end too (a resend
+		 * paced or held by a full TX buffer while the first copies
+		 * arrived after all): the resend is over, or the cursor would
+		 * walk the whole index space to reach its end */
+		if ((int32_t)(qp->comp.rexmit_end - qp->comp.mq_head) <= 0)
+			qp->comp.rexmit_end = qp->comp.mq_head;
+		qp->comp.rexmit_next = qp->comp.mq_head;
+	}
 }
 
 /* Error: drop the kept packets, flush the send and receive queues. */
@@ -173,10 +180,16 @@ rto_ns(const struct rnic_qp *qp)
 }
 
 /* A go-back-N started less than one (un-backed-off) RTO ago: what it
- * resends cannot have been answered yet. */
+ * resends cannot have been answered yet. One DCQCN still paces out is
+ * not over either, however old: its later packets have not left (an RTO
+ * or a NAK restarting it from the head resent the same packets again and
+ * again at a cut rate). An unpaced one held by a full TX buffer is not
+ * protected: a NAK after its RTO restarts it (1% loss: 0.76x if not). */
 static bool
 rexmit_young(const struct rnic_qp *qp)
 {
+	if (qp->comp.rexmit_next != qp->comp.rexmit_end && LOAD_RLX(&qp->req.cc.limited))
+		return true;   /* [PACE] */
 	return qp->comp.retrying && qp->comp.retry_seq == qp->comp.acked_seq &&
 	       (qp->comp.srtt8 == 0 ||
 		ticks_ns(qp, rnic_mq_stamp(rte_rdtsc()) - qp->comp.rexmit_stamp) <
@@ -246,6 +259,7 @@ rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp, bool timer)
 	/* One stamp serves both: after a timer go-back rexmit_high covers
 	 * everything below nak_end, so no sample reads it for an older one. */
 	qp->comp.rexmit_stamp = rnic_mq_stamp(rte_rdtsc());
+	qp->comp.rexmit_pace = qp->comp.rexmit_stamp;   /* the clock wraps: never older */
 	if (timer)
 		qp->comp.rexmit_high = qp->comp.rexmit_end;
 	else
@@ -288,6 +302,32 @@ read_resume(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent
 	return true;
 }
 
+/*
+ * DCQCN paces resends too: while the QP's rate is limited, a resent
+ * packet of L bytes holds the next for L * 8 / rate (the TX role paces
+ * new packets the same way, with its own clock; during a go-back-N the
+ * window mostly holds TX back). Returns false when the next resend must
+ * wait: the QP stays on the retransmission list.
+ */
+static bool
+rexmit_paced(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
+{
+	uint32_t rate, now, len;
+
+	if (likely(!LOAD_RLX(&qp->req.cc.limited)))   /* [PACE] */
+		return true;
+	rate = LOAD_RLX(&qp->req.cc.rc_mbps);          /* [PACE] */
+	if (rate == 0)
+		return true;
+	now = rnic_mq_stamp(rte_rdtsc());
+	if ((int32_t)(now - qp->comp.rexmit_pace) < 0)
+		return false;
+	len = e->m != NULL ? e->m->pkt_len : 64;
+	qp->comp.rexmit_pace = now + (uint32_t)(((uint64_t)len * 8 * wk->dev->tsc_per_us / rate)
+						>> RNIC_MQ_TS_SHIFT);
+	return true;
+}
+
 static unsigned int
 rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
@@ -296,6 +336,11 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 	while (qp->comp.rexmit_next != qp->comp.rexmit_end &&
 	       rnic_txbuf_room(&wk->rx.txb)) {
 		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, qp->comp.rexmit_next);
+
+		if (!rexmit_paced(wk, qp, e)) {
+			st->rexmit_paced++;
+			break;
+		}
 
 		if (qp->comp.in_read && qp->comp.rexmit_next == qp->comp.mq_head &&
 		    e->type == RNIC_MQ_READ) {

@@ -388,6 +388,16 @@ cc_may_send(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 	return !qp->req.cc.limited || (int64_t)(wk->tx.now - qp->req.pace_tsc) >= 0;
 }
 
+/* A go-back-N resend the RX role paces is still going out ([PACE]): new
+ * packets sent meanwhile would reach the responder before the resent ones
+ * and be discarded as out of sequence. A hint: relaxed loads of RX's
+ * cursor, a stale answer costs one packet's order. */
+static inline bool
+rexmit_pumping(const struct rnic_qp *qp)
+{
+	return LOAD_RLX(&qp->comp.rexmit_next) != LOAD_RLX(&qp->comp.rexmit_end);
+}
+
 /* A paced QP sent @p len bytes: the next may leave len * 8 / rate later. */
 static void
 cc_charge(struct rnic_worker *wk, struct rnic_qp *qp, uint32_t len)
@@ -601,6 +611,8 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 		}
 		if (!cc_may_send(wk, qp, st))
 			break;   /* paced: stays on the active list */
+		if (unlikely(qp->req.cc.limited && rexmit_pumping(qp)))
+			break;   /* the RX role's paced resend goes first */
 		if (!req_send_packet(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st))
 			break;
 		done++;
