@@ -23,7 +23,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import CC_BOTTLENECK, CC_RATE_MBPS, EAL  # noqa: E402
+from bench import CC_BOTTLENECK, CC_DCQCN, CC_RATE_MBPS, EAL  # noqa: E402
 
 
 def run(perf, flows, mode, secs, trace, prefix):
@@ -32,7 +32,7 @@ def run(perf, flows, mode, secs, trace, prefix):
                            "--rtc", "--no-progress", "write_bw", "-s", "65536", "-Q", "4",
                            "-q", str(flows), "-D", str(secs), "--report_gbits", "-v",
                            "--bottleneck", CC_BOTTLENECK,
-                           "--dcqcn", f"enabled={int(mode == 'dcqcn')},line_mbps=10000",
+                           "--dcqcn", f"enabled={int(mode == 'dcqcn')},{CC_DCQCN}",
                            "--flow-trace", trace])
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        timeout=secs + 120)
