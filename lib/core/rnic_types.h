@@ -106,6 +106,10 @@ struct rnic_dev_attr {
 	uint32_t cnp_interval_us; /**< at most one CNP per QP per this many us
 				  *   (the notification point's
 				  *   min_time_between_cnps), default 50 */
+	uint16_t vlan;           /**< the port's 802.1Q VLAN ID, 1..4094: receive
+				  *   takes only frames tagged with it; 0: only
+				  *   untagged and priority-tagged (VID 0)
+				  *   frames. Others count in drop_vlan. */
 	uint16_t workers;        /**< engine workers (default 1, at most 64);
 				  *   each owns the QPs whose number maps to
 				  *   it, its own TX queues and its share of
@@ -132,7 +136,7 @@ struct rnic_dev_attr {
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
-	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced)
+	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

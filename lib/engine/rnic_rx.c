@@ -26,6 +26,16 @@ pkey_match(uint16_t a, uint16_t b)
 	       ((a | b) & PKEY_FULL_MEMBER);
 }
 
+/* The frame's VLAN is the port's (untagged and priority-tagged frames
+ * are VID 0, a port without a VLAN's), as a NIC's VLAN filter: a tagged
+ * frame on a port without that VLAN, or an untagged one on a VLAN port,
+ * is not for us (issue 21). */
+static inline bool
+vlan_ok(const struct rnic_worker *wk, bool tagged, uint16_t tci_host)
+{
+	return (tagged ? (tci_host & 0xfff) : 0) == wk->dev->attr.vlan;
+}
+
 /* A frame the parser called other L2: ARP (tagged or not) goes to ARP. */
 static bool
 rx_arp(struct rnic_worker *wk, const struct rte_mbuf *m, struct rnic_dev_stats *st)
@@ -46,6 +56,10 @@ rx_arp(struct rnic_worker *wk, const struct rte_mbuf *m, struct rnic_dev_stats *
 	}
 	if (et != RTE_ETHER_TYPE_ARP)
 		return false;
+	if (!vlan_ok(wk, l3 != sizeof(eb), rte_be_to_cpu_16(tci))) {
+		st->drop_vlan++;
+		return true;
+	}
 	rnic_arp_input(wk, m, l3, l3 != sizeof(eb), tci, st);
 	return true;
 }
@@ -80,6 +94,10 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 	e = rnic_pkt_parse_mbuf(m, true, &pkt);
 	if (e != RNIC_PKT_ERR_OK) {
 		rx_not_roce(wk, m, e, st);
+		return;
+	}
+	if (unlikely(!vlan_ok(wk, pkt.l.vlan, pkt.l.vlan_tci))) {
+		st->drop_vlan++;
 		return;
 	}
 	if (memcmp(pkt.l.dst_mac, wk->dev->mac, 6) != 0 || pkt.l.dst_ip != wk->dev->ipv4) {

@@ -232,6 +232,7 @@ attr_defaults(struct rnic_dev_attr *a)
 	       a->workers <= RNIC_MAX_WORKERS && a->workers <= a->max_qps &&
 	       a->max_inflight >= RNIC_INFLIGHT_MIN && a->max_inflight <= RNIC_INFLIGHT_MAX &&
 	       a->cnp_dscp <= 63 && a->cnp_interval_us <= RNIC_CNP_INTERVAL_US_MAX &&
+	       a->vlan <= 4094 &&
 	       rnic_dcqcn_params_ok(&a->dcqcn);
 }
 

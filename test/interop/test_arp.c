@@ -12,8 +12,12 @@
  *  - issue 13: a request or reply for us from a multicast, broadcast or
  *    zero sender MAC (Ethernet source or ARP sender) or from a sender
  *    claiming the engine's own IP is neither answered nor learned, and
- *    counts in arp_ignored; a request tagged 802.1Q is answered with the
- *    same tag (VID and priority), an untagged one untagged.
+ *    counts in arp_ignored; a priority-tagged request (VID 0) is answered
+ *    with the same tag, an untagged one untagged;
+ *  - issue 21: a request tagged with a VLAN the port is not on is not
+ *    answered and counts in drop_vlan; on a port on VLAN 100, a request
+ *    tagged 100 is answered with its tag, untagged, VID 0 and VID 200
+ *    ones are dropped; VLAN 4095 is refused.
  * Last line: "N passed, M failed"; exit status 1 on any failure.
  */
 #include <errno.h>
@@ -326,13 +330,30 @@ main(int argc, char **argv)
 		      "our own IP never in the cache");
 	}
 
-	/* Issue 13: a tagged request gets a tagged answer (VID 100 PCP 3;
-	 * VID 4094; VID 4094 PCP 7 DEI; the priority tag, VID 0 PCP 1), the
-	 * untagged one still an untagged answer. */
-	check_vlan_reply(0x6064, ip_p, ip_a);
-	check_vlan_reply(0xffe, ip_p, ip_a);
-	check_vlan_reply(0xfffe, ip_p, ip_a);
+	/* Issue 13: a priority-tagged request (VID 0: the port's, which has
+	 * no VLAN) gets an answer with the same tag (PCP 1; PCP 7 DEI), the
+	 * untagged one still an untagged answer. Issue 21: a request tagged
+	 * with a VLAN the port is not on (VID 100 PCP 3, VID 4094) is not
+	 * ours: no answer, counted in drop_vlan. */
 	check_vlan_reply(0x2000, ip_p, ip_a);
+	check_vlan_reply(0xf000, ip_p, ip_a);
+	{
+		struct rnic_dev_stats st0, st1;
+		uint8_t frame[128];
+		size_t got;
+		unsigned int n;
+
+		rnic_dev_stats_get(dev, &st0);
+		send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, 0x6064);
+		send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, 0xffe);
+		poll_engine();
+		n = collect_frames(frame, sizeof(frame), &got);
+		rnic_dev_stats_get(dev, &st1);
+		EXPECT(n == 0 && st1.drop_vlan == st0.drop_vlan + 2 &&
+		      st1.arp_replies == st0.arp_replies,
+		      "other VLANs' requests: %u frames back (want 0), drop_vlan +%" PRIu64
+		      " (want +2)", n, st1.drop_vlan - st0.drop_vlan);
+	}
 	send_arp(RTE_ARP_OP_REQUEST, MAC_P, ip_p, NULL, ip_a);
 	poll_engine();
 	EXPECT(collect_arp(RTE_ARP_OP_REPLY, &r, dst) == 1 && memcmp(dst, MAC_P, 6) == 0,
@@ -341,10 +362,39 @@ main(int argc, char **argv)
 		struct rnic_dev_stats st;
 
 		rnic_dev_stats_get(dev, &st);
-		EXPECT(st.arp_replies == 6 && st.arp_ignored == 16,
-		      "arp_replies %" PRIu64 " (want 6), arp_ignored %" PRIu64 " (want 16)",
+		EXPECT(st.arp_replies == 4 && st.arp_ignored == 16,
+		      "arp_replies %" PRIu64 " (want 4), arp_ignored %" PRIu64 " (want 16)",
 		      st.arp_replies, st.arp_ignored);
 	}
+
+	/* Issue 21: the same port on VLAN 100: a request tagged 100 (PCP 2)
+	 * is answered with its tag; untagged, priority-tagged (VID 0) and
+	 * VLAN 200 ones are not ours (drop_vlan). */
+	rnic_dev_destroy(dev);
+	a.vlan = 100;
+	dev = rnic_dev_create(&a);
+	if (dev == NULL)
+		goto setup_fail;
+	check_vlan_reply(0x4064, ip_p, ip_a);
+	{
+		struct rnic_dev_stats st0, st1;
+		uint8_t frame[128];
+		size_t got;
+		unsigned int n;
+
+		rnic_dev_stats_get(dev, &st0);
+		send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, UNTAGGED);
+		send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, 0x2000);
+		send_arp_ex(RTE_ARP_OP_REQUEST, MAC_V, MAC_V, ip_p, NULL, ip_a, 0x00c8);
+		poll_engine();
+		n = collect_frames(frame, sizeof(frame), &got);
+		rnic_dev_stats_get(dev, &st1);
+		EXPECT(n == 0 && st1.drop_vlan == st0.drop_vlan + 3,
+		      "VLAN 100 port: untagged, VID 0 and VID 200 requests: %u frames back "
+		      "(want 0), drop_vlan +%" PRIu64 " (want +3)", n, st1.drop_vlan - st0.drop_vlan);
+	}
+	a.vlan = 4095;
+	EXPECT(rnic_dev_create(&a) == NULL, "VLAN 4095 refused");
 
 	rnic_dev_destroy(dev);
 	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);

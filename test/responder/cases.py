@@ -2304,15 +2304,32 @@ def wrong_destination(c):
 
 
 @case()
+def vlan_other(c):
+    """Issue 21: a good WRITE tagged with a VLAN the port is not on (the
+    harness's port has none: VLAN 100, VLAN 4094 with priority 5) is not
+    for us: dropped (drop_vlan), memory untouched, no answer."""
+    frames = []
+    for vid, prio in ((100, 0), (4094, 5)):
+        stack = BTH(opcode=RC_WRITE_ONLY, padcount=0, pkey=0xffff,
+                    dqpn=DEFAULT_SETUP["qpn"], ackreq=1, psn=c.E) / \
+            RETH(va=c.va, rkey=c.rkey, dlen=16) / Raw(b"V" * 16)
+        frames.append(bytes(Ether(src=PEER_MAC, dst=ENGINE_MAC) / Dot1Q(vlan=vid, prio=prio) /
+                            IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0) /
+                            UDP(sport=0xC123, dport=4791, chksum=0) / stack))
+    drop_frames_case(c, frames, "drop_vlan", {})
+
+
+@case()
 def vlan_tagged(c):
-    """A WRITE in an 802.1Q tag (VLAN 100) is RoCEv2 like any other: it
-    executes and is ACKed (the QP has no VLAN: the ACK goes untagged)."""
+    """A WRITE in a priority tag (802.1Q VID 0, PCP 3: the port's, which
+    has no VLAN) is RoCEv2 like any other: it executes and is ACKed (the
+    QP has no VLAN: the ACK goes untagged)."""
     E = c.E
     pay = pattern(16, 52)
     stack = BTH(opcode=RC_WRITE_ONLY, padcount=0, pkey=0xffff,
                 dqpn=DEFAULT_SETUP["qpn"], ackreq=1, psn=E) / \
         RETH(va=c.va + 64, rkey=c.rkey, dlen=16) / Raw(pay)
-    c.inject(bytes(Ether(src=PEER_MAC, dst=ENGINE_MAC) / Dot1Q(vlan=100) /
+    c.inject(bytes(Ether(src=PEER_MAC, dst=ENGINE_MAC) / Dot1Q(vlan=0, prio=3) /
                    IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0) /
                    UDP(sport=0xC123, dport=4791, chksum=0) / stack))
     c.run()
