@@ -373,8 +373,9 @@ qp_rtr_attr(const struct rnic_cfg_qp *q, struct rnic_qp_attr *a)
 	}
 	if (cfg->ports[q->port_idx].vlan) {
 		a->ah_attr.vlan = true;
-		a->ah_attr.vlan_tci = cfg->ports[q->port_idx].vlan;
+		a->ah_attr.vlan_tci = (uint16_t)(cfg->ports[q->port_idx].vlan | q->sl << 13);
 	}
+	a->ah_attr.tos = (uint8_t)(q->dscp << 2);
 	a->path_mtu = q->pmtu;
 	a->rq_psn = q->rq_psn;
 	a->max_dest_rd_atomic = q->max_dest_rd_atomic;
@@ -1040,8 +1041,9 @@ transmit_ah(const struct rnic_cfg_qp *q)
 	aa.dip = q->remote.ipv4;
 	if (cfg->ports[q->port_idx].vlan) {
 		aa.vlan = true;
-		aa.vlan_tci = cfg->ports[q->port_idx].vlan;
+		aa.vlan_tci = (uint16_t)(cfg->ports[q->port_idx].vlan | q->sl << 13);
 	}
+	aa.tos = (uint8_t)(q->dscp << 2);
 	ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
 	if (ah == NULL)
 		fprintf(stderr, "softrnic: %s: create_ah: %s\n", q->name, rte_strerror(rte_errno));

@@ -1158,7 +1158,7 @@ static const char *const qp_keys[] = {
 	"name", "port", "type", "qpn", "send_cq", "recv_cq", "max_send_wr", "max_recv_wr",
 	"max_send_sge", "max_recv_sge", "max_inline", "remote", "sq_psn", "rq_psn", "pmtu",
 	"timeout", "retry_cnt", "rnr_retry", "min_rnr_timer", "max_rd_atomic",
-	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", NULL
+	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", NULL
 };
 static const char *const remote_keys[] = { "qp", "mac", "ipv4", "qpn", NULL };
 
@@ -1238,6 +1238,8 @@ static int parse_qp(struct ctx *c, const json_t *o, unsigned int idx)
 		      RNIC_ACCESS_REMOTE_READ | RNIC_ACCESS_REMOTE_ATOMIC, &q->access) < 0 ||
 	    get_uint16_t(c, o, "pkey", 0, 0xFFFF, 0xFFFF, &q->pkey) < 0 ||
 	    get_uint32_t(c, o, "qkey", 0, UINT32_MAX, 0x11111111, &q->qkey) < 0 ||
+	    get_uint8_t(c, o, "sl", 0, 7, 0, &q->sl) < 0 ||
+	    get_uint8_t(c, o, "dscp", 0, 63, 0, &q->dscp) < 0 ||
 	    get_enum(c, o, "state", qp_state_syms, RNIC_QPS_RTS, &v) < 0)
 		return -1;
 	q->state = v;
@@ -2142,6 +2144,8 @@ static json_t *dump_qp(const struct rnic_config *cfg, const struct rnic_cfg_qp *
 	SET(o, "pkey", json_integer(q->pkey));
 	SET(o, "qkey", json_integer(q->qkey));
 	SET(o, "state", json_string(rnic_cfg_qp_state_name(q->state)));
+	SET(o, "sl", json_integer(q->sl));
+	SET(o, "dscp", json_integer(q->dscp));
 	return o;
 }
 

@@ -172,6 +172,10 @@ struct rnic_cfg_qp {
 	uint16_t pkey;
 	uint32_t qkey;           /**< used by UD only */
 	enum rnic_qp_state state;
+	uint8_t sl;              /**< service level: the 802.1Q priority (PCP) of
+				  *   its frames on a port with a VLAN */
+	uint8_t dscp;            /**< DSCP of its frames (the ECN bits stay the
+				  *   port's: ECT(0) unless "ecn" is false) */
 };
 
 /** workload[].wait: when a work request of the entry counts as done. */

@@ -141,6 +141,7 @@ def expected_frames(cfg, mr_keys):
         l2 = {"smac": port["mac"], "dmac": q["remote"]["mac"],
               "sip": port["ipv4"], "dip": q["remote"]["ipv4"],
               "sport": udp_sport(q["qpn"]), "vlan": port.get("vlan"),
+              "prio": q.get("sl", 0), "tos": q.get("dscp", 0) << 2 | 2,
               "type": t, "qp": q["name"]}
         if e["local_mr"] not in fills:
             fills[e["local_mr"]] = mr_fill(mrs[e["local_mr"]])
@@ -312,11 +313,15 @@ def check_l2(where, f, p):
     if (Dot1Q in p) != bool(f["vlan"]) or (f["vlan"] and p[Dot1Q].vlan != f["vlan"]):
         fail(f"{where}: VLAN {p[Dot1Q].vlan if Dot1Q in p else None}, "
              f"expected {f['vlan']}")
-    # tos 2: DSCP 0 (the configs set no traffic class), ECN ECT(0), which
-    # softrnic sets on data packets by default (ports[].ecn, issue 18).
-    if ip.version != 4 or ip.ihl != 5 or ip.ttl != 64 or ip.tos != 2 or ip.proto != 17 \
+    # the QP's service level is the frame's 802.1Q priority (issue 21)
+    if f["vlan"] and Dot1Q in p and p[Dot1Q].prio != f["prio"]:
+        fail(f"{where}: 802.1Q priority {p[Dot1Q].prio}, expected the QP's sl {f['prio']}")
+    # tos: the QP's DSCP ("dscp", 0 by default), ECN ECT(0), which softrnic
+    # sets on data packets by default (ports[].ecn, issue 18).
+    if ip.version != 4 or ip.ihl != 5 or ip.ttl != 64 or ip.tos != f["tos"] or ip.proto != 17 \
             or ip.frag != 0:
-        fail(f"{where}: IPv4 header {ip.summary()} ttl={ip.ttl} tos={ip.tos}")
+        fail(f"{where}: IPv4 header {ip.summary()} ttl={ip.ttl} tos={ip.tos} "
+             f"(expected tos {f['tos']})")
     if checksum(bytes(ip)[:20]) != 0:   # over a valid header it sums to 0
         fail(f"{where}: IPv4 checksum 0x{ip.chksum:04x} is wrong")
     if udp.dport != 4791 or udp.chksum != 0 or udp.len != ip.len - 20:
