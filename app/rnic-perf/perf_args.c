@@ -75,6 +75,8 @@ perf_usage(FILE *f, const char *prog)
 "                          initial_alpha_value, alpha_period, dce_tcp_g_shift)\n"
 "  --inflight=N            RC requests outstanding per QP, 16..512 (the device's\n"
 "                          max_inflight; default 64)\n"
+"  --tclass=N              the QPs' traffic class, 0..255, as perftest's: the IPv4\n"
+"                          TOS (DSCP << 2 | ECN; ECN 0: the device's ECT(0))\n"
 "\n"
 "impaired link (--link ring; net_impair on the client's end, both directions):\n"
 "  --loss=P, --dup=P, --reorder=P, --corrupt=P\n"
@@ -149,6 +151,7 @@ enum {
 	OPT_TEST = 256, OPT_BW, OPT_LAT, OPT_GBITS, OPT_JSON, OPT_LINK, OPT_SERVER, OPT_CLIENT,
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
+	OPT_TCLASS,
 	OPT_DCQCN, OPT_BOTTLENECK, OPT_FLOW_TRACE,
 };
 
@@ -583,6 +586,11 @@ opt_engine(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 			return -1;
 		o->inflight = (uint32_t)v;
 		return 0;
+	case OPT_TCLASS:
+		if (num(arg, "--tclass", 0, 255, &v))
+			return -1;
+		o->tclass = (uint8_t)v;
+		return 0;
 	default:
 		return 1;
 	}
@@ -632,6 +640,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
 		{ "impair-seed", required_argument, NULL, OPT_ISEED },
 		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
+		{ "tclass", required_argument, NULL, OPT_TCLASS },
 		{ "dcqcn", required_argument, NULL, OPT_DCQCN },
 		{ "bottleneck", required_argument, NULL, OPT_BOTTLENECK },
 		{ "flow-trace", required_argument, NULL, OPT_FLOW_TRACE },

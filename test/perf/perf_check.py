@@ -485,10 +485,27 @@ def main():
         else:
             passed += 1
             print("ok   write_bw --flow-trace: per-QP rates every 50 ms, consistent")
+    if group in ("more", "all"):
+        # --tclass (issue 21): the QPs' IPv4 TOS. ECN bits 3 (CE) on every
+        # packet make each responder a congestion notification point: CE
+        # counted, CNPs sent (without --tclass the other runs see none).
+        p = subprocess.run([prog] + eal_args() + [
+            "--", "write_bw", "-s", "4096", "-n", "200", "--no-progress", "-v",
+            "--tclass", "3"], capture_output=True, text=True, timeout=120)
+        ce = re.findall(r"ecn_ce_rcvd=(\d+)", p.stderr)
+        cnp = re.findall(r"cnp_sent=(\d+)", p.stderr)
+        if p.returncode != 0 or not ce or not cnp or min(map(int, ce)) == 0 \
+                or min(map(int, cnp)) == 0:
+            failed += 1
+            print("FAIL write_bw --tclass 3: no CE marks or CNPs on both sides\n" + p.stderr[-2000:])
+        else:
+            passed += 1
+            print(f"ok   write_bw --tclass 3: CE received {'/'.join(ce)}, CNPs sent {'/'.join(cnp)}")
     # A bad option must fail with a message that says what is allowed,
     # not run. -D 0 was refused by a message that named 0 as allowed.
     for bad, want in ((["-s", "banana"], "rnic-perf:"),
                       (["-D", "0"], "-D (duration) should be over 0 and at most 86400 s"),
+                      (["--tclass", "256"], "--tclass"),
                       (["--dcqcn", "rpg_ai_rat=5"], "--dcqcn: unknown key \"rpg_ai_rat\""),
                       (["--dcqcn", "rpg_min_dec_fac=101"], "--dcqcn: a value is out of range")):
         p = subprocess.run([prog] + eal_args() + ["--", "write_bw"] + bad,
