@@ -146,9 +146,18 @@ main(int argc, char **argv)
 	mq_bytes = (qps[0]->req.mq.mask + 1) * (uint32_t)sizeof(struct rnic_mq_ent);
 
 	double qp_heap = (double)(h4 - h3) / nq;
-	/* rte_malloc puts a header (and alignment) before each of the three
-	 * queue allocations: count them with the queues. */
-	double queues = sq_bytes + rq_bytes + mq_bytes + 3.0 * 64;
+	/* rte_malloc puts a header before each of the three queue allocations
+	 * and rounds each to a cache line: count them with the queues. The
+	 * header's size is measured, not assumed (128 B in Debian's DPDK
+	 * 22.11; this tool used to assume 64 and counted 192 B of queue
+	 * headers per QP as state). */
+	size_t hq = heap_used();
+	void *probe = rte_malloc("perf_state_probe", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+	size_t elem_hdr = probe != NULL ? heap_used() - hq - RTE_CACHE_LINE_SIZE : 64;
+
+	rte_free(probe);
+	double queues = (double)(RTE_CACHE_LINE_ROUNDUP(sq_bytes) + RTE_CACHE_LINE_ROUNDUP(rq_bytes) +
+				 RTE_CACHE_LINE_ROUNDUP(mq_bytes)) + 3.0 * (double)elem_hdr;
 	size_t qp_struct = sizeof(struct rnic_qp), res = rd * sizeof(struct rnic_rd_res);
 	double state = (double)qp_struct + (double)res + slot;
 	double heap_state = qp_heap - queues + slot;
@@ -158,8 +167,8 @@ main(int argc, char **argv)
 	printf("perf_state: device slot per QP (QPN table, 4 work lists, 2 timers, timer ring) "
 	       "= %.1f bytes (heap, %u vs %u slots)\n", slot, big, small);
 	printf("perf_state: heap per QP = %.1f bytes over %u QPs, of which queues %.0f "
-	       "(SQ %u, RQ %u, MultiQueue %u, 3 headers)\n", qp_heap, nq, queues, sq_bytes,
-	       rq_bytes, mq_bytes);
+	       "(SQ %u, RQ %u, MultiQueue %u, each to a cache line, 3 headers of %zu)\n",
+	       qp_heap, nq, queues, sq_bytes, rq_bytes, mq_bytes, elem_hdr);
 	printf("state_bytes_per_qp=%.0f heap_state_bytes_per_qp=%.0f qp_struct=%zu rd_res=%zu "
 	       "slot=%.0f queues=%.0f\n", state, heap_state, qp_struct, res, slot, queues);
 	for (uint32_t i = 0; i < nq; i++)
