@@ -213,7 +213,7 @@ create_devices(void)
 			.burst = p->burst, .queues = p->queues, .workers = p->workers,
 			.max_inflight = p->max_inflight, .no_ecn = !p->ecn,
 			.cnp_dscp = p->cnp_dscp, .cnp_interval_us = p->cnp_interval_us,
-			.no_dcqcn = !p->dcqcn_on, .dcqcn = p->dcqcn, .vlan = p->vlan,
+			.no_dcqcn = !p->dcqcn_on, .dcqcn = p->dcqcn, .vlan = p->vlan, .mtu = p->mtu,
 		};
 
 		if (p->ring_peer_idx < 0) {

@@ -742,7 +742,7 @@ static int parse_eal(struct ctx *c, const json_t *root)
 static const char *const port_keys[] = {
 	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
 	"max_cqs", "mbufs", "ring_size", "burst", "queues", "workers",
-	"max_inflight", "ecn", "cnp_dscp", "cnp_interval_us", "dcqcn", NULL
+	"max_inflight", "ecn", "cnp_dscp", "cnp_interval_us", "dcqcn", "mtu", NULL
 };
 
 static const char *const dcqcn_keys[] = {
@@ -867,6 +867,7 @@ static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint32_t(c, o, "max_inflight", RNIC_INFLIGHT_MIN, RNIC_INFLIGHT_MAX, RNIC_INFLIGHT_DEFAULT,
 			 &p->max_inflight) < 0 ||
 	    get_bool(c, o, "ecn", true, &p->ecn) < 0 ||
+	    get_uint16_t(c, o, "mtu", 256, 4096, 4096, &p->mtu) < 0 ||
 	    get_uint8_t(c, o, "cnp_dscp", 0, 63, 48, &p->cnp_dscp) < 0 ||
 	    get_uint32_t(c, o, "cnp_interval_us", 1, RNIC_CNP_INTERVAL_US_MAX,
 			 RNIC_CNP_INTERVAL_US_DEFAULT, &p->cnp_interval_us) < 0 ||
@@ -874,6 +875,8 @@ static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 		return -1;
 	if (p->ring_size & (p->ring_size - 1))
 		return fail_at(c, "ring_size", "%u is not a power of two", p->ring_size);
+	if (p->mtu & (p->mtu - 1))
+		return fail_at(c, "mtu", "%u is not one of 256,512,1024,2048,4096", p->mtu);
 	for (j = 0; j < idx && p->device[0]; j++)
 		if (strcmp(c->cfg->ports[j].device, p->device) == 0)
 			return fail_at(c, "device", "\"%s\" is already used by ports[%u]", p->device,
@@ -2080,6 +2083,7 @@ static json_t *dump_port(const struct rnic_config *cfg, const struct rnic_cfg_po
 	SET(o, "ring_size", json_integer(p->ring_size));
 	SET(o, "burst", json_integer(p->burst));
 	SET(o, "max_inflight", json_integer(p->max_inflight));
+	SET(o, "mtu", json_integer(p->mtu));
 	SET(o, "ecn", json_boolean(p->ecn));
 	SET(o, "cnp_dscp", json_integer(p->cnp_dscp));
 	SET(o, "cnp_interval_us", json_integer(p->cnp_interval_us));

@@ -76,6 +76,7 @@ struct rnic_cfg_port {
 	uint32_t mbufs;
 	uint32_t ring_size;      /**< power of two */
 	uint32_t max_inflight;   /**< rnic_dev_attr.max_inflight */
+	uint16_t mtu;            /**< rnic_dev_attr.mtu: the RoCE MTU (256..4096) */
 	bool ecn;                /**< ECT(0) on data packets (!no_ecn) */
 	uint8_t cnp_dscp;        /**< rnic_dev_attr.cnp_dscp */
 	uint32_t cnp_interval_us; /**< rnic_dev_attr.cnp_interval_us */

@@ -224,7 +224,7 @@ devices_create(void)
 			.workers = p->workers, .max_inflight = p->max_inflight,
 			.no_ecn = !p->ecn, .cnp_dscp = p->cnp_dscp,
 			.cnp_interval_us = p->cnp_interval_us, .no_dcqcn = !p->dcqcn_on,
-			.dcqcn = p->dcqcn, .vlan = p->vlan,
+			.dcqcn = p->dcqcn, .vlan = p->vlan, .mtu = p->mtu,
 		};
 
 		if (p->has_mac)

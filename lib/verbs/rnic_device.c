@@ -89,31 +89,27 @@ port_rss(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16_
 }
 
 /* The port's MTU for the device's RoCE MTU; a port that cannot take it
- * lowers the RoCE MTU (a virtual port without MTU control keeps it). The
- * port's limit is the smaller of its max_mtu and its largest receive
- * frame less the Ethernet header and CRC (net_af_packet: 1518 B frames,
- * a 1500 B interface, RoCE MTU 1024 as rxe on the same link). */
+ * lowers the RoCE MTU (a virtual port without MTU control keeps it).
+ * max_rx_pktlen is no guide: net_memif and net_af_packet both report 1518
+ * and no MTU control, and memif carries 4 KiB frames (chained) where
+ * af_packet's ring does not: a port whose frames are smaller says so in
+ * rnic_dev_attr.mtu (ports[].mtu). */
 static void
 port_mtu(struct rnic_device *dev, const struct rte_eth_dev_info *info)
 {
 	uint32_t want = dev->attr.mtu + (uint32_t)ROCE_IP_OVERHEAD;
-	uint32_t limit = info->max_mtu;
 	uint16_t cur;
 
-	if (limit == 0)
-		limit = UINT16_MAX;
-	if (info->max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN &&
-	    info->max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN < limit)
-		limit = info->max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN;
 	if (rte_eth_dev_get_mtu(dev->port_id, &cur) == 0 && cur >= want)
 		return;
-	if (limit >= want && rte_eth_dev_set_mtu(dev->port_id, (uint16_t)want) == 0)
+	if (info->max_mtu >= want && rte_eth_dev_set_mtu(dev->port_id, (uint16_t)want) == 0)
 		return;
-	while (dev->attr.mtu > 256 && limit < dev->attr.mtu + (uint32_t)ROCE_IP_OVERHEAD &&
-	       limit != UINT16_MAX)
+	while (dev->attr.mtu > 256 && info->max_mtu < dev->attr.mtu + (uint32_t)ROCE_IP_OVERHEAD &&
+	       info->max_mtu != UINT16_MAX && info->max_mtu != 0)
 		dev->attr.mtu /= 2;
-	RNIC_LOG(INFO, "port %u: MTU %u for RoCE MTU %u (port limit %u)", dev->port_id,
-		 rte_eth_dev_get_mtu(dev->port_id, &cur) == 0 ? cur : 0, dev->attr.mtu, limit);
+	RNIC_LOG(INFO, "port %u: MTU %u for RoCE MTU %u (port max %u)", dev->port_id,
+		 rte_eth_dev_get_mtu(dev->port_id, &cur) == 0 ? cur : 0, dev->attr.mtu,
+		 info->max_mtu);
 }
 
 /* Log the port's link as it is now (a real NIC takes a few seconds after

@@ -301,6 +301,8 @@ static const struct {
 	{ E1("ports[0]", "ring_size", "{}"),
 	  "ports[0].ring_size: expected an integer, got object" },
 	{ E1("ports[0]", "ring_size", "32"), "ports[0].ring_size: 32 is out of range 64..1048576" },
+	{ E1("ports[0]", "mtu", "1000"), "ports[0].mtu: 1000 is not one of 256,512,1024,2048,4096" },
+	{ E1("ports[0]", "mtu", "8192"), "ports[0].mtu: 8192 is out of range 256..4096" },
 	{ E1("ports[0]", "ring_size", "2097152"), "ports[0].ring_size: 2097152 is out of range" },
 	{ E1("ports[0]", "ring_size", "1000"), "ports[0].ring_size: 1000 is not a power of two" },
 	{ E1("ports[0]", "burst", "false"), "ports[0].burst: expected an integer, got boolean" },

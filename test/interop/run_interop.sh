@@ -514,7 +514,7 @@ iv_config() {
   "eal": ["--no-huge", "--no-pci", "--no-shconf", "-m", "512", "--no-telemetry",
           "--log-level=*:warning", "--file-prefix=softrnic_ibv_interop_$$",
           "--vdev=net_af_packet0,iface=rxeveth0p,framecnt=8192"$extra],
-  "ports": [{"name": "rxe", "device": "$dev", "ipv4": "$ENGINE_IP"}]
+  "ports": [{"name": "rxe", "device": "$dev", "ipv4": "$ENGINE_IP", "mtu": 1024}]
 }
 EOF
 }
