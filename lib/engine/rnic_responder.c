@@ -389,9 +389,11 @@ rwqe_start(struct rnic_qp *qp)
 	rs->rwqe_sge = rs->rwqe_sge_off = rs->rwqe_bytes = 0;
 }
 
-/* Scatter @p len bytes of the packet into the current receive WQE. */
+/* Scatter @p len bytes into the current receive WQE: from the packet @p m
+ * at @p off, or (@p m NULL) from @p buf at @p off. */
 static enum rnic_wc_status
-rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_t len)
+rwqe_place(struct rnic_qp *qp, const struct rte_mbuf *m, const uint8_t *buf, uint32_t off,
+	   uint32_t len)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
@@ -399,6 +401,7 @@ rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_
 	while (len > 0) {
 		struct rnic_sge *sg;
 		struct rnic_mr *mr;
+		void *dst;
 		uint32_t n;
 
 		if (rs->rwqe_sge >= r->num_sge)
@@ -413,8 +416,11 @@ rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_
 		if (rnic_mr_check(qp->dev, qp->pd, sg->lkey, false, sg->addr + rs->rwqe_sge_off,
 				  n, RNIC_ACCESS_LOCAL_WRITE, &mr) != RNIC_MEMCHK_OK)
 			return RNIC_WC_LOC_PROT_ERR;
-		rnic_mbuf_copy_out(m, off, n,
-				   (void *)(uintptr_t)(sg->addr + rs->rwqe_sge_off));
+		dst = (void *)(uintptr_t)(sg->addr + rs->rwqe_sge_off);
+		if (m != NULL)
+			rnic_mbuf_copy_out(m, off, n, dst);
+		else
+			memcpy(dst, buf + off, n);
 		rs->rwqe_sge_off += n;
 		rs->rwqe_bytes += n;
 		off += n;
@@ -423,37 +429,11 @@ rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_
 	return RNIC_WC_SUCCESS;
 }
 
-/* Scatter @p len bytes from @p buf into the current receive WQE. */
-static enum rnic_wc_status
-rwqe_scatter_buf(struct rnic_qp *qp, const uint8_t *buf, uint32_t len)
+/* Scatter @p len bytes of the packet into the current receive WQE. */
+static inline enum rnic_wc_status
+rwqe_scatter(struct rnic_qp *qp, const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
-	struct rnic_qp_resp *rs = &qp->resp;
-	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
-
-	while (len > 0) {
-		struct rnic_sge *sg;
-		struct rnic_mr *mr;
-		uint32_t n;
-
-		if (rs->rwqe_sge >= r->num_sge)
-			return RNIC_WC_LOC_LEN_ERR;
-		sg = &r->sge[rs->rwqe_sge];
-		if (rs->rwqe_sge_off >= sg->length) {
-			rs->rwqe_sge++;
-			rs->rwqe_sge_off = 0;
-			continue;
-		}
-		n = RTE_MIN(sg->length - rs->rwqe_sge_off, len);
-		if (rnic_mr_check(qp->dev, qp->pd, sg->lkey, false, sg->addr + rs->rwqe_sge_off,
-				  n, RNIC_ACCESS_LOCAL_WRITE, &mr) != RNIC_MEMCHK_OK)
-			return RNIC_WC_LOC_PROT_ERR;
-		memcpy((void *)(uintptr_t)(sg->addr + rs->rwqe_sge_off), buf, n);
-		rs->rwqe_sge_off += n;
-		rs->rwqe_bytes += n;
-		buf += n;
-		len -= n;
-	}
-	return RNIC_WC_SUCCESS;
+	return rwqe_place(qp, m, NULL, off, len);
 }
 
 /* The first 20 bytes of a UD receive's GRH area (RoCEv2 over IPv4). */
@@ -1071,7 +1051,7 @@ resp_ud(struct resp_ctx *c)
 	}
 	rwqe_start(qp);
 	if (rnic_rq_wqe(qp, qp->resp.rq_ci)->total_len >= RNIC_UD_GRH_LEN + pkt->payload_len) {
-		s = rwqe_scatter_buf(qp, ud_grh_zero, RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN);
+		s = rwqe_place(qp, NULL, ud_grh_zero, 0, RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN);
 		if (s == RNIC_WC_SUCCESS)
 			s = rwqe_scatter(qp, c->m, pkt->l3_off, RNIC_IPV4_HLEN);
 		if (s == RNIC_WC_SUCCESS)
