@@ -199,17 +199,24 @@ rx_prefetch_frame(const struct rte_mbuf *m)
 }
 
 /* The QP a frame names and the lines of it its handler touches first. A
- * hint only: it reads a BTH at the untagged IPv4 offset without checking
- * the frame, which parsing does in full later. */
+ * hint only: it reads a BTH at the untagged IPv4 (or IPv6, by the
+ * ethertype's low byte) offset without checking the frame, which parsing
+ * does in full later. */
 static inline void
 rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct rnic_qp **prev)
 {
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rnic_bth *bth = (const void *)(h + RX_BTH_OFFSET);
+	const struct rnic_bth *bth;
 	struct rnic_qp *qp;
+	uint32_t off = RX_BTH_OFFSET;
 
-	if (rte_pktmbuf_data_len(m) < RX_BTH_OFFSET + RNIC_BTH_LEN)
+	if (rte_pktmbuf_data_len(m) < RNIC_ETH_HLEN)
 		return;
+	if (h[13] == (RTE_ETHER_TYPE_IPV6 & 0xff))
+		off += RNIC_IPV6_HLEN - RNIC_IPV4_HLEN;
+	if (rte_pktmbuf_data_len(m) < off + RNIC_BTH_LEN)
+		return;
+	bth = (const void *)(h + off);
 	qp = LOAD_RLX(&dev->qps[__bth_dqpn(bth) & dev->qp_mask]);   /* [QP-TABLE] */
 	if (qp == NULL || qp == *prev)   /* a burst of one QP's frames */
 		return;

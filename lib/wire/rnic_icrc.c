@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ICRC for RoCEv2 (IBA annex A17): CRC-32 over 8 bytes of 0xFF standing for
- * the LRH, the IPv4 header with TOS, TTL and checksum set to ones, the UDP
- * header with its checksum set to ones, BTH with its FECN/BECN/reserved byte
+ * the LRH, the IPv4 header with TOS, TTL and checksum set to ones (IPv6:
+ * traffic class, flow label and hop limit), the UDP header with its
+ * checksum set to ones, BTH with its FECN/BECN/reserved byte
  * set to ones, then everything up to the ICRC. ISA-L does the CRC: it takes
  * a seed, so the masked header block and each mbuf segment chain cheaply.
  */
@@ -12,10 +13,11 @@
 
 #include "rnic_wire.h"
 
-/* Masked pseudo-header: LRH stand-in + IPv4 + UDP + BTH. */
+/* Masked pseudo-header: LRH stand-in + IP + UDP + BTH. */
 #define ICRC_LRH_LEN 8
-#define ICRC_L3_HDRS (RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
-#define ICRC_PH_LEN (ICRC_LRH_LEN + ICRC_L3_HDRS)
+#define ICRC_HDRS_V4 (RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
+#define ICRC_HDRS_V6 (RNIC_IPV6_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
+#define ICRC_PH_MAX (ICRC_LRH_LEN + ICRC_HDRS_V6)
 /* The CRC state after the 8 bytes of 0xFF (zlib.crc32(b"\xff" * 8)); a
  * unit test checks it against rnic_crc32. */
 #define ICRC_SEED_LRH 0x2144df1cu
@@ -23,8 +25,13 @@
 #define ICRC_IP_TOS  1
 #define ICRC_IP_TTL  8
 #define ICRC_IP_CSUM 10
-#define ICRC_UDP_CSUM (RNIC_IPV4_HLEN + 6)
-#define ICRC_BTH_FB   (RNIC_IPV4_HLEN + RNIC_UDP_HLEN + 4)
+/* From the start of the IPv6 header: traffic class and flow label (the
+ * low nibble of byte 0 and bytes 1-3), the hop limit. */
+#define ICRC_IP6_TCFL 0
+#define ICRC_IP6_HOPS 7
+/* From the start of the UDP header. */
+#define ICRC_UDP_CSUM 6
+#define ICRC_BTH_FB   (RNIC_UDP_HLEN + 4)
 /* Frames up to this long (from the IPv4 header) are checked in one CRC
  * pass over a masked copy: cheaper than two passes (doc/benchmarks.md). */
 #define ICRC_COPY_MAX 512
@@ -60,38 +67,55 @@ rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 	return crc;
 }
 
+/* IP + UDP + BTH bytes of the frame whose IP header is at @p l3. */
+static inline uint32_t
+icrc_hdrs(const uint8_t *l3)
+{
+	return (l3[0] >> 4) == 6 ? ICRC_HDRS_V6 : ICRC_HDRS_V4;
+}
+
 /* Set the invariant-masked fields of the headers at @p l3 to ones. */
 static inline void
 icrc_mask(uint8_t *l3)
 {
-	l3[ICRC_IP_TOS] = 0xff;
-	l3[ICRC_IP_TTL] = 0xff;
-	l3[ICRC_IP_CSUM] = l3[ICRC_IP_CSUM + 1] = 0xff;
-	l3[ICRC_UDP_CSUM] = l3[ICRC_UDP_CSUM + 1] = 0xff;
-	l3[ICRC_BTH_FB] = 0xff;         /* FECN/BECN/resv6 */
+	uint8_t *udp;
+
+	if ((l3[0] >> 4) == 6) {
+		l3[ICRC_IP6_TCFL] |= 0x0f;
+		l3[ICRC_IP6_TCFL + 1] = l3[ICRC_IP6_TCFL + 2] = l3[ICRC_IP6_TCFL + 3] = 0xff;
+		l3[ICRC_IP6_HOPS] = 0xff;
+		udp = l3 + RNIC_IPV6_HLEN;
+	} else {
+		l3[ICRC_IP_TOS] = 0xff;
+		l3[ICRC_IP_TTL] = 0xff;
+		l3[ICRC_IP_CSUM] = l3[ICRC_IP_CSUM + 1] = 0xff;
+		udp = l3 + RNIC_IPV4_HLEN;
+	}
+	udp[ICRC_UDP_CSUM] = udp[ICRC_UDP_CSUM + 1] = 0xff;
+	udp[ICRC_BTH_FB] = 0xff;         /* FECN/BECN/resv6 */
 }
 
-/* Build the masked pseudo header from the IPv4/UDP/BTH bytes at @p l3. */
+/* Build the masked pseudo header (@p hdrs bytes of IP/UDP/BTH at @p l3). */
 static void
-icrc_pseudo(uint8_t ph[ICRC_PH_LEN], const uint8_t *l3)
+icrc_pseudo(uint8_t ph[ICRC_PH_MAX], const uint8_t *l3, uint32_t hdrs)
 {
 	memset(ph, 0xff, ICRC_LRH_LEN);
-	memcpy(ph + ICRC_LRH_LEN, l3, ICRC_L3_HDRS);
+	memcpy(ph + ICRC_LRH_LEN, l3, hdrs);
 	icrc_mask(ph + ICRC_LRH_LEN);
 }
 
 uint32_t
 rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n)
 {
-	uint8_t saved[ICRC_BTH_FB + 1];
-	uint32_t crc;
+	uint8_t saved[ICRC_HDRS_V6];
+	uint32_t crc, hdrs = icrc_hdrs(l3);
 
-	if (n < ICRC_L3_HDRS)
+	if (n < hdrs)
 		return 0;
-	memcpy(saved, l3, sizeof(saved));
+	memcpy(saved, l3, hdrs);
 	icrc_mask(l3);
 	crc = rnic_crc32(ICRC_SEED_LRH, l3, n);
-	memcpy(l3, saved, sizeof(saved));
+	memcpy(l3, saved, hdrs);
 	return crc;
 }
 
@@ -109,35 +133,42 @@ icrc_copy(const uint8_t *l3, uint32_t n)
 uint32_t
 rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len)
 {
-	uint8_t ph[ICRC_PH_LEN];
-	uint32_t start = l3_off + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN;
-	uint32_t crc;
+	uint8_t ph[ICRC_PH_MAX];
+	uint32_t hdrs, start, crc;
 
+	if (len < l3_off + ICRC_HDRS_V4 + RNIC_ICRC_LEN)
+		return 0;
+	hdrs = icrc_hdrs(frame + l3_off);
+	start = l3_off + hdrs;
 	if (len < start + RNIC_ICRC_LEN)
 		return 0;
 	if (len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
 		return icrc_copy(frame + l3_off, len - RNIC_ICRC_LEN - l3_off);
-	icrc_pseudo(ph, frame + l3_off);
-	crc = rnic_crc32(0, ph, sizeof(ph));
+	icrc_pseudo(ph, frame + l3_off, hdrs);
+	crc = rnic_crc32(0, ph, ICRC_LRH_LEN + hdrs);
 	return rnic_crc32(crc, frame + start, len - RNIC_ICRC_LEN - start);
 }
 
 uint32_t
 rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 {
-	uint8_t ph[ICRC_PH_LEN], tmp[ICRC_PH_LEN];
-	uint32_t start = l3_off + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN;
-	uint32_t end, off, crc;
+	uint8_t ph[ICRC_PH_MAX], tmp[ICRC_HDRS_V6];
+	uint32_t hdrs, start, end, off, crc;
 	const uint8_t *l3;
 
-	if (len < start + RNIC_ICRC_LEN || len > rte_pktmbuf_pkt_len(m))
+	if (len < l3_off + ICRC_HDRS_V4 + RNIC_ICRC_LEN || len > rte_pktmbuf_pkt_len(m))
+		return 0;
+	l3 = rte_pktmbuf_read(m, l3_off, 1, tmp);
+	hdrs = icrc_hdrs(l3);
+	start = l3_off + hdrs;
+	if (len < start + RNIC_ICRC_LEN)
 		return 0;
 	if (len <= m->data_len && len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
 		return icrc_copy(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off),
 				 len - RNIC_ICRC_LEN - l3_off);
-	l3 = rte_pktmbuf_read(m, l3_off, ICRC_L3_HDRS, tmp);
-	icrc_pseudo(ph, l3);
-	crc = rnic_crc32(0, ph, sizeof(ph));
+	l3 = rte_pktmbuf_read(m, l3_off, hdrs, tmp);
+	icrc_pseudo(ph, l3, hdrs);
+	crc = rnic_crc32(0, ph, ICRC_LRH_LEN + hdrs);
 
 	/* Walk the segments over [start, len - 4). */
 	end = len - RNIC_ICRC_LEN;

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <inttypes.h>
+#include <arpa/inet.h>
 
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -14,6 +15,9 @@
 #include <rte_memcpy.h>
 
 #include "rnic_wire.h"
+
+/* Bytes the parser reads of a frame's start: every header stack fits. */
+#define RNIC_PARSE_MAX 128
 
 const char *const rnic_pkt_err_str[RNIC_PKT_ERR_MAX] = {
 #define RNIC_PKT_ERR_STR(n, s) [RNIC_PKT_ERR_##n] = s,
@@ -40,7 +44,8 @@ wire_build_checks(void)
 	RTE_BUILD_BUG_ON(sizeof(struct rte_vlan_hdr) != RNIC_VLAN_HLEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rte_ipv4_hdr) != RNIC_IPV4_HLEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rte_udp_hdr) != RNIC_UDP_HLEN);
-	RTE_BUILD_BUG_ON(RNIC_MAX_HDR_LEN > 128);
+	RTE_BUILD_BUG_ON(sizeof(struct rte_ipv6_hdr) != RNIC_IPV6_HLEN);
+	RTE_BUILD_BUG_ON(RNIC_MAX_HDR_LEN > RNIC_PARSE_MAX);
 }
 
 /* Read the extended headers the opcode names, from @p bth. */
@@ -127,20 +132,22 @@ ext_write(const struct rnic_opcode_info *op, uint8_t *bth,
 		memset(bth + op->offset[RNIC_EXT_CNP], 0, RNIC_CNP_RSVD_LEN);
 }
 
+static enum rnic_pkt_err parse_ipv6(const uint8_t *hdr, uint32_t len, uint32_t l3,
+				    struct rnic_pkt *pkt);
+static enum rnic_pkt_err parse_l4(const uint8_t *hdr, uint32_t l4, uint32_t ip_plen,
+				  struct rnic_pkt *pkt);
+
 /*
  * Parse the headers. @p hdr holds the first @p avail bytes of a frame of
- * @p len bytes, with avail >= min(len, 128): every header read is checked
- * against len first, and no header ends past byte 128.
+ * @p len bytes, with avail >= min(len, RNIC_PARSE_MAX): every header read
+ * is checked against len first, and no header ends past RNIC_PARSE_MAX.
  */
 static enum rnic_pkt_err
 parse_hdrs(const uint8_t *hdr, uint32_t len, struct rnic_pkt *pkt)
 {
 	const struct rte_ether_hdr *eth;
 	const struct rte_ipv4_hdr *ip;
-	const struct rte_udp_hdr *udp;
-	const struct rnic_bth *bth;
-	const struct rnic_opcode_info *op;
-	uint32_t l3, ip_len, udp_len, l4_payload, hdrs, room;
+	uint32_t l3, ip_len;
 	uint16_t etype, frag;
 
 	memset(pkt, 0, sizeof(*pkt));
@@ -163,6 +170,8 @@ parse_hdrs(const uint8_t *hdr, uint32_t len, struct rnic_pkt *pkt)
 		etype = rte_be_to_cpu_16(vh->eth_proto);
 		l3 += RNIC_VLAN_HLEN;
 	}
+	if (etype == RTE_ETHER_TYPE_IPV6)
+		return parse_ipv6(hdr, len, l3, pkt);
 	if (etype != RTE_ETHER_TYPE_IPV4)
 		return RNIC_PKT_ERR_OTHER_L2;
 	pkt->l3_off = (uint16_t)l3;
@@ -188,20 +197,60 @@ parse_hdrs(const uint8_t *hdr, uint32_t len, struct rnic_pkt *pkt)
 		return RNIC_PKT_ERR_IP_LEN;
 	if (rte_ipv4_cksum(ip) != 0)   /* a correct header sums to all ones */
 		return RNIC_PKT_ERR_IP_CSUM;
-	udp = (const void *)(hdr + l3 + RNIC_IPV4_HLEN);
+	return parse_l4(hdr, l3 + RNIC_IPV4_HLEN, ip_len - RNIC_IPV4_HLEN, pkt);
+}
+
+/* IPv6 at @p l3: no extension headers (a RoCEv2 frame carries none), the
+ * payload length decides the end (Ethernet may pad). */
+static enum rnic_pkt_err
+parse_ipv6(const uint8_t *hdr, uint32_t len, uint32_t l3, struct rnic_pkt *pkt)
+{
+	const struct rte_ipv6_hdr *ip6;
+	uint32_t vtc, plen;
+
+	pkt->l3_off = (uint16_t)l3;
+	pkt->l.ipv6 = true;
+	if (len < l3 + RNIC_IPV6_HLEN)
+		return RNIC_PKT_ERR_TRUNC_L3;
+	ip6 = (const void *)(hdr + l3);
+	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
+	if ((vtc >> 28) != 6)
+		return RNIC_PKT_ERR_IP_VERSION;
+	if (ip6->proto != IPPROTO_UDP)
+		return RNIC_PKT_ERR_OTHER_L4;
+	memcpy(pkt->l.src_ip6, ip6->src_addr, 16);
+	memcpy(pkt->l.dst_ip6, ip6->dst_addr, 16);
+	pkt->l.tos = (uint8_t)(vtc >> 20);
+	pkt->l.flow_label = vtc & 0xfffff;
+	pkt->l.ttl = ip6->hop_limits;
+	plen = rte_be_to_cpu_16(ip6->payload_len);
+	if (plen < RNIC_UDP_HLEN || l3 + RNIC_IPV6_HLEN + plen > len)
+		return RNIC_PKT_ERR_IP_LEN;
+	return parse_l4(hdr, l3 + RNIC_IPV6_HLEN, plen, pkt);
+}
+
+/* UDP at @p l4, @p ip_plen bytes of IP payload, then BTH, the extended
+ * headers and the pad. */
+static enum rnic_pkt_err
+parse_l4(const uint8_t *hdr, uint32_t l4, uint32_t ip_plen, struct rnic_pkt *pkt)
+{
+	const struct rte_udp_hdr *udp = (const void *)(hdr + l4);
+	const struct rnic_bth *bth;
+	const struct rnic_opcode_info *op;
+	uint32_t udp_len, l4_payload, hdrs, room;
+
 	pkt->l.udp_sport = rte_be_to_cpu_16(udp->src_port);
 	pkt->l.udp_dport = rte_be_to_cpu_16(udp->dst_port);
 	if (pkt->l.udp_dport != RNIC_ROCE_UDP_PORT)
 		return RNIC_PKT_ERR_OTHER_PORT;
 	udp_len = rte_be_to_cpu_16(udp->dgram_len);
-	if (udp_len != ip_len - RNIC_IPV4_HLEN)
+	if (udp_len != ip_plen)
 		return RNIC_PKT_ERR_UDP_LEN;
-	len = l3 + ip_len;
-	pkt->frame_len = len;
+	pkt->frame_len = l4 + udp_len;
 	l4_payload = udp_len - RNIC_UDP_HLEN;
 	if (l4_payload < RNIC_BTH_LEN + RNIC_ICRC_LEN)
 		return RNIC_PKT_ERR_TRUNC_BTH;
-	pkt->bth_off = (uint16_t)(l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	pkt->bth_off = (uint16_t)(l4 + RNIC_UDP_HLEN);
 	bth = (const void *)(hdr + pkt->bth_off);
 	pkt->bth.opcode = __bth_opcode(bth);
 	pkt->bth.se = __bth_se(bth);
@@ -256,7 +305,7 @@ rnic_pkt_parse_buf(const uint8_t *frame, uint32_t len, bool check_icrc,
 enum rnic_pkt_err
 rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *pkt)
 {
-	uint8_t tmp[128];
+	uint8_t tmp[RNIC_PARSE_MAX];
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t avail = RTE_MIN(len, (uint32_t)sizeof(tmp));
 	const uint8_t *hdr;
@@ -288,12 +337,12 @@ rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *
 bool
 rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn)
 {
-	uint8_t tmp[RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN +
+	uint8_t tmp[RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV6_HLEN + RNIC_UDP_HLEN +
 		    RNIC_BTH_LEN];
-	const uint8_t *h = rte_pktmbuf_read(m, 0, RTE_MIN(sizeof(tmp), rte_pktmbuf_pkt_len(m)),
-					    tmp);
 	uint32_t len = RTE_MIN((uint32_t)sizeof(tmp), rte_pktmbuf_pkt_len(m)), l3 = RNIC_ETH_HLEN;
+	const uint8_t *h = rte_pktmbuf_read(m, 0, len, tmp);
 	const struct rte_ether_hdr *eth = (const void *)h;
+	uint32_t l4;
 	uint16_t et;
 
 	if (h == NULL || len < RNIC_ETH_HLEN)
@@ -303,63 +352,47 @@ rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn)
 		et = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(h + RNIC_ETH_HLEN))->eth_proto);
 		l3 += RNIC_VLAN_HLEN;
 	}
-	if (et != RTE_ETHER_TYPE_IPV4 || len < l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN ||
-	    ((const struct rte_ipv4_hdr *)(h + l3))->next_proto_id != IPPROTO_UDP ||
-	    ((const struct rte_ipv4_hdr *)(h + l3))->version_ihl != RTE_IPV4_VHL_DEF ||
-	    rte_be_to_cpu_16(((const struct rte_udp_hdr *)(h + l3 + RNIC_IPV4_HLEN))->dst_port) !=
+	if (et == RTE_ETHER_TYPE_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const void *)(h + l3);
+
+		l4 = l3 + RNIC_IPV4_HLEN;
+		if (len < l4 + RNIC_UDP_HLEN + RNIC_BTH_LEN || ip->next_proto_id != IPPROTO_UDP ||
+		    ip->version_ihl != RTE_IPV4_VHL_DEF)
+			return false;
+	} else if (et == RTE_ETHER_TYPE_IPV6) {
+		const struct rte_ipv6_hdr *ip6 = (const void *)(h + l3);
+
+		l4 = l3 + RNIC_IPV6_HLEN;
+		if (len < l4 + RNIC_UDP_HLEN + RNIC_BTH_LEN || ip6->proto != IPPROTO_UDP)
+			return false;
+	} else {
+		return false;
+	}
+	if (rte_be_to_cpu_16(((const struct rte_udp_hdr *)(h + l4))->dst_port) !=
 	    RNIC_ROCE_UDP_PORT)
 		return false;
-	*dqpn = __bth_dqpn((const struct rnic_bth *)(h + l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN));
+	*dqpn = __bth_dqpn((const struct rnic_bth *)(h + l4 + RNIC_UDP_HLEN));
 	return true;
 }
 
 uint32_t
-rnic_pkt_hdr_len(uint8_t opcode, bool vlan)
+rnic_pkt_hdr_len(uint8_t opcode, bool vlan, bool ipv6)
 {
 	const struct rnic_opcode_info *op = rnic_opcode_info(opcode);
 
 	if (op == NULL)
 		return 0;
-	return RNIC_ETH_HLEN + (vlan ? RNIC_VLAN_HLEN : 0) + RNIC_IPV4_HLEN +
+	return RNIC_ETH_HLEN + (vlan ? RNIC_VLAN_HLEN : 0) + rnic_l3_hlen(ipv6) +
 	       RNIC_UDP_HLEN + op->length;
 }
 
-uint32_t
-rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
-		    const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
-		    uint32_t payload_len)
+/* The IPv4 header of a frame from @p l, @p l4_len bytes of UDP after it. */
+static void
+build_ipv4(struct rte_ipv4_hdr *ip, const struct rnic_l2l3 *l, uint32_t l4_len)
 {
-	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
-	uint32_t hlen = rnic_pkt_hdr_len(b->opcode, l->vlan);
-	uint8_t pad = rnic_pad_len(payload_len);
-	uint32_t udp_len, l3 = RNIC_ETH_HLEN;
-	struct rte_ether_hdr *eth = (void *)dst;
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *udp;
-	struct rnic_bth *bth;
-
-	/* Bounding payload_len first keeps the length sums below from wrapping. */
-	if (op == NULL || hlen > cap || payload_len > UINT16_MAX)
-		return 0;
-	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
-	if (udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
-		return 0;
-	memcpy(&eth->dst_addr, l->dst_mac, 6);
-	memcpy(&eth->src_addr, l->src_mac, 6);
-	if (l->vlan) {
-		struct rte_vlan_hdr *vh = (void *)(dst + RNIC_ETH_HLEN);
-
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(l->vlan_tci);
-		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		l3 += RNIC_VLAN_HLEN;
-	} else {
-		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	}
-	ip = (void *)(dst + l3);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = l->tos;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + udp_len));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + l4_len));
 	ip->packet_id = 0;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = l->ttl ? l->ttl : RNIC_IPV4_TTL_DEFAULT;
@@ -368,12 +401,63 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	ip->src_addr = l->src_ip;
 	ip->dst_addr = l->dst_ip;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp = (void *)(dst + l3 + RNIC_IPV4_HLEN);
+}
+
+/* The IPv6 header of a frame from @p l. */
+static void
+build_ipv6(struct rte_ipv6_hdr *ip6, const struct rnic_l2l3 *l, uint32_t l4_len)
+{
+	ip6->vtc_flow = rte_cpu_to_be_32((6u << 28) | ((uint32_t)l->tos << 20) |
+					 (l->flow_label & 0xfffff));
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
+	ip6->proto = IPPROTO_UDP;
+	ip6->hop_limits = l->ttl ? l->ttl : RNIC_IPV6_HOPS_DEFAULT;
+	memcpy(ip6->src_addr, l->src_ip6, 16);
+	memcpy(ip6->dst_addr, l->dst_ip6, 16);
+}
+
+uint32_t
+rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
+		    const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+		    uint32_t payload_len)
+{
+	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
+	uint32_t hlen = rnic_pkt_hdr_len(b->opcode, l->vlan, l->ipv6);
+	uint8_t pad = rnic_pad_len(payload_len);
+	uint32_t udp_len, l3 = RNIC_ETH_HLEN, l3h = rnic_l3_hlen(l->ipv6);
+	uint16_t etype = l->ipv6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+	struct rte_ether_hdr *eth = (void *)dst;
+	struct rte_udp_hdr *udp;
+	struct rnic_bth *bth;
+
+	/* Bounding payload_len first keeps the length sums below from wrapping. */
+	if (op == NULL || hlen > cap || payload_len > UINT16_MAX)
+		return 0;
+	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
+	if (udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
+		return 0;   /* IPv4's total length (IPv6's payload length: the same bound kept) */
+	memcpy(&eth->dst_addr, l->dst_mac, 6);
+	memcpy(&eth->src_addr, l->src_mac, 6);
+	if (l->vlan) {
+		struct rte_vlan_hdr *vh = (void *)(dst + RNIC_ETH_HLEN);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(l->vlan_tci);
+		vh->eth_proto = rte_cpu_to_be_16(etype);
+		l3 += RNIC_VLAN_HLEN;
+	} else {
+		eth->ether_type = rte_cpu_to_be_16(etype);
+	}
+	if (l->ipv6)
+		build_ipv6((void *)(dst + l3), l, udp_len);
+	else
+		build_ipv4((void *)(dst + l3), l, udp_len);
+	udp = (void *)(dst + l3 + l3h);
 	udp->src_port = rte_cpu_to_be_16(l->udp_sport);
 	udp->dst_port = rte_cpu_to_be_16(RNIC_ROCE_UDP_PORT);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)udp_len);
 	udp->dgram_cksum = 0;
-	bth = (void *)(dst + l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	bth = (void *)(dst + l3 + l3h + RNIC_UDP_HLEN);
 	bth->opcode = b->opcode;
 	bth->flags = (uint8_t)((b->se ? RNIC_BTH_SE : 0) | (b->mig ? RNIC_BTH_MIG : 0) |
 			       (pad << RNIC_BTH_PAD_SHIFT));
@@ -393,25 +477,32 @@ rnic_pkt_tmpl_init(struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l, uint16_t 
 	const struct rnic_bth_fields b = { .opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK),
 					   .pkey = pkey, .dqpn = dqpn };
 	const struct rnic_ext_fields ext = {0};
-	struct rte_ipv4_hdr *ip;
+	uint32_t l3h = rnic_l3_hlen(l->ipv6);
+	uint8_t *ip;
 	struct rnic_bth *bth;
 
 	memset(t, 0, sizeof(*t));
+	t->ipv6 = l->ipv6;
 	t->l3_off = l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN : RNIC_ETH_HLEN;
-	t->len = t->l3_off + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN;
+	t->len = (uint8_t)(t->l3_off + l3h + RNIC_UDP_HLEN + RNIC_BTH_LEN);
 	rnic_pkt_build_hdrs(t->hdr, sizeof(t->hdr), l, &b, &ext, 0);
 	/* What changes per packet is left zero. */
 	memset(t->hdr + t->len, 0, sizeof(t->hdr) - t->len);
-	ip = (struct rte_ipv4_hdr *)(t->hdr + t->l3_off);
-	ip->total_length = 0;
-	ip->hdr_checksum = 0;
-	((struct rte_udp_hdr *)(ip + 1))->dgram_len = 0;
-	bth = (struct rnic_bth *)(t->hdr + t->l3_off + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	ip = t->hdr + t->l3_off;
+	if (l->ipv6) {
+		((struct rte_ipv6_hdr *)ip)->payload_len = 0;
+	} else {
+		((struct rte_ipv4_hdr *)ip)->total_length = 0;
+		((struct rte_ipv4_hdr *)ip)->hdr_checksum = 0;
+	}
+	((struct rte_udp_hdr *)(ip + l3h))->dgram_len = 0;
+	bth = (struct rnic_bth *)(ip + l3h + RNIC_UDP_HLEN);
 	bth->opcode = 0;
 	bth->flags = 0;
 	bth->ack = 0;
 	rnic_put24(bth->psn, 0);
-	t->ip_sum = __rte_raw_cksum(ip, RNIC_IPV4_HLEN, 0);
+	if (!l->ipv6)
+		t->ip_sum = __rte_raw_cksum(ip, RNIC_IPV4_HLEN, 0);
 }
 
 uint32_t
@@ -422,8 +513,8 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
 	uint8_t pad = rnic_pad_len(payload_len);
 	uint32_t udp_len, hlen, sum;
-	struct rte_ipv4_hdr *ip;
 	struct rnic_bth *bth;
+	uint8_t *l4;
 	rte_be16_t tl;
 
 	if (op == NULL || payload_len > UINT16_MAX)
@@ -432,17 +523,29 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
 	if (hlen > cap || udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
 		return 0;
-	rte_memcpy(dst, t->hdr, RNIC_TMPL_MAX <= cap ? RNIC_TMPL_MAX : t->len);
-	ip = (struct rte_ipv4_hdr *)(dst + t->l3_off);
-	tl = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + udp_len));
-	ip->total_length = tl;
-	/* The template's sum plus the one word that changed (RFC 1624). */
-	sum = t->ip_sum + tl;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ip->hdr_checksum = (uint16_t)~sum;
-	((struct rte_udp_hdr *)(ip + 1))->dgram_len = rte_cpu_to_be_16((uint16_t)udp_len);
-	bth = (struct rnic_bth *)((uint8_t *)ip + RNIC_IPV4_HLEN + RNIC_UDP_HLEN);
+	if (unlikely(t->ipv6)) {
+		struct rte_ipv6_hdr *ip6;
+
+		rte_memcpy(dst, t->hdr, RNIC_TMPL_MAX <= cap ? RNIC_TMPL_MAX : t->len);
+		ip6 = (struct rte_ipv6_hdr *)(dst + t->l3_off);
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)udp_len);
+		l4 = (uint8_t *)(ip6 + 1);
+	} else {
+		struct rte_ipv4_hdr *ip;
+
+		rte_memcpy(dst, t->hdr, RNIC_TMPL_V4 <= cap ? RNIC_TMPL_V4 : t->len);
+		ip = (struct rte_ipv4_hdr *)(dst + t->l3_off);
+		tl = rte_cpu_to_be_16((uint16_t)(RNIC_IPV4_HLEN + udp_len));
+		ip->total_length = tl;
+		/* The template's sum plus the one word that changed (RFC 1624). */
+		sum = t->ip_sum + tl;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip->hdr_checksum = (uint16_t)~sum;
+		l4 = (uint8_t *)(ip + 1);
+	}
+	((struct rte_udp_hdr *)l4)->dgram_len = rte_cpu_to_be_16((uint16_t)udp_len);
+	bth = (struct rnic_bth *)(l4 + RNIC_UDP_HLEN);
 	bth->opcode = b->opcode;
 	bth->flags = (uint8_t)((b->se ? RNIC_BTH_SE : 0) | (pad << RNIC_BTH_PAD_SHIFT));
 	bth->ack = b->ackreq ? RNIC_BTH_ACKREQ : 0;
@@ -468,7 +571,8 @@ rnic_pkt_build_buf(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	if (payload_len)
 		memcpy(dst + hlen, payload, payload_len);
 	memset(dst + hlen + payload_len, 0, pad);
-	icrc = rte_cpu_to_le_32(rnic_icrc_calc_buf(dst, l->vlan ? 18 : 14, total));
+	icrc = rte_cpu_to_le_32(rnic_icrc_calc_buf(dst, l->vlan ? RNIC_ETH_HLEN + RNIC_VLAN_HLEN :
+							     RNIC_ETH_HLEN, total));
 	memcpy(dst + total - RNIC_ICRC_LEN, &icrc, 4);
 	return total;
 }
@@ -544,6 +648,14 @@ rnic_pkt_format(char *buf, size_t size, const struct rnic_pkt *pkt)
 		APPEND(" immdt=0x%08x", rte_be_to_cpu_32(e->imm));
 	if (m & RNIC_M_IETH)
 		APPEND(" ieth(rkey=0x%08x)", e->ieth_rkey);
+	if (pkt->l.ipv6) {
+		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, pkt->l.src_ip6, src, sizeof(src));
+		inet_ntop(AF_INET6, pkt->l.dst_ip6, dst, sizeof(dst));
+		APPEND(" ipv6(src=%s,dst=%s,tclass=0x%02x,flow=0x%05x,hlim=%u)", src, dst,
+		       pkt->l.tos, pkt->l.flow_label, pkt->l.ttl);
+	}
 #undef APPEND
 	return n;
 }

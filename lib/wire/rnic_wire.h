@@ -27,6 +27,7 @@ struct rte_mbuf;
 #define RNIC_ETH_HLEN        14
 #define RNIC_VLAN_HLEN       4
 #define RNIC_IPV4_HLEN       20
+#define RNIC_IPV6_HLEN       40
 #define RNIC_UDP_HLEN        8
 #define RNIC_BTH_LEN         12
 #define RNIC_RETH_LEN        16
@@ -49,8 +50,10 @@ struct rte_mbuf;
 #define RNIC_QKEY_USE_QP     0x80000000u
 /** Atomic operands are 8 bytes at an 8-byte-aligned address (IBA 9.4.5). */
 #define RNIC_ATOMIC_LEN      8
-/** Longest header stack: Eth + VLAN + IPv4 + UDP + BTH + AtomicETH. */
-#define RNIC_MAX_HDR_LEN     (RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV4_HLEN + \
+/** IPv6 hop limit when none is set. */
+#define RNIC_IPV6_HOPS_DEFAULT 64
+/** Longest header stack: Eth + VLAN + IPv6 + UDP + BTH + AtomicETH. */
+#define RNIC_MAX_HDR_LEN     (RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV6_HLEN + \
 			      RNIC_UDP_HLEN + RNIC_BTH_LEN + RNIC_ATMETH_LEN)
 
 /* ------------------------------------------------------------------ */
@@ -348,9 +351,11 @@ rnic_psn_classify(uint32_t psn, uint32_t epsn)
 /* ------------------------------------------------------------------ */
 
 /**
- * Compute the ICRC of a flat RoCEv2 frame.
+ * Compute the ICRC of a flat RoCEv2 frame. IPv4 or IPv6, by the version
+ * nibble of the IP header (annex A17.3: the IPv6 traffic class, flow label
+ * and hop limit are masked, as the IPv4 TOS, TTL and checksum).
  * @param frame  Ethernet frame, starting at the destination MAC.
- * @param l3_off offset of the IPv4 header.
+ * @param l3_off offset of the IP header.
  * @param len    frame length including the 4 ICRC bytes.
  * @return the ICRC as it reads from the wire least-significant byte first.
  */
@@ -360,7 +365,7 @@ uint32_t rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len)
 uint32_t rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len);
 
 /**
- * The ICRC of the frame whose IPv4 header is at @p l3, over the @p n bytes
+ * The ICRC of the frame whose IP header is at @p l3, over the @p n bytes
  * from there up to the ICRC, in one pass: the masked fields are set to
  * ones in place and restored before it returns. Only for a frame nobody
  * else reads meanwhile (one being built). @return as rnic_icrc_calc_buf.
@@ -377,17 +382,17 @@ uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
 /** Parse outcomes: an X-macro, expanded into the enum and the name table. */
 #define RNIC_PKT_ERRORS(_) \
 	_(OK, "ok") \
-	_(OTHER_L2, "not IPv4 (ARP, IPv6, other ethertype)") \
-	_(OTHER_L4, "IPv4 but not UDP") \
+	_(OTHER_L2, "not IP (ARP, other ethertype)") \
+	_(OTHER_L4, "IP but not UDP (IPv6: also any extension header)") \
 	_(OTHER_PORT, "UDP but not port 4791") \
 	_(TRUNC_L2, "frame shorter than its Ethernet/VLAN header") \
-	_(TRUNC_L3, "frame shorter than its IPv4 header") \
-	_(IP_VERSION, "IPv4 version/IHL invalid") \
+	_(TRUNC_L3, "frame shorter than its IP header") \
+	_(IP_VERSION, "IP version (or IPv4 IHL) invalid for the ethertype") \
 	_(IP_OPTIONS, "IPv4 options present") \
 	_(IP_FRAG, "IPv4 fragment") \
-	_(IP_LEN, "IPv4 total length disagrees with the frame") \
+	_(IP_LEN, "IP total/payload length disagrees with the frame") \
 	_(IP_CSUM, "IPv4 header checksum bad") \
-	_(UDP_LEN, "UDP length disagrees with IPv4 length") \
+	_(UDP_LEN, "UDP length disagrees with the IP length") \
 	_(TRUNC_BTH, "shorter than BTH plus ICRC") \
 	_(TVER, "BTH transport version is not 0") \
 	_(OPCODE, "unknown or unsupported opcode") \
@@ -437,11 +442,15 @@ struct rnic_l2l3 {
 	uint8_t dst_mac[6];
 	uint8_t src_mac[6];
 	bool vlan;
+	bool ipv6;               /**< IPv6 (src_ip6/dst_ip6), else IPv4 */
 	uint16_t vlan_tci;       /**< host order */
-	rte_be32_t src_ip;
+	rte_be32_t src_ip;       /**< IPv4 */
 	rte_be32_t dst_ip;
-	uint8_t tos;             /**< DSCP and ECN */
-	uint8_t ttl;
+	uint8_t src_ip6[16];     /**< IPv6 */
+	uint8_t dst_ip6[16];
+	uint32_t flow_label;     /**< IPv6, host order, 20 bits */
+	uint8_t tos;             /**< DSCP and ECN (IPv6: the traffic class) */
+	uint8_t ttl;             /**< IPv6: the hop limit */
 	uint16_t udp_sport;      /**< host order */
 	uint16_t udp_dport;      /**< host order */
 };
@@ -471,8 +480,14 @@ struct rnic_pkt {
 	uint32_t icrc_wire;      /**< ICRC as read (LSB first) */
 };
 
+/** IP header bytes: 40 for IPv6, 20 for IPv4 (no options are built). */
+static inline uint32_t rnic_l3_hlen(bool ipv6)
+{
+	return ipv6 ? RNIC_IPV6_HLEN : RNIC_IPV4_HLEN;
+}
+
 /**
- * Parse and validate a flat frame: Eth[/802.1Q]/IPv4/UDP 4791/BTH/ext, pad,
+ * Parse and validate a flat frame: Eth[/802.1Q]/IPv4 or IPv6/UDP 4791/BTH/ext, pad,
  * and (when @p check_icrc) the ICRC. Never reads past @p len.
  * @return RNIC_PKT_ERR_OK or the reason the frame is not a valid RoCEv2 frame.
  */
@@ -481,9 +496,9 @@ enum rnic_pkt_err rnic_pkt_parse_buf(const uint8_t *frame, uint32_t len,
 
 /**
  * The destination QP of a RoCEv2 frame, from the BTH at its fixed place
- * after Ethernet [802.1Q] IPv4 UDP 4791, without validating anything else
- * (steering before the full parse). @return false when the frame is not
- * IPv4/UDP to port 4791 or too short to hold a BTH.
+ * after Ethernet [802.1Q] IPv4-or-IPv6 UDP 4791, without validating anything
+ * else (steering before the full parse). @return false when the frame is not
+ * IP/UDP to port 4791 or too short to hold a BTH.
  */
 bool rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn);
 
@@ -493,17 +508,19 @@ enum rnic_pkt_err rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc,
 
 /**
  * The headers of one connection, prebuilt (ReqPktGen/RespPktGen's
- * template): Ethernet [802.1Q] IPv4 UDP and BTH with everything that does
- * not change from packet to packet (addresses, ports, TOS, TTL, P_Key,
- * destination QP). Per packet only the lengths, the IPv4 checksum
- * (incrementally, from the template's sum), the opcode, SE, pad, AckReq
- * and PSN are written.
+ * template): Ethernet [802.1Q] IPv4-or-IPv6 UDP and BTH with everything
+ * that does not change from packet to packet (addresses, ports, TOS, TTL,
+ * flow label, P_Key, destination QP). Per packet only the lengths, the
+ * IPv4 checksum (incrementally, from the template's sum), the opcode, SE,
+ * pad, AckReq and PSN are written.
  */
-#define RNIC_TMPL_MAX 64
+#define RNIC_TMPL_V4 64              /**< bytes copied for an IPv4 template */
+#define RNIC_TMPL_MAX 96             /**< bytes copied for an IPv6 template */
 struct rnic_pkt_tmpl {
 	uint8_t hdr[RNIC_TMPL_MAX];  /**< Eth .. BTH; the rest zero */
 	uint8_t l3_off;              /**< 14, or 18 with a VLAN tag */
 	uint8_t len;                 /**< bytes up to the end of BTH */
+	bool ipv6;
 	uint32_t ip_sum;             /**< the IPv4 header's word sum with total
 				      *   length and checksum 0, not folded */
 };
@@ -523,10 +540,12 @@ uint32_t rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_t
 			     uint32_t payload_len);
 
 /**
- * Write Eth[/802.1Q]/IPv4/UDP/BTH/extended headers for @p bth->opcode into
- * @p dst using the opcode table. IPv4 and UDP lengths cover @p payload_len,
- * the pad implied by it (set in BTH) and the ICRC. The IPv4 checksum is
- * filled in; the UDP checksum is 0 (allowed for RoCEv2 over IPv4).
+ * Write Eth[/802.1Q]/IPv4-or-IPv6/UDP/BTH/extended headers for
+ * @p bth->opcode into @p dst using the opcode table. IP and UDP lengths
+ * cover @p payload_len, the pad implied by it (set in BTH) and the ICRC.
+ * The IPv4 checksum is filled in; the UDP checksum is 0, over IPv4 and
+ * over IPv6 alike (what rxe and RoCE NICs send: the ICRC protects the
+ * packet; RFC 6935/6936 allow zero for such tunnels).
  * @return header bytes written, or 0 if the opcode is unknown or @p cap is
  *         too small.
  */
@@ -543,7 +562,7 @@ static inline uint8_t rnic_pad_len(uint32_t payload_len)
 }
 
 /** Header bytes (Eth..ext) for an opcode, or 0 if unknown. */
-uint32_t rnic_pkt_hdr_len(uint8_t opcode, bool vlan);
+uint32_t rnic_pkt_hdr_len(uint8_t opcode, bool vlan, bool ipv6);
 
 /**
  * Build a complete flat frame (headers, payload, zero pad, ICRC) into @p dst.

@@ -49,7 +49,7 @@ try:
     # Extended headers scapy.contrib.roce lacks (IBA 9.3), shared with
     # test/wire/scapy_xcheck.py. scapy's BTH computes the ICRC over whatever
     # is layered under it, so these, the payload and the pad all go under BTH.
-    from roce_scapy import RETH, AtomicETH, DETH, ImmDt, IETH
+    from roce_scapy import RETH, AtomicETH, DETH, ImmDt, IETH, seal_ipv6
 except ImportError as exc:
     print(f"SKIP: scapy is not available ({exc}); install python3-scapy")
     sys.exit(77)
@@ -2208,14 +2208,14 @@ def l3(c, ip=None, udp=None, ether=None):
 
 @case()
 def not_roce_frames(c):
-    """IPv6, an ARP request for another host, an 802.1ad (QinQ) frame,
-    IPv4 TCP, UDP to port 4792: not RoCEv2, counted by reason and (but for
-    the ARP frame, which the ARP path handles) in drop_not_roce, never
-    answered."""
+    """An ARP request for another host, an 802.1ad (QinQ) frame, IPv6
+    TCP, IPv4 TCP, UDP to port 4792: not RoCEv2, counted by reason and
+    (but for the ARP frame, which the ARP path handles) in drop_not_roce,
+    never answered."""
     good = l3(c)
     ipv6 = bytes(Ether(src=PEER_MAC, dst=ENGINE_MAC) /
                  IPv6(src="fd00::1", dst="fd00::2") /
-                 UDP(sport=0xC123, dport=4791) / Raw(good[42:]))
+                 TCP(sport=1234, dport=4791) / Raw(good[42:]))
     arp = bytes(Ether(src=PEER_MAC, dst="ff:ff:ff:ff:ff:ff") /
                 ARP(op=1, hwsrc=PEER_MAC, psrc=PEER_IP, pdst="10.0.0.99"))
     qinq = good[:12] + b"\x88\xa8\x00\x64\x81\x00\x00\x65" + good[12:]
@@ -2224,7 +2224,7 @@ def not_roce_frames(c):
                 TCP(sport=1234, dport=4791) / Raw(good[42:]))
     other_port = l3(c, udp=UDP(sport=0xC123, dport=4792, chksum=0))
     drop_frames_case(c, [ipv6, arp, qinq, tcp, other_port], "drop_not_roce",
-                     {"OTHER_L2": 3, "OTHER_L4": 1, "OTHER_PORT": 1}, count=4)
+                     {"OTHER_L2": 2, "OTHER_L4": 2, "OTHER_PORT": 1}, count=4)
     c.stat("arp_replies", 0)
 
 
@@ -2295,11 +2295,13 @@ def malformed_transport(c):
 
 @case()
 def wrong_destination(c):
-    """A good RoCEv2 WRITE for another MAC, and one for another IPv4
-    address: dropped (drop_wrong_dst), memory untouched."""
+    """A good RoCEv2 WRITE for another MAC, one for another IPv4 address,
+    and one over IPv6 (ICRC right) to an address the port does not have:
+    dropped (drop_wrong_dst), memory untouched."""
     frames = [l3(c, ether=Ether(src=PEER_MAC, dst="02:00:00:00:00:99")),
               l3(c, ip=IP(src=PEER_IP, dst="10.0.0.99", flags="DF", ttl=64,
-                          id=0))]
+                          id=0)),
+              seal_ipv6(l3(c, ip=IPv6(src="fd00::1", dst="fd00::99")))]
     drop_frames_case(c, frames, "drop_wrong_dst", {})
 
 

@@ -6,8 +6,10 @@
  * Valid frames: one of every opcode in rnic_opcode_table (RC, UC, UD, CNP),
  * payload opcodes once per payload size (0, 1, 3, 4, 255, 1024), one 802.1Q
  * frame, and two frames whose ICRC-masked fields changed in flight (ECN CE
- * and TTL rewritten by a router, FECN/BECN set by a switch). Unless --clean:
- * frames with a corrupted ICRC, payload or BTH byte, one RoCE frame cut
+ * and TTL rewritten by a router, FECN/BECN set by a switch); every opcode
+ * once more over IPv6, an IPv6 frame in 802.1Q and one whose traffic
+ * class, flow label and hop limit changed in flight. Unless --clean:
+ * frames with a corrupted ICRC, payload, BTH or IPv6 address byte, one RoCE frame cut
  * short by the capture, one ARP frame and one non-RoCE UDP frame.
  *
  * The counts are known by construction and printed as
@@ -66,6 +68,20 @@ gen_emit(struct gen *g, const uint8_t *f, uint32_t caplen, uint32_t len,
 	}
 }
 
+/* 2001:db8::1 and ::2 (RFC 3849's documentation prefix). */
+static void
+gen_ipv6(struct rnic_l2l3 *l, uint32_t flow)
+{
+	static const uint8_t a6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const uint8_t b6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+
+	l->ipv6 = true;
+	l->src_ip = l->dst_ip = 0;
+	memcpy(l->src_ip6, a6, 16);
+	memcpy(l->dst_ip6, b6, 16);
+	l->flow_label = flow & 0xfffff;
+}
+
 static void
 gen_l2l3(struct rnic_l2l3 *l, uint32_t dqpn)
 {
@@ -85,7 +101,7 @@ gen_l2l3(struct rnic_l2l3 *l, uint32_t dqpn)
 
 /* Build one frame of @p opcode; field values follow g->seq. */
 static uint32_t
-gen_build(struct gen *g, uint8_t *f, uint8_t opcode, uint32_t plen, bool vlan)
+gen_build(struct gen *g, uint8_t *f, uint8_t opcode, uint32_t plen, bool vlan, bool ipv6)
 {
 	const struct rnic_opcode_info *oi = rnic_opcode_info(opcode);
 	uint32_t s = g->seq++;
@@ -108,6 +124,8 @@ gen_build(struct gen *g, uint8_t *f, uint8_t opcode, uint32_t plen, bool vlan)
 	gen_l2l3(&l, b.dqpn);
 	l.vlan = vlan;
 	l.vlan_tci = (3 << 13) | 100;   /* PCP 3, VLAN 100 */
+	if (ipv6)
+		gen_ipv6(&l, 0x12345 + s);
 	e.reth_va = 0x7f0000000000ull + 0x1000ull * s;
 	e.reth_rkey = 0x1000 + s;
 	e.reth_len = plen ? plen : 4096;
@@ -154,21 +172,40 @@ gen_valid(struct gen *g)
 			continue;
 		n = oi->mask & RNIC_M_PAYLOAD ? RTE_DIM(gen_sizes) : 1;
 		for (unsigned int i = 0; i < n; i++) {
-			len = gen_build(g, f, (uint8_t)o, gen_sizes[i], false);
+			len = gen_build(g, f, (uint8_t)o, gen_sizes[i], false, false);
 			if (len == 0)
 				return -1;
 			gen_emit(g, f, len, len, GEN_ICRC_OK);
 		}
+		/* Once more over IPv6 (issue 21). */
+		len = gen_build(g, f, (uint8_t)o, n > 1 ? 3 : 0, false, true);
+		if (len == 0)
+			return -1;
+		gen_emit(g, f, len, len, GEN_ICRC_OK);
 	}
 
+	/* IPv6 in 802.1Q; IPv6 whose traffic class (CE), flow label and hop
+	 * limit changed on the way: masked, the ICRC holds. */
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_FIRST), 256, true, true);
+	if (len == 0)
+		return -1;
+	gen_emit(g, f, len, len, GEN_ICRC_OK);
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_UD, RNIC_OP_SEND_ONLY), 64, false, true);
+	if (len == 0)
+		return -1;
+	f[RNIC_ETH_HLEN + 1] |= RTE_IPV4_HDR_ECN_CE << 4;
+	f[RNIC_ETH_HLEN + 3] ^= 0x5a;
+	f[RNIC_ETH_HLEN + 7]--;
+	gen_emit(g, f, len, len, GEN_ICRC_OK);
+
 	/* 802.1Q. */
-	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 64, true);
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 64, true, false);
 	if (len == 0)
 		return -1;
 	gen_emit(g, f, len, len, GEN_ICRC_OK);
 
 	/* A router marked CE and decremented TTL: masked, the ICRC holds. */
-	len = gen_build(g, f, write_only, 128, false);
+	len = gen_build(g, f, write_only, 128, false, false);
 	if (len == 0)
 		return -1;
 	f[RNIC_ETH_HLEN + 1] |= RTE_IPV4_HDR_ECN_CE;
@@ -177,7 +214,7 @@ gen_valid(struct gen *g)
 	gen_emit(g, f, len, len, GEN_ICRC_OK);
 
 	/* A switch set FECN and BECN in BTH: masked as well. */
-	len = gen_build(g, f, ack, 0, false);
+	len = gen_build(g, f, ack, 0, false, false);
 	if (len == 0)
 		return -1;
 	f[RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + 4] |=
@@ -196,28 +233,35 @@ gen_invalid(struct gen *g)
 	uint32_t len;
 
 	/* ICRC byte flipped. */
-	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 64, false);
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 64, false, false);
 	if (len == 0)
 		return -1;
 	f[len - 2] ^= 0x01;
 	gen_emit(g, f, len, len, GEN_ICRC_BAD);
 
 	/* A payload byte flipped. */
-	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY), 256, false);
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY), 256, false, false);
 	if (len == 0)
 		return -1;
 	f[len - 100] ^= 0x40;
 	gen_emit(g, f, len, len, GEN_ICRC_BAD);
 
 	/* A PSN bit flipped in BTH. */
-	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_UD, RNIC_OP_SEND_ONLY), 32, false);
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_UD, RNIC_OP_SEND_ONLY), 32, false, false);
 	if (len == 0)
 		return -1;
 	f[bth + 11] ^= 0x04;
 	gen_emit(g, f, len, len, GEN_ICRC_BAD);
 
+	/* An IPv6 source address byte flipped. */
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 64, false, true);
+	if (len == 0)
+		return -1;
+	f[RNIC_ETH_HLEN + 8 + 15] ^= 0x01;
+	gen_emit(g, f, len, len, GEN_ICRC_BAD);
+
 	/* Cut by the capture's snap length: 100 of 1082 bytes. */
-	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 1024, false);
+	len = gen_build(g, f, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), 1024, false, false);
 	if (len == 0)
 		return -1;
 	gen_emit(g, f, 100, len, GEN_MALFORMED);

@@ -154,7 +154,7 @@ make_frame(uint8_t opcode, bool vlan, uint32_t plen, uint32_t *len)
 	struct rnic_l2l3 l;
 	struct rnic_bth_fields b;
 	struct rnic_ext_fields e;
-	uint32_t total = rnic_pkt_hdr_len(opcode, vlan) + plen + rnic_pad_len(plen) +
+	uint32_t total = rnic_pkt_hdr_len(opcode, vlan, false) + plen + rnic_pad_len(plen) +
 			 RNIC_ICRC_LEN;
 	uint8_t *payload = xmalloc(plen), *f = xmalloc(total);
 
@@ -358,7 +358,7 @@ test_err_outer(void)
 	CHECK_ERR(f, len, RNIC_PKT_ERR_OTHER_L2);
 	CHECK_ERR(f, RNIC_ETH_HLEN, RNIC_PKT_ERR_OTHER_L2);
 	f[12] = 0x86, f[13] = 0xdd;
-	CHECK_ERR(f, len, RNIC_PKT_ERR_OTHER_L2);
+	CHECK_ERR(f, len, RNIC_PKT_ERR_IP_VERSION);  /* IPv4 in an IPv6 ethertype */
 	memcpy(f, vbase, vlen);
 	f[16] = 0x08, f[17] = 0x06;
 	CHECK_ERR(f, vlen, RNIC_PKT_ERR_OTHER_L2);
@@ -726,10 +726,10 @@ test_build_refusals(void)
 	uint32_t hl;
 
 	rnd_fields(RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY), false, &l, &b, &e);
-	hl = rnic_pkt_hdr_len(b.opcode, false);
+	hl = rnic_pkt_hdr_len(b.opcode, false, false);
 	VERIFY(hl == 14 + 20 + 8 + 12, "%u", hl);
-	VERIFY(rnic_pkt_hdr_len(b.opcode, true) == hl + 4, "");
-	VERIFY(rnic_pkt_hdr_len(0x15, false) == 0, "");
+	VERIFY(rnic_pkt_hdr_len(b.opcode, true, false) == hl + 4, "");
+	VERIFY(rnic_pkt_hdr_len(0x15, false, false) == 0, "");
 
 	for (uint32_t cap = 0; cap < hl; cap++) {
 		f = xmalloc(cap);
@@ -1361,7 +1361,7 @@ round_trip(uint8_t opcode, bool vlan, uint32_t plen)
 	rnd_fields(opcode, vlan, &l, &b, &e);
 	if (plen == 5)
 		l.ttl = 0;  /* the builder's default */
-	hlen = rnic_pkt_hdr_len(opcode, vlan);
+	hlen = rnic_pkt_hdr_len(opcode, vlan, false);
 	VERIFY(hlen == l3 + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + oi->length, "%s", oi->name);
 	total = hlen + plen + pad + RNIC_ICRC_LEN;
 	payload = xmalloc(plen);
@@ -1485,6 +1485,216 @@ test_round_trip(void)
 					       "%s vlan %d plen %u", oi->name, v, sizes[s]);
 				}
 		}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* RoCEv2 over IPv6 (issue 21)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Independent IPv6 ICRC reference (IBA annex A17.3; what rxe masks): zlib's
+ * crc32 over 8 bytes of ones, the IPv6 header with traffic class, flow
+ * label and hop limit set to ones (the version nibble kept), UDP with its
+ * checksum set to ones, BTH with FECN/BECN/resv6 set to ones, the rest.
+ */
+static uint32_t
+ref_icrc6(const uint8_t *f, uint32_t l3, uint32_t len)
+{
+	uint32_t n = 8 + len - l3 - RNIC_ICRC_LEN;
+	uint8_t *t = xmalloc(n);
+	struct rte_ipv6_hdr *ip6 = (void *)(t + 8);
+	struct rte_udp_hdr *udp = (void *)(ip6 + 1);
+	struct rnic_bth *bth = (void *)(udp + 1);
+	uint32_t crc;
+
+	memset(t, 0xff, 8);
+	memcpy(t + 8, f + l3, len - l3 - RNIC_ICRC_LEN);
+	ip6->vtc_flow |= rte_cpu_to_be_32(0x0fffffff);
+	ip6->hop_limits = 0xff;
+	udp->dgram_cksum = 0xffff;
+	bth->fb = 0xff;
+	crc = (uint32_t)crc32(0L, t, n);
+	free(t);
+	return crc;
+}
+
+static void
+rnd_ipv6(struct rnic_l2l3 *l)
+{
+	l->ipv6 = true;
+	rnd_bytes(l->src_ip6, 16);
+	rnd_bytes(l->dst_ip6, 16);
+	l->flow_label = rnd32() & 0xfffff;
+	l->src_ip = l->dst_ip = 0;
+}
+
+/* Build, parse (flat, one and three segments), template, ICRC of one IPv6
+ * frame; the masked fields change nothing, an address byte breaks it. */
+static int
+round_trip6(uint8_t opcode, bool vlan, uint32_t plen)
+{
+	const struct rnic_opcode_info *oi = rnic_opcode_info(opcode);
+	uint32_t l3 = vlan ? 18 : 14, pad = rnic_pad_len(plen), hlen, total, icrc;
+	const uint32_t seg3[] = { l3 + 20, 30 };
+	struct rnic_l2l3 l;
+	struct rnic_bth_fields b;
+	struct rnic_ext_fields e;
+	struct rnic_pkt pkt, pm;
+	struct rnic_pkt_tmpl t;
+	uint8_t *payload, *f, hdr[256];
+	struct rte_ipv6_hdr *ip6;
+	struct rte_mbuf *mb;
+	enum rnic_pkt_err err;
+	uint32_t dqpn;
+
+	rnd_fields(opcode, vlan, &l, &b, &e);
+	rnd_ipv6(&l);
+	if (plen == 5)
+		l.ttl = 0;   /* the builder's default hop limit */
+	hlen = rnic_pkt_hdr_len(opcode, vlan, true);
+	VERIFY(hlen == l3 + RNIC_IPV6_HLEN + RNIC_UDP_HLEN + oi->length, "%s", oi->name);
+	total = hlen + plen + pad + RNIC_ICRC_LEN;
+	payload = xmalloc(plen);
+	rnd_bytes(payload, plen);
+	f = xmalloc(total);
+	VERIFY(rnic_pkt_build_buf(f, total, &l, &b, &e, payload, plen) == total, "%s", oi->name);
+	VERIFY(f[l3 - 2] == 0x86 && f[l3 - 1] == 0xdd, "ethertype");
+	ip6 = (void *)(f + l3);
+	VERIFY(rte_be_to_cpu_32(ip6->vtc_flow) ==
+	       ((6u << 28) | ((uint32_t)l.tos << 20) | l.flow_label), "vtc_flow");
+	VERIFY(rte_be_to_cpu_16(ip6->payload_len) == total - l3 - RNIC_IPV6_HLEN, "");
+	VERIFY(ip6->proto == IPPROTO_UDP, "");
+	VERIFY(((struct rte_udp_hdr *)(ip6 + 1))->dgram_cksum == 0, "UDP checksum 0");
+
+	err = rnic_pkt_parse_buf(f, total, true, &pkt);
+	VERIFY(err == RNIC_PKT_ERR_OK, "%s plen %u vlan %d: %s", oi->name, plen, vlan, ERRN(err));
+	VERIFY(pkt.l.ipv6 && pkt.l3_off == l3, "");
+	VERIFY(memcmp(pkt.l.src_ip6, l.src_ip6, 16) == 0, "");
+	VERIFY(memcmp(pkt.l.dst_ip6, l.dst_ip6, 16) == 0, "");
+	VERIFY(pkt.l.tos == l.tos && pkt.l.flow_label == l.flow_label, "");
+	VERIFY(pkt.l.ttl == (l.ttl ? l.ttl : RNIC_IPV6_HOPS_DEFAULT), "hops %u", pkt.l.ttl);
+	VERIFY(pkt.bth_off == l3 + RNIC_IPV6_HLEN + RNIC_UDP_HLEN, "");
+	VERIFY(pkt.frame_len == total && pkt.payload_off == hlen && pkt.payload_len == plen, "");
+	VERIFY(pkt.bth.opcode == opcode && pkt.bth.dqpn == b.dqpn && pkt.bth.psn == b.psn, "");
+	VERIFY(pkt.bth.pkey == b.pkey && pkt.bth.pad == pad && pkt.bth.ackreq == b.ackreq, "");
+	if (oi->mask & RNIC_M_RETH)
+		VERIFY(pkt.ext.reth_va == e.reth_va && pkt.ext.reth_len == e.reth_len, "");
+	if (oi->mask & RNIC_M_DETH)
+		VERIFY(pkt.ext.deth_qkey == e.deth_qkey && pkt.ext.deth_sqp == e.deth_sqp, "");
+	VERIFY(plen == 0 || memcmp(f + hlen, payload, plen) == 0, "");
+	memcpy(&icrc, f + total - 4, 4);
+	VERIFY(rte_le_to_cpu_32(icrc) == ref_icrc6(f, l3, total), "%s: ICRC vs reference",
+	       oi->name);
+	VERIFY(rnic_icrc_calc_inplace(f + l3, total - l3 - RNIC_ICRC_LEN) == pkt.icrc_wire, "");
+
+	/* The template and the headers-only builder write the same bytes. */
+	b.mig = b.fecn = b.becn = false;
+	VERIFY(rnic_pkt_build_hdrs(hdr, sizeof(hdr), &l, &b, &e, plen) == hlen, "");
+	VERIFY(memcmp(hdr, f, pkt.bth_off) == 0, "Eth/IPv6/UDP as the full build");
+	rnic_pkt_tmpl_init(&t, &l, b.pkey, b.dqpn);
+	{
+		uint8_t c[256];
+
+		memset(c, 0xa5, sizeof(c));
+		VERIFY(rnic_pkt_tmpl_build(c, sizeof(c), &t, &b, &e, plen) == hlen, "");
+		VERIFY(memcmp(c, hdr, hlen) == 0, "%s vlan %d: template differs", oi->name, vlan);
+	}
+
+	/* mbufs: one segment, three segments (the IPv6 header split). */
+	mb = make_chain(f, total, &total, 1);
+	err = rnic_pkt_parse_mbuf(mb, true, &pm);
+	VERIFY(err == RNIC_PKT_ERR_OK && memcmp(&pkt, &pm, sizeof(pkt)) == 0, "%s", ERRN(err));
+	VERIFY(rnic_pkt_peek_dqpn(mb, &dqpn) && dqpn == b.dqpn, "peek");
+	rte_pktmbuf_free(mb);
+	if (total > seg3[0] + seg3[1]) {
+		mb = make_chain(f, total, seg3, 3);
+		VERIFY(rnic_icrc_calc_mbuf(mb, l3, total) == pkt.icrc_wire, "3 segments");
+		err = rnic_pkt_parse_mbuf(mb, true, &pm);
+		VERIFY(err == RNIC_PKT_ERR_OK && memcmp(&pkt, &pm, sizeof(pkt)) == 0, "");
+		chain_write(mb, total - 4, "\0\0\0\0", 4);
+		rnic_pkt_finish_icrc_mbuf(mb, l3);
+		VERIFY(rnic_icrc_calc_mbuf(mb, l3, total) == pkt.icrc_wire, "");
+		VERIFY(rnic_pkt_parse_mbuf(mb, true, &pm) == RNIC_PKT_ERR_OK, "finish_icrc");
+		rte_pktmbuf_free(mb);
+	}
+
+	/* Invariant masking: traffic class, flow label, hop limit may change
+	 * on the way; an address may not. */
+	ip6->vtc_flow ^= rte_cpu_to_be_32(0x0ff12345);
+	ip6->hop_limits ^= 0x3c;
+	((struct rte_udp_hdr *)(ip6 + 1))->dgram_cksum = 0x1234;
+	VERIFY(rnic_pkt_parse_buf(f, total, true, &pm) == RNIC_PKT_ERR_OK, "masked fields");
+	ip6->src_addr[15] ^= 1;
+	VERIFY(rnic_pkt_parse_buf(f, total, true, &pm) == RNIC_PKT_ERR_ICRC, "address");
+	free(f);
+	free(payload);
+	return 0;
+}
+
+/* Every opcode over IPv6, tagged and not; the outer-header refusals. */
+static int
+test_ipv6(void)
+{
+	const uint32_t sizes[] = { 0, 1, 3, 5, 64, 1024, 4096 };
+	struct rnic_l2l3 l;
+	struct rnic_bth_fields b;
+	struct rnic_ext_fields e;
+	uint8_t f[512], g[512];
+	uint32_t len, l3 = RNIC_ETH_HLEN;
+	struct rte_ipv6_hdr *ip6 = (void *)(f + l3);
+	struct rte_udp_hdr *udp = (void *)(ip6 + 1);
+	uint8_t payload[64] = { 0 };
+
+	for (unsigned int o = 0; o < 256; o++) {
+		const struct rnic_opcode_info *oi = rnic_opcode_info((uint8_t)o);
+
+		if (oi == NULL)
+			continue;
+		for (int v = 0; v < 2; v++)
+			for (unsigned int s = 0; s < RTE_DIM(sizes); s++) {
+				if (s > 0 && !(oi->mask & RNIC_M_PAYLOAD))
+					break;
+				VERIFY(round_trip6((uint8_t)o, v, sizes[s]) == 0,
+				       "%s vlan %d plen %u", oi->name, v, sizes[s]);
+			}
+	}
+
+	rnd_fields(RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY), false, &l, &b, &e);
+	rnd_ipv6(&l);
+	len = rnic_pkt_build_buf(g, sizeof(g), &l, &b, &e, payload, sizeof(payload));
+	VERIFY(len == 14 + 40 + 8 + 12 + 16 + 64 + 4, "%u", len);
+	/* TRUNC_L3: an IPv6 ethertype, no room for its header. */
+	for (uint32_t n = l3; n < l3 + RNIC_IPV6_HLEN; n++)
+		CHECK_ERR(g, n, RNIC_PKT_ERR_TRUNC_L3);
+	/* IP_VERSION: version 4 under the IPv6 ethertype. */
+	memcpy(f, g, len);
+	f[l3] = (uint8_t)((f[l3] & 0x0f) | 0x40);
+	CHECK_ERR(f, len, RNIC_PKT_ERR_IP_VERSION);
+	/* OTHER_L4: TCP, or a hop-by-hop extension header. */
+	memcpy(f, g, len);
+	ip6->proto = IPPROTO_TCP;
+	CHECK_ERR(f, len, RNIC_PKT_ERR_OTHER_L4);
+	ip6->proto = 0;
+	CHECK_ERR(f, len, RNIC_PKT_ERR_OTHER_L4);
+	/* IP_LEN: past the frame; shorter than UDP. */
+	memcpy(f, g, len);
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)(len - l3 - RNIC_IPV6_HLEN + 1));
+	CHECK_ERR(f, len, RNIC_PKT_ERR_IP_LEN);
+	ip6->payload_len = rte_cpu_to_be_16(RNIC_UDP_HLEN - 1);
+	CHECK_ERR(f, len, RNIC_PKT_ERR_IP_LEN);
+	/* UDP_LEN: disagrees with the payload length. */
+	memcpy(f, g, len);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - l3 - RNIC_IPV6_HLEN - 4));
+	CHECK_ERR(f, len, RNIC_PKT_ERR_UDP_LEN);
+	/* OTHER_PORT. */
+	memcpy(f, g, len);
+	udp->dst_port = rte_cpu_to_be_16(RNIC_ROCE_UDP_PORT + 1);
+	CHECK_ERR(f, len, RNIC_PKT_ERR_OTHER_PORT);
+	/* Ethernet padding after the IPv6 payload is not part of the frame. */
+	memcpy(f, g, len);
+	memset(f + len, 0, 8);
+	CHECK_ERR(f, len + 8, RNIC_PKT_ERR_OK);
 	return 0;
 }
 
@@ -1635,7 +1845,7 @@ test_mbuf_tx(void)
 
 		rnd_fields(opc, s & 1, &l, &b, &e);
 		rnd_bytes(payload, plen);
-		hlen = rnic_pkt_hdr_len(opc, s & 1);
+		hlen = rnic_pkt_hdr_len(opc, s & 1, false);
 		total = hlen + plen + pad + RNIC_ICRC_LEN;
 		flat = xmalloc(total);
 		VERIFY(rnic_pkt_build_buf(flat, total, &l, &b, &e, payload, plen) == total, "");
@@ -1706,6 +1916,7 @@ main(int argc, char **argv)
 		{ "round_trip", test_round_trip },
 		{ "multiseg", test_multiseg },
 		{ "mbuf_tx", test_mbuf_tx },
+		{ "ipv6", test_ipv6 },
 	};
 	unsigned int failed_tests = 0;
 
