@@ -214,8 +214,10 @@ create_devices(void)
 			.max_inflight = p->max_inflight, .no_ecn = !p->ecn,
 			.cnp_dscp = p->cnp_dscp, .cnp_interval_us = p->cnp_interval_us,
 			.no_dcqcn = !p->dcqcn_on, .dcqcn = p->dcqcn, .vlan = p->vlan, .mtu = p->mtu,
+			.n_ipv6 = p->n_ipv6,
 		};
 
+		memcpy(a.ipv6, p->ipv6, sizeof(a.ipv6));
 		if (p->ring_peer_idx < 0) {
 			char name[RNIC_CFG_DEVICE_MAX];
 			char *comma;
@@ -352,6 +354,19 @@ create_cqs_qps(void)
 	return 0;
 }
 
+/* GID @p idx of port @p port_idx (0: its IPv4 address, then its IPv6
+ * ones) as the destination of @p aa, whose dgid is zero. */
+static void
+cfg_port_gid(unsigned int port_idx, uint8_t idx, struct rnic_ah_attr *aa)
+{
+	const struct rnic_cfg_port *p = &cfg->ports[port_idx];
+
+	if (idx == 0 || idx > p->n_ipv6)
+		aa->dip = p->ipv4;
+	else
+		memcpy(aa->dgid, p->ipv6[idx - 1], 16);
+}
+
 /* RTR of connected QP @p q: its remote (a QP of this configuration or
  * an address), path MTU, PSN and responder resources. @return the mask. */
 static int
@@ -365,12 +380,18 @@ qp_rtr_attr(const struct rnic_cfg_qp *q, struct rnic_qp_attr *a)
 		const struct rnic_cfg_qp *pq = &cfg->qps[r->qp_idx];
 
 		rnic_dev_get_addr(ports[pq->port_idx].dev, a->ah_attr.dmac, &a->ah_attr.dip);
+		memset(a->ah_attr.dgid, 0, sizeof(a->ah_attr.dgid));
+		cfg_port_gid(pq->port_idx, pq->gid_index, &a->ah_attr);
 		a->dest_qp_num = rnic_qp_num(qps[r->qp_idx]);
 	} else {
 		memcpy(a->ah_attr.dmac, r->mac, 6);
-		a->ah_attr.dip = r->ipv4;
+		if (r->ipv6)
+			memcpy(a->ah_attr.dgid, r->ipv6_addr, 16);
+		else
+			a->ah_attr.dip = r->ipv4;
 		a->dest_qp_num = r->qpn;
 	}
+	a->ah_attr.sgid_index = q->gid_index;
 	if (cfg->ports[q->port_idx].vlan) {
 		a->ah_attr.vlan = true;
 		a->ah_attr.vlan_tci = (uint16_t)(cfg->ports[q->port_idx].vlan | q->sl << 13);
@@ -676,10 +697,11 @@ print_stats(void)
 				drops += v[k];
 		printf("stats: port=%s tx_pkts=%" PRIu64 " rx_pkts=%" PRIu64 " acks=%" PRIu64
 		       "/%" PRIu64 " naks=%" PRIu64 "/%" PRIu64 " retransmits=%" PRIu64
-		       " drops=%" PRIu64 " completions=%" PRIu64 " steered=%" PRIu64 "\n",
+		       " drops=%" PRIu64 " completions=%" PRIu64 " steered=%" PRIu64
+		       " rx_ipv6=%" PRIu64 "\n",
 		       cfg->ports[i].name, s.tx_pkts, s.rx_pkts, s.acks_sent, s.acks_rcvd,
 		       s.naks_sent, s.naks_rcvd, s.tx_retransmits,
-		       drops, s.completions, s.rx_steered);
+		       drops, s.completions, s.rx_steered, s.rx_ipv6);
 	}
 }
 
@@ -840,6 +862,9 @@ work_remote(const struct work_ctx *c, uint64_t i, struct rnic_send_wr *wr,
 		struct rnic_ah_attr aa = {0};
 
 		rnic_dev_get_addr(ports[cfg->qps[c->peer].port_idx].dev, aa.dmac, &aa.dip);
+		memset(aa.dgid, 0, sizeof(aa.dgid));
+		cfg_port_gid(cfg->qps[c->peer].port_idx, cfg->qps[c->peer].gid_index, &aa);
+		aa.sgid_index = c->q->gid_index;
 		*ah = rnic_create_ah(ports[c->q->port_idx].pd, &aa);
 		wr->wr.ud.ah = *ah;
 		wr->wr.ud.remote_qpn = rnic_qp_num(c->pqp);
@@ -1038,7 +1063,11 @@ transmit_ah(const struct rnic_cfg_qp *q)
 	struct rnic_ah *ah;
 
 	memcpy(aa.dmac, q->remote.mac, 6);
-	aa.dip = q->remote.ipv4;
+	if (q->remote.ipv6)
+		memcpy(aa.dgid, q->remote.ipv6_addr, 16);
+	else
+		aa.dip = q->remote.ipv4;
+	aa.sgid_index = q->gid_index;
 	if (cfg->ports[q->port_idx].vlan) {
 		aa.vlan = true;
 		aa.vlan_tci = (uint16_t)(cfg->ports[q->port_idx].vlan | q->sl << 13);

@@ -354,6 +354,21 @@ static int val_ipv4(struct ctx *c, const json_t *v, rte_be32_t *out)
 	return 0;
 }
 
+/* A unicast IPv6 address: not ::, not multicast, not IPv4-mapped. */
+static int val_ipv6(struct ctx *c, const json_t *v, uint8_t out[16])
+{
+	static const uint8_t zero[16];
+
+	if (!json_is_string(v))
+		return fail(c, "expected a string, got %s", type_name(v));
+	if (inet_pton(AF_INET6, json_string_value(v), out) != 1)
+		return fail(c, "\"%.60s\" is not an IPv6 address", json_string_value(v));
+	if (memcmp(out, zero, 16) == 0 || out[0] == 0xff || rnic_gid_is_ipv4(out))
+		return fail(c, "\"%s\" is not a unicast IPv6 address (not ::, multicast or "
+			    "IPv4-mapped)", json_string_value(v));
+	return 0;
+}
+
 static int hexval(char ch)
 {
 	if (ch >= '0' && ch <= '9')
@@ -742,8 +757,44 @@ static int parse_eal(struct ctx *c, const json_t *root)
 static const char *const port_keys[] = {
 	"name", "device", "ring_peer", "impair", "mac", "ipv4", "vlan", "max_qps", "max_mrs",
 	"max_cqs", "mbufs", "ring_size", "burst", "queues", "workers",
-	"max_inflight", "ecn", "cnp_dscp", "cnp_interval_us", "dcqcn", "mtu", NULL
+	"max_inflight", "ecn", "cnp_dscp", "cnp_interval_us", "dcqcn", "mtu", "ipv6", NULL
 };
+
+/* "ipv6": one address or a list of them, each unique on the port. */
+static int port_ipv6(struct ctx *c, const json_t *port, struct rnic_cfg_port *p)
+{
+	json_t *v = json_object_get(port, "ipv6"), *e;
+	size_t old, i;
+
+	p->n_ipv6 = 0;
+	if (v == NULL)
+		return 0;
+	old = push_key(c, "ipv6");
+	if (json_is_string(v)) {
+		if (val_ipv6(c, v, p->ipv6[0]) < 0)
+			return -1;
+		p->n_ipv6 = 1;
+		pop(c, old);
+		return 0;
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0 ||
+	    json_array_size(v) > RNIC_IPV6_MAX)
+		return fail(c, "expected an address or a list of 1..%u addresses",
+			    RNIC_IPV6_MAX);
+	json_array_foreach(v, i, e) {
+		size_t o2 = push_idx(c, i);
+
+		if (val_ipv6(c, e, p->ipv6[i]) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (memcmp(p->ipv6[j], p->ipv6[i], 16) == 0)
+				return fail(c, "\"%s\" is given twice", json_string_value(e));
+		pop(c, o2);
+		p->n_ipv6 = (uint8_t)(i + 1);
+	}
+	pop(c, old);
+	return 0;
+}
 
 static const char *const dcqcn_keys[] = {
 	"enabled", "line_mbps", "rpg_time_reset", "rpg_byte_reset", "rpg_threshold",
@@ -854,7 +905,8 @@ static int parse_port(struct ctx *c, const json_t *o, unsigned int idx)
 			return -1;
 		p->has_mac = true;
 	}
-	if (need(c, o, "ipv4") < 0 || GET_REQ(val_ipv4, c, o, "ipv4", &p->ipv4) < 0)
+	if (need(c, o, "ipv4") < 0 || GET_REQ(val_ipv4, c, o, "ipv4", &p->ipv4) < 0 ||
+	    port_ipv6(c, o, p) < 0)
 		return -1;
 	if (get_uint16_t(c, o, "vlan", 1, 4094, 0, &p->vlan) < 0 ||
 	    get_uint32_t(c, o, "max_qps", 1, 1 << 20, 1024, &p->max_qps) < 0 ||
@@ -909,6 +961,15 @@ static int port_unique_addr(struct ctx *c, const json_t *o, unsigned int i)
 			inet_ntop(AF_INET, &p->ipv4, ip, sizeof(ip));
 			return fail_at(c, "ipv4", "%s is already used by ports[%u]", ip, j);
 		}
+		for (unsigned int a = 0; a < p->n_ipv6; a++)
+			for (unsigned int b = 0; b < q->n_ipv6; b++)
+				if (memcmp(p->ipv6[a], q->ipv6[b], 16) == 0) {
+					char ip[INET6_ADDRSTRLEN];
+
+					inet_ntop(AF_INET6, p->ipv6[a], ip, sizeof(ip));
+					return fail_at(c, "ipv6", "%s is already used by ports[%u]",
+						       ip, j);
+				}
 		if (p->has_mac && q->has_mac && memcmp(p->mac, q->mac, 6) == 0)
 			return fail_at(c, "mac", "%02x:%02x:%02x:%02x:%02x:%02x is already used by "
 				       "ports[%u]", p->mac[0], p->mac[1], p->mac[2], p->mac[3],
@@ -1161,9 +1222,9 @@ static const char *const qp_keys[] = {
 	"name", "port", "type", "qpn", "send_cq", "recv_cq", "max_send_wr", "max_recv_wr",
 	"max_send_sge", "max_recv_sge", "max_inline", "remote", "sq_psn", "rq_psn", "pmtu",
 	"timeout", "retry_cnt", "rnr_retry", "min_rnr_timer", "max_rd_atomic",
-	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", NULL
+	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", "gid_index", NULL
 };
-static const char *const remote_keys[] = { "qp", "mac", "ipv4", "qpn", NULL };
+static const char *const remote_keys[] = { "qp", "mac", "ipv4", "ipv6", "qpn", NULL };
 
 #define PSN_MAX 0xFFFFFF
 #define QPN_MAX 0xFFFFFF
@@ -1243,8 +1304,14 @@ static int parse_qp(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint32_t(c, o, "qkey", 0, UINT32_MAX, 0x11111111, &q->qkey) < 0 ||
 	    get_uint8_t(c, o, "sl", 0, 7, 0, &q->sl) < 0 ||
 	    get_uint8_t(c, o, "dscp", 0, 63, 0, &q->dscp) < 0 ||
+	    get_uint8_t(c, o, "gid_index", 0, RNIC_GID_TBL_LEN - 1, 0, &q->gid_index) < 0 ||
 	    get_enum(c, o, "state", qp_state_syms, RNIC_QPS_RTS, &v) < 0)
 		return -1;
+	if (q->gid_index > c->cfg->ports[q->port_idx].n_ipv6)
+		return fail_at(c, "gid_index", "%u: port \"%s\" has %u GIDs (ipv4, then %u ipv6)",
+			       q->gid_index, c->cfg->ports[q->port_idx].name,
+			       c->cfg->ports[q->port_idx].n_ipv6 + 1u,
+			       c->cfg->ports[q->port_idx].n_ipv6);
 	q->state = v;
 	/* pmtu is a number with a fixed set of values */
 	if (get_int(c, o, "pmtu", INT64_MIN, INT64_MAX, 1024, &mtu) < 0)
@@ -1288,9 +1355,9 @@ static int parse_remote(struct ctx *c, const json_t *o, unsigned int idx)
 		const struct rnic_cfg_port *pport;
 
 		if (json_object_get(r, "mac") || json_object_get(r, "ipv4") ||
-		    json_object_get(r, "qpn"))
-			return fail(c, "give either \"qp\" or \"mac\", \"ipv4\" and \"qpn\", "
-				    "not both");
+		    json_object_get(r, "ipv6") || json_object_get(r, "qpn"))
+			return fail(c, "give either \"qp\" or \"mac\", \"ipv4\" (or \"ipv6\") "
+				    "and \"qpn\", not both");
 		if (get_ref(c, r, "qp", &c->qp_names, "QP", &rm->qp_idx) < 0)
 			return -1;
 		peer = &cfg->qps[rm->qp_idx];
@@ -1308,16 +1375,35 @@ static int parse_remote(struct ctx *c, const json_t *o, unsigned int idx)
 		rm->has_mac = pport->has_mac;
 		memcpy(rm->mac, pport->mac, sizeof(rm->mac));
 		rm->ipv4 = pport->ipv4;
+		/* The peer sends from its gid_index: the same family as ours. */
+		if ((peer->gid_index > 0) != (q->gid_index > 0))
+			return fail_at(c, "qp", "QP \"%s\" has gid_index %u (%s), this QP %u (%s)",
+				       peer->name, peer->gid_index,
+				       peer->gid_index ? "IPv6" : "IPv4", q->gid_index,
+				       q->gid_index ? "IPv6" : "IPv4");
+		if (peer->gid_index > 0) {
+			rm->ipv6 = true;
+			memcpy(rm->ipv6_addr, pport->ipv6[peer->gid_index - 1], 16);
+		}
 		rm->qpn = peer->qpn;
 		/* Loopback: start expecting what the peer will send first. */
 		if (!json_object_get(o, "rq_psn"))
 			q->rq_psn = peer->sq_psn;
 	} else {
-		if (need(c, r, "mac") < 0 || need(c, r, "ipv4") < 0 || need(c, r, "qpn") < 0 ||
+		bool v6 = q->gid_index > 0;
+
+		if (json_object_get(r, v6 ? "ipv4" : "ipv6"))
+			return fail_at(c, v6 ? "ipv4" : "ipv6", "gid_index %u sends from an %s "
+				       "address: give \"%s\"", q->gid_index, v6 ? "IPv6" : "IPv4",
+				       v6 ? "ipv6" : "ipv4");
+		if (need(c, r, "mac") < 0 || need(c, r, v6 ? "ipv6" : "ipv4") < 0 ||
+		    need(c, r, "qpn") < 0 ||
 		    GET_REQ(val_mac, c, r, "mac", rm->mac) < 0 ||
-		    GET_REQ(val_ipv4, c, r, "ipv4", &rm->ipv4) < 0 ||
+		    (v6 ? GET_REQ(val_ipv6, c, r, "ipv6", rm->ipv6_addr) :
+			  GET_REQ(val_ipv4, c, r, "ipv4", &rm->ipv4)) < 0 ||
 		    get_int(c, r, "qpn", 2, QPN_MAX, 0, &x) < 0)
 			return -1;
+		rm->ipv6 = v6;
 		rm->has_mac = true;
 		rm->qpn = (uint32_t)x;
 	}
@@ -2052,6 +2138,14 @@ static json_t *ipv4_json(rte_be32_t ip)
 	return json_string(s);
 }
 
+static json_t *ipv6_json(const uint8_t ip[16])
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, ip, s, sizeof(s));
+	return json_string(s);
+}
+
 static json_t *mac_json(const uint8_t m[6])
 {
 	char s[18];
@@ -2074,6 +2168,13 @@ static json_t *dump_port(const struct rnic_config *cfg, const struct rnic_cfg_po
 	if (p->has_mac)
 		SET(o, "mac", mac_json(p->mac));
 	SET(o, "ipv4", ipv4_json(p->ipv4));
+	if (p->n_ipv6) {
+		json_t *a = json_array();
+
+		for (unsigned int k = 0; k < p->n_ipv6; k++)
+			json_array_append_new(a, ipv6_json(p->ipv6[k]));
+		SET(o, "ipv6", a);
+	}
 	if (p->vlan)
 		SET(o, "vlan", json_integer(p->vlan));
 	SET(o, "max_qps", json_integer(p->max_qps));
@@ -2130,7 +2231,10 @@ static json_t *dump_qp(const struct rnic_config *cfg, const struct rnic_cfg_qp *
 			SET(r, "qp", json_string(cfg->qps[q->remote.qp_idx].name));
 		} else {
 			SET(r, "mac", mac_json(q->remote.mac));
-			SET(r, "ipv4", ipv4_json(q->remote.ipv4));
+			if (q->remote.ipv6)
+				SET(r, "ipv6", ipv6_json(q->remote.ipv6_addr));
+			else
+				SET(r, "ipv4", ipv4_json(q->remote.ipv4));
 			SET(r, "qpn", json_integer(q->remote.qpn));
 		}
 		SET(o, "remote", r);
@@ -2150,6 +2254,7 @@ static json_t *dump_qp(const struct rnic_config *cfg, const struct rnic_cfg_qp *
 	SET(o, "state", json_string(rnic_cfg_qp_state_name(q->state)));
 	SET(o, "sl", json_integer(q->sl));
 	SET(o, "dscp", json_integer(q->dscp));
+	SET(o, "gid_index", json_integer(q->gid_index));
 	return o;
 }
 

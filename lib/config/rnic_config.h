@@ -67,6 +67,10 @@ struct rnic_cfg_port {
 	bool has_mac;            /**< false: use the DPDK port's own MAC */
 	uint8_t mac[6];
 	rte_be32_t ipv4;         /**< network order, as rnic_dev_attr */
+	/** "ipv6": its IPv6 addresses (a string or a list); the GID table is
+	 *  ipv4 (index 0), then these (rnic_dev_attr.ipv6). */
+	uint8_t ipv6[RNIC_IPV6_MAX][16];
+	uint8_t n_ipv6;
 	uint16_t vlan;           /**< 0: untagged, else VLAN ID 1..4094 */
 	uint16_t burst;
 	uint8_t queues;          /**< 0: auto (two when the port has them), 1, 2 */
@@ -143,7 +147,9 @@ struct rnic_cfg_remote {
 	 */
 	bool has_mac;
 	uint8_t mac[6];
-	rte_be32_t ipv4;         /**< network order */
+	rte_be32_t ipv4;         /**< network order (when !ipv6) */
+	bool ipv6;               /**< the peer's address is IPv6: ipv6_addr */
+	uint8_t ipv6_addr[16];
 	/** 0 only with qp_idx, when the peer's qpn is "auto": read it back. */
 	uint32_t qpn;
 };
@@ -177,6 +183,9 @@ struct rnic_cfg_qp {
 				  *   its frames on a port with a VLAN */
 	uint8_t dscp;            /**< DSCP of its frames (the ECN bits stay the
 				  *   port's: ECT(0) unless "ecn" is false) */
+	uint8_t gid_index;       /**< its source address: the port's GID table
+				  *   (0: ipv4, 1..: ipv6[]); the remote's
+				  *   address is of the same family */
 };
 
 /** workload[].wait: when a work request of the entry counts as done. */

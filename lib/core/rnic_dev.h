@@ -157,6 +157,8 @@ struct rnic_device {
 	bool tx_ip_cksum;             /* the port computes IPv4 checksums */
 	uint8_t mac[6];
 	rte_be32_t ipv4;
+	uint8_t gid[RNIC_GID_TBL_LEN][16];   /* rnic_dev_attr.ipv4 and .ipv6 */
+	uint8_t n_gid;
 	uint64_t tsc_hz;
 	uint64_t cnp_gap_tsc;         /* attr.cnp_interval_us in TSC cycles */
 	uint64_t tsc_per_us;          /* DCQCN's clock */
@@ -240,6 +242,50 @@ static inline uint8_t
 rnic_tos_ecn(const struct rnic_device *dev, uint8_t tos)
 {
 	return dev->attr.no_ecn || (tos & RNIC_ECN_MASK) ? tos : (uint8_t)(tos | RNIC_ECN_ECT0);
+}
+
+/* An address vector the device can send from: its source GID exists and
+ * is of the destination's family (issue 21). */
+static inline bool
+rnic_ah_valid(const struct rnic_device *dev, const struct rnic_ah_attr *ah)
+{
+	return ah->sgid_index < dev->n_gid &&
+	       rnic_gid_is_ipv4(dev->gid[ah->sgid_index]) == rnic_gid_is_ipv4(ah->dgid);
+}
+
+/* The IP addresses, traffic class, TTL/hop limit and flow label of frames
+ * sent along @p ah (rnic_ah_valid). */
+static inline void
+rnic_ah_to_l3(const struct rnic_device *dev, const struct rnic_ah_attr *ah,
+	      struct rnic_l2l3 *l)
+{
+	const uint8_t *sgid = dev->gid[ah->sgid_index < dev->n_gid ? ah->sgid_index : 0];
+
+	l->ipv6 = !rnic_gid_is_ipv4(ah->dgid);
+	if (l->ipv6) {
+		memcpy(l->src_ip6, sgid, 16);
+		memcpy(l->dst_ip6, ah->dgid, 16);
+		l->src_ip = l->dst_ip = 0;
+		l->flow_label = ah->flow_label & 0xfffff;
+	} else {
+		l->src_ip = dev->ipv4;
+		l->dst_ip = ah->dip;
+		l->flow_label = 0;
+	}
+	l->tos = rnic_tos_ecn(dev, ah->tos);
+	l->ttl = ah->ttl ? ah->ttl : RNIC_IPV4_TTL_DEFAULT;
+}
+
+/* True when the destination address of a received frame is the port's. */
+static inline bool
+rnic_dev_is_local(const struct rnic_device *dev, const struct rnic_l2l3 *l)
+{
+	if (likely(!l->ipv6))
+		return l->dst_ip == dev->ipv4;
+	for (uint8_t i = 0; i < dev->n_gid; i++)
+		if (memcmp(dev->gid[i], l->dst_ip6, 16) == 0)
+			return true;
+	return false;
 }
 
 #endif /* RNIC_DEV_H */

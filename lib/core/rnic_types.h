@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 
@@ -61,6 +62,22 @@ struct rnic_qp;
 #define RNIC_CNP_INTERVAL_US_MAX 1000000u
 #define RNIC_INFLIGHT_MIN 16u     /* RNIC_ACKREQ_EVERY: a full window of
 				   * SEND/WRITE packets asks for an ACK */
+
+/** GIDs per port: the IPv4 address and up to RNIC_IPV6_MAX IPv6 ones. */
+#define RNIC_GID_TBL_LEN 16
+#define RNIC_IPV6_MAX (RNIC_GID_TBL_LEN - 1)
+
+/** True when @p gid stands for an IPv4 address: IPv4-mapped
+ *  (::ffff:a.b.c.d, as verbs write RoCEv2 IPv4 GIDs) or with a zero
+ *  prefix (an AH that sets only @c dip). */
+static inline bool
+rnic_gid_is_ipv4(const uint8_t gid[16])
+{
+	static const uint8_t zero[10];
+
+	return memcmp(gid, zero, sizeof(zero)) == 0 &&
+	       ((gid[10] == 0xff && gid[11] == 0xff) || (gid[10] == 0 && gid[11] == 0));
+}
 
 struct rnic_dev_attr {
 	uint16_t port_id;        /**< DPDK port, already probed */
@@ -110,6 +127,12 @@ struct rnic_dev_attr {
 				  *   takes only frames tagged with it; 0: only
 				  *   untagged and priority-tagged (VID 0)
 				  *   frames. Others count in drop_vlan. */
+	/** The port's IPv6 addresses (issue 21): its GID table is the IPv4
+	 *  address as an IPv4-mapped GID (::ffff:a.b.c.d, index 0) when
+	 *  @c ipv4 is set, then these in order. Neither multicast, nor ::,
+	 *  nor IPv4-mapped; no duplicates (EINVAL). */
+	uint8_t ipv6[RNIC_IPV6_MAX][16];
+	uint8_t n_ipv6;
 	uint16_t workers;        /**< engine workers (default 1, at most 64);
 				  *   each owns the QPs whose number maps to
 				  *   it, its own TX queues and its share of
@@ -136,7 +159,8 @@ struct rnic_dev_attr {
 	_(completions) _(flushed) _(cnp_rcvd) _(drop_no_recv) \
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
-	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan)
+	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan) \
+	_(rx_ipv6)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;
@@ -278,14 +302,26 @@ struct rnic_qp_init_attr {
 	uint32_t qp_num;         /**< 0: allocate; else request this QPN */
 };
 
-/** Remote address of a connected QP or of a UD address handle. */
+/** Remote address of a connected QP or of a UD address handle. The
+ *  destination is a GID: IPv4 when rnic_gid_is_ipv4() (set @c dip alone,
+ *  or the IPv4-mapped GID), else IPv6. The source is the port's GID at
+ *  @c sgid_index, of the same family (else EINVAL, or for a UD work
+ *  request LOC_QP_OP_ERR). 32 bytes: send queue entries carry one. */
 struct rnic_ah_attr {
+	union {
+		uint8_t dgid[16];
+		struct {
+			uint8_t dgid_v4_prefix[12];
+			rte_be32_t dip;  /**< IPv4 destination */
+		};
+	};
 	uint8_t dmac[6];
-	rte_be32_t dip;
-	uint8_t tos;             /**< DSCP/ECN of the IPv4 header */
-	uint8_t ttl;             /**< 0: 64 */
 	uint16_t vlan_tci;
+	uint8_t tos;             /**< DSCP/ECN (IPv6: the traffic class) */
+	uint8_t ttl;             /**< IPv4 TTL or IPv6 hop limit; 0: 64 */
 	bool vlan;
+	uint8_t sgid_index;      /**< the source: the port's GID table */
+	uint32_t flow_label;     /**< IPv6, 20 bits */
 };
 
 /** Mirrors ibv_qp_attr_mask. */

@@ -35,8 +35,11 @@ np_send_cnp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *p
 		memset(&l, 0, sizeof(l));
 		memcpy(l.src_mac, wk->dev->mac, 6);
 		memcpy(l.dst_mac, pkt->l.src_mac, 6);
-		l.src_ip = wk->dev->ipv4;
+		l.ipv6 = pkt->l.ipv6;
+		l.src_ip = pkt->l.dst_ip;    /* the address it was sent to */
 		l.dst_ip = pkt->l.src_ip;
+		memcpy(l.src_ip6, pkt->l.dst_ip6, 16);
+		memcpy(l.dst_ip6, pkt->l.src_ip6, 16);
 		l.vlan = pkt->l.vlan;
 		l.vlan_tci = pkt->l.vlan_tci;
 		l.ttl = RNIC_IPV4_TTL_DEFAULT;

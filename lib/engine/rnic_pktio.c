@@ -113,7 +113,7 @@ rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
 	memset(p + hlen + paylen, 0, pad);
 	m->data_len = (uint16_t)total;
 	m->pkt_len = total;
-	if (dev->tx_ip_cksum) {
+	if (dev->tx_ip_cksum && !(t != NULL ? t->ipv6 : l->ipv6)) {
 		uint32_t l3 = t != NULL ? t->l3_off : rnic_l3_off(l);
 
 		((struct rte_ipv4_hdr *)(p + l3))->hdr_checksum = 0;

@@ -1051,9 +1051,15 @@ resp_ud(struct resp_ctx *c)
 	}
 	rwqe_start(qp);
 	if (rnic_rq_wqe(qp, qp->resp.rq_ci)->total_len >= RNIC_UD_GRH_LEN + pkt->payload_len) {
-		s = rwqe_place(qp, NULL, ud_grh_zero, 0, RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN);
-		if (s == RNIC_WC_SUCCESS)
-			s = rwqe_scatter(qp, c->m, pkt->l3_off, RNIC_IPV4_HLEN);
+		/* The GRH area: the IPv6 header as it came (it is the GRH),
+		 * or 20 zero bytes and the IPv4 header (rxe, ConnectX). */
+		if (pkt->l.ipv6) {
+			s = rwqe_scatter(qp, c->m, pkt->l3_off, RNIC_IPV6_HLEN);
+		} else {
+			s = rwqe_place(qp, NULL, ud_grh_zero, 0, RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN);
+			if (s == RNIC_WC_SUCCESS)
+				s = rwqe_scatter(qp, c->m, pkt->l3_off, RNIC_IPV4_HLEN);
+		}
 		if (s == RNIC_WC_SUCCESS)
 			s = rwqe_scatter(qp, c->m, pkt->payload_off, pkt->payload_len);
 	}

@@ -100,10 +100,11 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		st->drop_vlan++;
 		return;
 	}
-	if (memcmp(pkt.l.dst_mac, wk->dev->mac, 6) != 0 || pkt.l.dst_ip != wk->dev->ipv4) {
+	if (memcmp(pkt.l.dst_mac, wk->dev->mac, 6) != 0 || !rnic_dev_is_local(wk->dev, &pkt.l)) {
 		st->drop_wrong_dst++;
 		return;
 	}
+	st->rx_ipv6 += pkt.l.ipv6;
 	mask = pkt.op->mask;
 	qp = rnic_qp_lookup(wk->dev, pkt.bth.dqpn);
 	if (mask & RNIC_M_CNP) {

@@ -100,6 +100,8 @@ wqe_parse(struct rnic_qp *qp, struct rnic_wqe *w)
 		return RNIC_WC_LOC_LEN_ERR;
 	if (qp->type == RNIC_QPT_UD && w->total_len > qp->pmtu)
 		return RNIC_WC_LOC_LEN_ERR;
+	if (qp->type == RNIC_QPT_UD && !rnic_ah_valid(qp->dev, &w->ah))
+		return RNIC_WC_LOC_QP_OP_ERR;   /* no such source GID */
 	if (is_atomic(w->opcode) && w->total_len != RNIC_ATOMIC_LEN)
 		return RNIC_WC_LOC_LEN_ERR;
 	if (w->flags & RNIC_SEND_INLINE) {
@@ -286,9 +288,7 @@ plan_ud(const struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p,
 {
 	*l_ud = qp->l2;
 	memcpy(l_ud->dst_mac, w->ah.dmac, 6);
-	l_ud->dst_ip = w->ah.dip;
-	l_ud->tos = rnic_tos_ecn(qp->dev, w->ah.tos);
-	l_ud->ttl = w->ah.ttl ? w->ah.ttl : RNIC_IPV4_TTL_DEFAULT;
+	rnic_ah_to_l3(qp->dev, &w->ah, l_ud);
 	l_ud->vlan = w->ah.vlan;
 	l_ud->vlan_tci = w->ah.vlan_tci;
 	p->b.dqpn = w->ud_qpn;

@@ -347,6 +347,36 @@ port_adopt(struct rnic_device *dev)
 	return plan_queues(dev, info.nb_tx_queues, info.nb_rx_queues, &ntxq, &nrxq);
 }
 
+/* The GID table (rnic_dev_attr.ipv6): the IPv4 address as an IPv4-mapped
+ * GID first when there is one, then the IPv6 addresses. */
+static int
+gid_table_init(struct rnic_device *dev, const struct rnic_dev_attr *a)
+{
+	static const uint8_t zero[16];
+
+	if (a->n_ipv6 > RNIC_IPV6_MAX)
+		return -EINVAL;
+	dev->n_gid = 0;
+	if (a->ipv4 != 0) {
+		uint8_t *g = dev->gid[dev->n_gid++];
+
+		memset(g, 0, 16);
+		g[10] = g[11] = 0xff;
+		memcpy(g + 12, &a->ipv4, 4);
+	}
+	for (uint8_t i = 0; i < a->n_ipv6; i++) {
+		const uint8_t *v6 = a->ipv6[i];
+
+		if (memcmp(v6, zero, 16) == 0 || v6[0] == 0xff || rnic_gid_is_ipv4(v6))
+			return -EINVAL;   /* ::, multicast, or an IPv4 address */
+		for (uint8_t j = 0; j < i; j++)
+			if (memcmp(a->ipv6[j], v6, 16) == 0)
+				return -EINVAL;
+		memcpy(dev->gid[dev->n_gid++], v6, 16);
+	}
+	return 0;
+}
+
 /* The device's attributes, address and tables; the port not touched. */
 static int
 dev_init(struct rnic_device *dev, const struct rnic_dev_attr *a)
@@ -358,6 +388,8 @@ dev_init(struct rnic_device *dev, const struct rnic_dev_attr *a)
 		return -EINVAL;
 	dev->port_id = a->port_id;
 	dev->ipv4 = a->ipv4;
+	if (gid_table_init(dev, a) != 0)
+		return -EINVAL;
 	memcpy(&mac, a->mac, RTE_ETHER_ADDR_LEN);   /* a->mac: no alignment promised */
 	if (rte_is_zero_ether_addr(&mac))
 		rte_eth_macaddr_get(a->port_id, &mac);
@@ -500,6 +532,21 @@ rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv
 {
 	memcpy(mac, dev->mac, 6);
 	*ipv4 = dev->ipv4;
+}
+
+unsigned int
+rnic_dev_gid_count(const struct rnic_device *dev)
+{
+	return dev->n_gid;
+}
+
+int
+rnic_dev_query_gid(const struct rnic_device *dev, unsigned int index, uint8_t gid[16])
+{
+	if (dev == NULL || gid == NULL || index >= dev->n_gid)
+		return -EINVAL;
+	memcpy(gid, dev->gid[index], 16);
+	return 0;
 }
 
 void

@@ -100,7 +100,7 @@ rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)
 {
 	struct rnic_ah_int *ah;
 
-	if (pd == NULL || attr == NULL)
+	if (pd == NULL || attr == NULL || !rnic_ah_valid(pd->dev, attr))
 		return rnic_fail_null(EINVAL);
 	ah = rte_zmalloc("rnic_ah", sizeof(*ah), 0);
 	if (ah == NULL)

@@ -326,10 +326,7 @@ qp_build_l2(struct rnic_qp *qp)
 	memset(l, 0, sizeof(*l));
 	memcpy(l->src_mac, qp->dev->mac, 6);
 	memcpy(l->dst_mac, ah->dmac, 6);
-	l->src_ip = qp->dev->ipv4;
-	l->dst_ip = ah->dip;
-	l->tos = rnic_tos_ecn(qp->dev, ah->tos);
-	l->ttl = ah->ttl ? ah->ttl : RNIC_IPV4_TTL_DEFAULT;
+	rnic_ah_to_l3(qp->dev, ah, l);
 	l->vlan = ah->vlan;
 	l->vlan_tci = ah->vlan_tci;
 	l->udp_sport = rnic_udp_sport(qp->qpn);
@@ -453,6 +450,8 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 	rc = check_values(a, mask);
 	if (rc != 0)
 		return rc;
+	if ((mask & M(AV)) && !rnic_ah_valid(qp->dev, &a->ah_attr))
+		return -EINVAL;   /* no such source GID, or of the other family */
 
 	/* Commit: the data path reads these only in states the transition
 	 * is entering, so they are written before the state store. */

@@ -75,6 +75,13 @@ bool rnic_dev_shared_txq(const struct rnic_device *dev);
 /** The local MAC and IPv4 address. */
 void rnic_dev_get_addr(const struct rnic_device *dev, uint8_t mac[6], rte_be32_t *ipv4);
 
+/** Entries in the port's GID table (rnic_dev_attr.ipv6). */
+unsigned int rnic_dev_gid_count(const struct rnic_device *dev);
+
+/** GID @p index of the port's table (RoCEv2: an IPv4-mapped or an IPv6
+ *  address). @return 0, or -EINVAL past the table's end. */
+int rnic_dev_query_gid(const struct rnic_device *dev, unsigned int index, uint8_t gid[16]);
+
 /** The attributes the device runs with: what rnic_dev_create was given,
  *  defaults filled in and the MTU as the port allows it. */
 void rnic_dev_get_attr(const struct rnic_device *dev, struct rnic_dev_attr *attr);

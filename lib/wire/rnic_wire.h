@@ -43,7 +43,8 @@ struct rte_mbuf;
 #define RNIC_MAX_MSG_LEN     (1u << 31)  /**< IBA: 2^31 bytes per message */
 #define RNIC_IPV4_TTL_DEFAULT 64         /**< IPv4 TTL when none is set */
 /** IBA 11.4.1.1: a UD receive buffer starts with 40 bytes for the GRH
- *  (RoCEv2 carries none on the wire: they are left untouched). */
+ *  (RoCEv2 carries none: they get the IPv6 header, or 20 zero bytes and
+ *  the IPv4 header, as rxe and ConnectX write them). */
 #define RNIC_UD_GRH_LEN      40
 /** IBA 10.2.5: a work request's Q_Key with the top bit set means the
  *  QP's own Q_Key. */

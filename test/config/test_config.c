@@ -285,6 +285,33 @@ static const struct {
 	  "ports[0].ipv4: \"224.0.0.1\" is not a unicast IPv4 address" },
 	{ E1("ports[0]", "ipv4", "'0.0.0.0'"), "ports[0].ipv4: \"0.0.0.0\" is not a unicast" },
 	{ E1("ports[0]", "ipv4", DEL), "ports[0]: missing required key \"ipv4\"" },
+	/* ports[].ipv6 and qps[].gid_index (issue 21) */
+	{ E1("ports[0]", "ipv6", "7"),
+	  "ports[0].ipv6: expected an address or a list of 1..15 addresses" },
+	{ E1("ports[0]", "ipv6", "[]"),
+	  "ports[0].ipv6: expected an address or a list of 1..15 addresses" },
+	{ E1("ports[0]", "ipv6", "'fd00::zz'"), "ports[0].ipv6: \"fd00::zz\" is not an IPv6 address" },
+	{ E1("ports[0]", "ipv6", "['fd00::1', 10]"), "ports[0].ipv6[1]: expected a string, got integer" },
+	{ E1("ports[0]", "ipv6", "['ff02::1']"),
+	  "ports[0].ipv6[0]: \"ff02::1\" is not a unicast IPv6 address" },
+	{ E1("ports[0]", "ipv6", "['::ffff:10.0.0.9']"),
+	  "ports[0].ipv6[0]: \"::ffff:10.0.0.9\" is not a unicast IPv6 address" },
+	{ E1("ports[0]", "ipv6", "'::'"), "ports[0].ipv6: \"::\" is not a unicast IPv6 address" },
+	{ E1("ports[0]", "ipv6", "['fd00::1', 'fd00:0::1']"),
+	  "ports[0].ipv6[1]: \"fd00:0::1\" is given twice" },
+	{ E2("ports[0]", "ipv6", "'fd00::1'", "ports[1]", "ipv6", "['fd00::2', 'fd00::1']"),
+	  "ports[1].ipv6: fd00::1 is already used by ports[0]" },
+	{ E1("qps[0]", "gid_index", "16"), "qps[0].gid_index: 16 is out of range 0..15" },
+	{ E1("qps[0]", "gid_index", "1"),
+	  "qps[0].gid_index: 1: port \"p0\" has 1 GIDs (ipv4, then 0 ipv6)" },
+	{ E2("ports[0]", "ipv6", "'fd00::1'", "qps[0]", "gid_index", "1"),
+	  "qps[0].remote.qp: QP \"b\" has gid_index 0 (IPv4), this QP 1 (IPv6)" },
+	{ E2("ports[2]", "ipv6", "'fd00::1'", "qps[4]", "gid_index", "1"),
+	  "qps[4].remote.ipv4: gid_index 1 sends from an IPv6 address: give \"ipv6\"" },
+	{ E1("qps[4]", "remote", "{'mac': '02:00:00:00:01:02', 'ipv6': 'fd00::2', 'qpn': 77}"),
+	  "qps[4].remote.ipv6: gid_index 0 sends from an IPv4 address: give \"ipv4\"" },
+	{ E1("qps[0]", "remote", "{'qp': 'b', 'ipv6': 'fd00::2'}"),
+	  "qps[0].remote: give either \"qp\" or \"mac\", \"ipv4\" (or \"ipv6\") and \"qpn\"" },
 	{ E1("ports[0]", "vlan", "'100'"), "ports[0].vlan: expected an integer, got string" },
 	{ E1("ports[0]", "vlan", "0"), "ports[0].vlan: 0 is out of range 1..4094" },
 	{ E1("ports[0]", "vlan", "4095"), "ports[0].vlan: 4095 is out of range 1..4094" },
@@ -504,7 +531,7 @@ static const struct {
 	{ E1("qps[0]", "remote", "{'qp': 'b', 'port': 'p1'}"),
 	  "qps[0].remote: unknown key \"port\"" },
 	{ E1("qps[0]", "remote", "{'qp': 'b', 'qpn': 5}"),
-	  "qps[0].remote: give either \"qp\" or \"mac\", \"ipv4\" and \"qpn\", not both" },
+	  "qps[0].remote: give either \"qp\" or \"mac\", \"ipv4\" (or \"ipv6\") and \"qpn\", not both" },
 	{ E1("qps[0]", "remote", "{'mac': '02:00:00:00:00:09', 'ipv4': '10.0.0.9'}"),
 	  "qps[0].remote: missing required key \"qpn\"" },
 	{ E1("qps[0]", "remote", "{'qp': 'zz'}"), "qps[0].remote.qp: no QP named \"zz\"" },
@@ -1257,6 +1284,41 @@ static int check_impair_queues(const struct rnic_config *cfg)
 	return r;
 }
 
+/* IPv6 (issue 21): p0 and p1 with IPv6 addresses, RC a/b over them (a
+ * from p0's second, b from p1's first), UD d to an IPv6 address. */
+static const struct edit ipv6_edits[] = {
+	{ "ports[0]", "ipv6", "['fd00::1', 'fd00:0:0:1::1']" },
+	{ "ports[1]", "ipv6", "'fd00::2'" },
+	{ "ports[2]", "ipv6", "['2001:db8::7']" },
+	{ "qps[0]", "gid_index", "2" },
+	{ "qps[1]", "gid_index", "1" },
+	{ "qps[4]", "gid_index", "1" },
+	{ "qps[4]", "remote", "{'mac': '02:00:00:00:01:02', 'ipv6': '2001:db8::8', 'qpn': 77}" },
+};
+
+static int check_ipv6(const struct rnic_config *cfg)
+{
+	const struct rnic_cfg_port *p = cfg->ports;
+	const struct rnic_cfg_qp *q = cfg->qps;
+	const uint8_t fd1[16] = { 0xfd, [15] = 1 }, fd11[16] = { 0xfd, [7] = 1, [15] = 1 },
+		      fd2[16] = { 0xfd, [15] = 2 },
+		      db8[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 8 };
+	const struct want fields[] = {
+		W(p[0].n_ipv6, 2), W(p[1].n_ipv6, 1), W(p[2].n_ipv6, 1), W(p[3].n_ipv6, 0),
+		W(memcmp(p[0].ipv6[0], fd1, 16), 0), W(memcmp(p[0].ipv6[1], fd11, 16), 0),
+		W(q[0].gid_index, 2), W(q[1].gid_index, 1), W(q[2].gid_index, 0),
+		/* a's peer b sends from p1's GID 1: fd00::2; b's peer a from fd00:0:0:1::1 */
+		W(q[0].remote.ipv6, true), W(memcmp(q[0].remote.ipv6_addr, fd2, 16), 0),
+		W(q[1].remote.ipv6, true), W(memcmp(q[1].remote.ipv6_addr, fd11, 16), 0),
+		W(q[2].remote.ipv6, false),
+		W(q[4].remote.ipv6, true), W(memcmp(q[4].remote.ipv6_addr, db8, 16), 0),
+	};
+
+	if (CHECK_WANTS(fields) != 0)
+		return -1;
+	return roundtrip(cfg, "ipv6");
+}
+
 /*
  * Documents that must load, each with what to check of the result: the
  * single-quoted @c json, or (NULL) base_json with @c edits applied.
@@ -1277,6 +1339,7 @@ static const struct {
 	{ "workers", NULL, workers_edits, RTE_DIM(workers_edits), check_workers },
 	{ "impair_queues_dump", NULL, impair_queues_edits, RTE_DIM(impair_queues_edits),
 	  check_impair_queues },
+	{ "ipv6", NULL, ipv6_edits, RTE_DIM(ipv6_edits), check_ipv6 },
 };
 
 static int test_load_cases(void)

@@ -25,6 +25,9 @@ the MR addresses and keys softrnic prints) and checks:
     counts, payload bytes equal to the local MR's fill, the ICRC
     recomputed by scapy, the Ethernet/IPv4/UDP headers (addresses, TTL,
     IPv4 checksum, UDP port 4791 and the QP's source port, UDP checksum 0);
+    the QPs with a gid_index (issue 21) over IPv6: addresses from the
+    port's ipv6 list and the remote's, traffic class, hop limit, payload
+    length, the ICRC from annex A17 (roce_scapy.icrc_ipv6);
   - tshark (skipped if absent), with the heuristic payload dissectors off
     as in scapy_xcheck.py: no malformed frame, no expert error, and its
     BTH/extended-header fields equal rnic-pcap's.
@@ -54,7 +57,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "wire"))
 
 try:
-    from scapy.all import Ether, Dot1Q, IP, UDP, rdpcap
+    from scapy.all import Ether, Dot1Q, IP, IPv6, UDP, rdpcap
     from scapy.contrib.roce import BTH
     from scapy.utils import checksum
 except ImportError as exc:
@@ -138,8 +141,10 @@ def expected_frames(cfg, mr_keys):
         port = ports[q["port"]]
         pmtu = q.get("pmtu", 1024)
         dqpn = q["remote"]["qpn"]
-        l2 = {"smac": port["mac"], "dmac": q["remote"]["mac"],
-              "sip": port["ipv4"], "dip": q["remote"]["ipv4"],
+        gi = q.get("gid_index", 0)   # 0: IPv4, i: the port's ipv6[i - 1]
+        l2 = {"smac": port["mac"], "dmac": q["remote"]["mac"], "ipv6": gi > 0,
+              "sip": port["ipv6"][gi - 1] if gi else port["ipv4"],
+              "dip": q["remote"]["ipv6"] if gi else q["remote"]["ipv4"],
               "sport": udp_sport(q["qpn"]), "vlan": port.get("vlan"),
               "prio": q.get("sl", 0), "tos": q.get("dscp", 0) << 2 | 2,
               "type": t, "qp": q["name"]}
@@ -291,11 +296,41 @@ def rnic_pcap_expected(f, actual_sport):
          "icrc": "ok"}
     for cls, fields in f["ext"]:
         d.update(X.ext_fields(cls, cls(**fields)))
+    if f["ipv6"]:
+        d.update({"ipv6.src": f["sip"], "ipv6.dst": f["dip"], "ipv6.tclass": f["tos"],
+                  "ipv6.flow": 0, "ipv6.hlim": 64})
     return d
+
+
+def check_ipv6(where, f, p):
+    """Ethernet/IPv6/UDP of one frame (issue 21)."""
+    ip6, udp = p[IPv6], p[UDP]
+    if p[Ether].src != f["smac"] or p[Ether].dst != f["dmac"]:
+        fail(f"{where}: MACs {p[Ether].src} -> {p[Ether].dst}, expected "
+             f"{f['smac']} -> {f['dmac']}")
+    if ip6.src != f["sip"] or ip6.dst != f["dip"]:
+        fail(f"{where}: IPv6 {ip6.src} -> {ip6.dst}, expected {f['sip']} -> {f['dip']}")
+    if (Dot1Q in p) != bool(f["vlan"]) or (f["vlan"] and p[Dot1Q].vlan != f["vlan"]):
+        fail(f"{where}: VLAN {p[Dot1Q].vlan if Dot1Q in p else None}, "
+             f"expected {f['vlan']}")
+    # traffic class: the QP's DSCP and ECT(0); hop limit 64; no flow label
+    if ip6.tc != f["tos"] or ip6.hlim != 64 or ip6.fl != 0 or ip6.nh != 17:
+        fail(f"{where}: IPv6 tc={ip6.tc} hlim={ip6.hlim} fl={ip6.fl} nh={ip6.nh} "
+             f"(expected tc {f['tos']}, 64, 0, 17)")
+    if udp.sport != f["sport"] or udp.dport != 4791 or udp.chksum != 0 or \
+            udp.len != ip6.plen:
+        fail(f"{where}: UDP sport={udp.sport} dport={udp.dport} chksum={udp.chksum} "
+             f"len={udp.len} (IPv6 payload length {ip6.plen}, source port {f['sport']})")
 
 
 def check_l2(where, f, p):
     """Ethernet/IPv4/UDP of one frame; UD's source fields are a known failure."""
+    if f["ipv6"]:
+        if IPv6 not in p:
+            fail(f"{where}: not IPv6: {p.summary()}")
+        else:
+            check_ipv6(where, f, p)
+        return
     ip, udp = p[IP], p[UDP]
     got = {"smac": p[Ether].src, "sip": ip.src, "sport": udp.sport}
     want = {k: f[k] for k in got}
@@ -369,6 +404,11 @@ def check_frame(where, f, raw):
              f"0x{f['payload'][bad]:02x} (the local MR's fill)")
     elif any(rest[len(f["payload"]):]):
         fail(f"{where} {name}: pad bytes are not zero")
+    if IPv6 in p:   # scapy computes IPv4 ICRCs only: annex A17's, written out
+        calc, wire = X.icrc_ipv6(raw, 18 if Dot1Q in p else 14)
+        if calc != wire:
+            fail(f"{where} {name}: ICRC {wire.hex()}, annex A17 gives {calc.hex()}")
+        return
     # ICRC: the last 4 bytes of the IPv4 datagram vs scapy's computation.
     ip = p[IP]
     end = len(raw) - len(bytes(ip)) + ip.len
