@@ -65,6 +65,13 @@ struct rnic_arp_ent {
 	uint8_t mac[6];
 };
 
+/* Neighbour cache (IPv6, rnic_nd.c), as the ARP cache. */
+struct rnic_nd_ent {
+	uint32_t seq;            /* [ARP] seqlock: W: RX (odd while writing) */
+	uint8_t ip6[16];
+	uint8_t mac[6];
+};
+
 /* TX role. */
 struct rnic_dev_tx {
 	struct rnic_qp_list active;  /* WQEScheduler: QPs with work, round robin */
@@ -91,6 +98,7 @@ struct rnic_dev_rx {
 	uint32_t n_free;
 	struct rte_mbuf *free[RNIC_RX_FREE_BATCH];
 	uint32_t arp_req_sent;   /* [ARP-REQ] the last arp_req_gen served */
+	uint32_t nd_req_sent;    /* [ARP-REQ] the last nd_req_gen served */
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;
 	uint64_t iter;           /* [ITER] */
@@ -195,6 +203,10 @@ struct rnic_device {
 	/* W: worker 0's RX role, which handles every frame that is not
 	 * RoCEv2 (ARP) */
 	struct rnic_arp_ent arp[RNIC_ARP_CACHE];
+	/* [ARP-REQ] as arp_req_ip/arp_req_gen, for neighbour solicitations */
+	uint8_t nd_req_ip6[16];
+	uint32_t nd_req_gen;
+	struct rnic_nd_ent nd[RNIC_ARP_CACHE];   /* W: worker 0's RX role */
 };
 
 /* The worker that owns QP number @p qpn: creation picks QPNs so that the

@@ -160,7 +160,7 @@ struct rnic_dev_attr {
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
 	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan) \
-	_(rx_ipv6)
+	_(rx_ipv6) _(nd_replies) _(nd_ignored)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

@@ -100,6 +100,29 @@ int rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 			 unsigned int timeout_ms);
 
 /**
+ * The MAC of IPv6 address @p ip6 in the device's neighbour cache, learnt
+ * from neighbour solicitations for our addresses and advertisements to
+ * them (RFC 4861). Any thread may call it.
+ * @return 0 with @p mac filled, -ENOENT, or -EINVAL.
+ */
+int rnic_dev_nd_lookup(const struct rnic_device *dev, const uint8_t ip6[16], uint8_t mac[6]);
+
+/**
+ * rnic_dev_arp_resolve for IPv6: the RX role sends a neighbour solicitation
+ * (from the port's first IPv6 GID to the target's solicited-node group)
+ * every 200 ms until an advertisement arrives or @p timeout_ms runs out.
+ * @return 0 with @p mac filled, -ETIMEDOUT, or -EINVAL (multicast or
+ *         IPv4 target, or the port has no IPv6 address).
+ */
+int rnic_dev_nd_resolve(struct rnic_device *dev, const uint8_t ip6[16], uint8_t mac[6],
+			unsigned int timeout_ms);
+
+/** The MAC of a GID: ARP for an IPv4 one (rnic_gid_is_ipv4), neighbour
+ *  discovery for an IPv6 one. @return as those. */
+int rnic_dev_resolve_gid(struct rnic_device *dev, const uint8_t gid[16], uint8_t mac[6],
+			 unsigned int timeout_ms);
+
+/**
  * Send WQEs posted but not yet fully transmitted: the TX lcore has not put
  * the last packet of each of them into its TX buffer (see
  * rnic_dev_tx_backlog), nor completed or flushed it as an error. Read by

@@ -36,6 +36,12 @@ void rnic_arp_input(struct rnic_worker *wk, const struct rte_mbuf *m, uint32_t l
 		    bool tagged, rte_be16_t tci, struct rnic_dev_stats *st);
 void rnic_arp_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
 
+/* Neighbour discovery (rnic_nd.c), RX role: false when the IPv6 frame at
+ * @p l3 is not a neighbour solicitation or advertisement. */
+bool rnic_nd_input(struct rnic_worker *wk, const struct rte_mbuf *m, uint32_t l3, bool tagged,
+		   rte_be16_t tci, struct rnic_dev_stats *st);
+void rnic_nd_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
+
 /* Packet I/O and completions (rnic_pktio.c), any role. */
 
 /* Complete the QP's oldest send WQE (sq_done) with @p s: the completion

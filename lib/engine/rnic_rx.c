@@ -36,9 +36,12 @@ vlan_ok(const struct rnic_worker *wk, bool tagged, uint16_t tci_host)
 	return (tagged ? (tci_host & 0xfff) : 0) == wk->dev->attr.vlan;
 }
 
-/* A frame the parser called other L2: ARP (tagged or not) goes to ARP. */
+/* A frame the parser called other L2 (ARP, tagged or not, goes to ARP)
+ * or, being IPv6, other L4 (neighbour discovery). @return true when it
+ * was one of those. */
 static bool
-rx_arp(struct rnic_worker *wk, const struct rte_mbuf *m, struct rnic_dev_stats *st)
+rx_control(struct rnic_worker *wk, const struct rte_mbuf *m, enum rnic_pkt_err e,
+	   struct rnic_dev_stats *st)
 {
 	struct rte_ether_hdr eb;
 	const struct rte_ether_hdr *eh = rte_pktmbuf_read(m, 0, sizeof(eb), &eb);
@@ -54,12 +57,15 @@ rx_arp(struct rnic_worker *wk, const struct rte_mbuf *m, struct rnic_dev_stats *
 		tci = vh ? vh->vlan_tci : 0;
 		l3 += sizeof(vb);
 	}
-	if (et != RTE_ETHER_TYPE_ARP)
+	if (!(et == RTE_ETHER_TYPE_ARP && e == RNIC_PKT_ERR_OTHER_L2) &&
+	    !(et == RTE_ETHER_TYPE_IPV6 && e == RNIC_PKT_ERR_OTHER_L4))
 		return false;
 	if (!vlan_ok(wk, l3 != sizeof(eb), rte_be_to_cpu_16(tci))) {
 		st->drop_vlan++;
 		return true;
 	}
+	if (et == RTE_ETHER_TYPE_IPV6)
+		return rnic_nd_input(wk, m, l3, l3 != sizeof(eb), tci, st);
 	rnic_arp_input(wk, m, l3, l3 != sizeof(eb), tci, st);
 	return true;
 }
@@ -71,7 +77,7 @@ rx_not_roce(struct rnic_worker *wk, const struct rte_mbuf *m, enum rnic_pkt_err 
 {
 	if (e < RTE_DIM(st->drop_reason))
 		st->drop_reason[e]++;
-	if (e == RNIC_PKT_ERR_OTHER_L2 && rx_arp(wk, m, st))
+	if ((e == RNIC_PKT_ERR_OTHER_L2 || e == RNIC_PKT_ERR_OTHER_L4) && rx_control(wk, m, e, st))
 		return;
 	if (rnic_pkt_err_is_other(e))
 		st->drop_not_roce++;
@@ -279,6 +285,8 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	rnic_txbuf_flush(&rx->txb, st);
 	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->arp_req_gen) != rx->arp_req_sent))
 		rnic_arp_request(wk, st);
+	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->nd_req_gen) != rx->nd_req_sent))
+		rnic_nd_request(wk, st);
 	work += rx_kicks(wk, st);
 	work += rnic_resp_pump_reads(wk);
 	/* Each request can need one response right away: only take in

@@ -31,8 +31,10 @@ Exit status: 0 pass, 1 fail, 77 skip (scapy missing). The last line is
 """
 import argparse
 import json
+import logging
 import os
 import shlex
+import socket
 import struct
 import subprocess
 import sys
@@ -49,7 +51,9 @@ try:
     # Extended headers scapy.contrib.roce lacks (IBA 9.3), shared with
     # test/wire/scapy_xcheck.py. scapy's BTH computes the ICRC over whatever
     # is layered under it, so these, the payload and the pad all go under BTH.
-    from roce_scapy import RETH, AtomicETH, DETH, ImmDt, IETH, seal_ipv6
+    from roce_scapy import RETH, AtomicETH, DETH, ImmDt, IETH, seal_ipv6, icrc_ipv6
+    from scapy.layers.inet6 import ICMPv6ND_NS, ICMPv6ND_NA, \
+        ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr
 except ImportError as exc:
     print(f"SKIP: scapy is not available ({exc}); install python3-scapy")
     sys.exit(77)
@@ -92,10 +96,12 @@ CREDITS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
 WC_SUCCESS, WC_LOC_LEN_ERR, WC_WR_FLUSH_ERR = 0, 1, 5
 WC_REM_INV_REQ_ERR, WC_REM_ACCESS_ERR = 9, 10
 WC_RECV, WC_RECV_RDMA_WITH_IMM = 128, 129
-WC_WITH_IMM, WC_WITH_INV = 1 << 1, 1 << 3
+WC_GRH, WC_WITH_IMM, WC_WITH_INV = 1 << 0, 1 << 1, 1 << 3
 
 ENGINE_MAC, PEER_MAC = "02:00:00:00:00:02", "02:00:00:00:00:01"
 ENGINE_IP, PEER_IP = "10.0.0.2", "10.0.0.1"
+# The harness's port has fd00::2 as GID 1; --ipv6 points the QP at fd00::1.
+ENGINE_IP6, PEER_IP6 = "fd00::2", "fd00::1"
 PSN_MASK = 0xffffff
 
 DEFAULT_SETUP = {
@@ -130,8 +136,9 @@ def u64(b):
 # Frames
 
 def frame(opc, psn, *exts, payload=b"", dqpn=None, pkey=0xffff,
-          ackreq=True, se=False, tos=0):
-    """A request from the peer to the engine, ICRC computed by scapy."""
+          ackreq=True, se=False, tos=0, ipv6=False):
+    """A request from the peer to the engine, ICRC computed by scapy (over
+    IPv6, fd00::1 -> fd00::2, by roce_scapy.seal_ipv6)."""
     pad = (4 - len(payload) % 4) % 4
     stack = BTH(opcode=opc, solicited=int(se), padcount=pad, version=0,
                 pkey=pkey, dqpn=DEFAULT_SETUP["qpn"] if dqpn is None else dqpn,
@@ -141,10 +148,13 @@ def frame(opc, psn, *exts, payload=b"", dqpn=None, pkey=0xffff,
     body = payload + b"\0" * pad
     if body:
         stack = stack / Raw(body)
-    p = (Ether(src=PEER_MAC, dst=ENGINE_MAC) /
-         IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0, tos=tos) /
+    if ipv6:
+        ip = IPv6(src=PEER_IP6, dst=ENGINE_IP6, tc=tos, hlim=64)
+    else:
+        ip = IP(src=PEER_IP, dst=ENGINE_IP, flags="DF", ttl=64, id=0, tos=tos)
+    p = (Ether(src=PEER_MAC, dst=ENGINE_MAC) / ip /
          UDP(sport=0xC123, dport=4791, chksum=0) / stack)
-    return bytes(p)
+    return seal_ipv6(bytes(p)) if ipv6 else bytes(p)
 
 
 def corrupt(raw, off):
@@ -171,14 +181,20 @@ class Resp:
         p = Ether(raw)
         self.opc = self.psn = self.syn = self.msn = self.orig = None
         self.payload = b""
-        if BTH not in p or IP not in p:
+        self.nd = None
+        if ICMPv6ND_NA in p or ICMPv6ND_NS in p:
+            self.nd = p   # neighbour discovery: the case checks it
+            return
+        v6 = IPv6 in p
+        if BTH not in p or (IP not in p and not v6):
             self.problems.append("not a RoCEv2 frame")
             return
-        ip, udp, b = p[IP], p[UDP], p[BTH]
+        ip, udp, b = p[IPv6] if v6 else p[IP], p[UDP], p[BTH]
         self.opc, self.psn = b.opcode, b.psn
         if (p[Ether].src.lower() != ENGINE_MAC or
-                p[Ether].dst.lower() != PEER_MAC or ip.src != ENGINE_IP or
-                ip.dst != PEER_IP or udp.dport != 4791):
+                p[Ether].dst.lower() != PEER_MAC or
+                ip.src != (ENGINE_IP6 if v6 else ENGINE_IP) or
+                ip.dst != (PEER_IP6 if v6 else PEER_IP) or udp.dport != 4791):
             self.problems.append(
                 f"addressing {p[Ether].src}->{p[Ether].dst} "
                 f"{ip.src}->{ip.dst} dport {udp.dport}")
@@ -187,13 +203,15 @@ class Resp:
                                  f"0x{want_dqpn:x}")
         if b.version != 0:
             self.problems.append(f"TVer {b.version}")
-        # The ICRC: the wire bytes at the end of the IPv4 datagram vs
-        # scapy's recomputation.
-        end = len(raw) - len(bytes(ip)) + ip.len
-        wire = raw[end - 4:end]
-        if b.compute_icrc(b"") != wire:
-            self.problems.append(f"ICRC {wire.hex()} != computed "
-                                 f"{b.compute_icrc(b'').hex()}")
+        # The ICRC: the wire bytes at the end of the IP datagram vs
+        # scapy's recomputation (IPv6: annex A17's, roce_scapy).
+        if v6:
+            calc, wire = icrc_ipv6(raw, 18 if Dot1Q in p else 14)
+        else:
+            end = len(raw) - len(bytes(ip)) + ip.len
+            calc, wire = b.compute_icrc(b""), raw[end - 4:end]
+        if calc != wire:
+            self.problems.append(f"ICRC {wire.hex()} != computed {calc.hex()}")
         rest = bytes(b.payload)
         # scapy dissects AETH under ACK only: read the bytes ourselves.
         if self.opc in (RC_ACK, RC_ATOMIC_ACK, RC_READ_FIRST, RC_READ_LAST,
@@ -256,7 +274,10 @@ class Env:
 def harness_args(setup):
     args = []
     for k, v in setup.items():
-        args += [f"--{k}", str(v)]
+        if v is True:
+            args.append(f"--{k}")   # a flag
+        elif v is not False:
+            args += [f"--{k}", str(v)]
     return args
 
 
@@ -2423,6 +2444,136 @@ def ce_marked_ud_cnp(c):
 
 
 # ---------------------------------------------------------------------------
+# RoCEv2 over IPv6 and neighbour discovery (issue 21)
+
+@case(ipv6=True)
+def ipv6_write(c):
+    """A WRITE over IPv6 (fd00::1 -> fd00::2, the port's GID 1) to a QP
+    whose AV is IPv6 executes, and the ACK goes back over IPv6 from
+    fd00::2 to fd00::1 (the answer's checks: addresses, the annex A17
+    ICRC). Traffic class and hop limit of the ACK: ECT(0), 64."""
+    pay = pattern(32, 90)
+    c.inject(frame(RC_WRITE_ONLY, c.E, RETH(va=c.va + 128, rkey=c.rkey, dlen=32),
+                   payload=pay, ipv6=True))
+    c.run()
+    g = c.answers(0, 1)
+    if g:
+        c.ack(g[0], c.E, 1)
+        ip6 = Ether(g[0].raw)[IPv6]
+        c.check(ip6.tc == 2 and ip6.hlim == 64 and ip6.fl == 0,
+                f"ACK tc {ip6.tc} hlim {ip6.hlim} fl {ip6.fl}, want 2, 64, 0")
+    c.mem_is([(128, pay)])
+    c.stat("rx_ipv6", 1)
+
+
+@case(type="ud", qpn=0x33, qkey=0x11111111, dqpn=0x44)
+def ipv6_ud_grh(c):
+    """A UD SEND over IPv6 to the port's IPv6 address is received with the
+    GRH flag, and the receive buffer's 40-byte GRH area holds the IPv6
+    header as it came (traffic class, flow label, hop limit included),
+    the payload after it (IBA 11.4.1.1; what rxe and ConnectX do)."""
+    pay = pattern(24, 91)
+    raw = frame(UD_SEND_ONLY, 0x10, DETH(qkey=0x11111111, sqp=0x44), payload=pay,
+                dqpn=0x33, ackreq=False, ipv6=True)
+    b = bytearray(raw)
+    b[14 + 1] |= 0x0a       # a flow label, which the ICRC does not cover
+    b[14 + 3] = 0x5c
+    raw = bytes(b)
+    c.inject(raw)
+    c.run()
+    c.answers(0, 0)
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 40 + 24, "wc_flags": WC_GRH,
+              "data": raw[14:14 + 40] + pay}])
+
+
+def nd_ns(target=ENGINE_IP6, src=PEER_IP6, dst=None, hlim=255, slla=PEER_MAC,
+          eth_src=PEER_MAC):
+    """A neighbour solicitation from the peer (scapy computes the checksum),
+    to the target's solicited-node group unless @p dst is given."""
+    t = socket.inet_pton(socket.AF_INET6, target)
+    group = dst or socket.inet_ntop(socket.AF_INET6,
+                                    bytes.fromhex("ff0200000000000000000001ff") + t[13:])
+    mac = "33:33:" + ":".join(f"{x:02x}" for x in
+                              socket.inet_pton(socket.AF_INET6, group)[12:])
+    p = (Ether(src=eth_src, dst=mac if group.startswith("ff") else ENGINE_MAC) /
+         IPv6(src=src, dst=group, hlim=hlim) / ICMPv6ND_NS(tgt=target))
+    if slla:
+        p = p / ICMPv6NDOptSrcLLAddr(lladdr=slla)
+    return bytes(p)
+
+
+@case()
+def nd_solicit(c):
+    """Neighbour solicitations for the port's IPv6 address, to its
+    solicited-node group and to the address itself, are each answered by
+    a neighbour advertisement (RFC 4861 7.2.4) as scapy decodes it: from
+    the engine's MAC to the solicitor's link-layer address, fd00::2 ->
+    fd00::1, hop limit 255, Solicited and Override set, Router clear,
+    target fd00::2, a target link-layer option with the engine's MAC, and
+    the ICMPv6 checksum scapy recomputes. A solicitation for another
+    address gets nothing and is not counted as ignored."""
+    for f in (nd_ns(), nd_ns(dst=ENGINE_IP6), nd_ns(target="fd00::99")):
+        c.inject(f)
+    c.run()
+    for gi in range(2):
+        g = c.answers(gi, 1, "NS")
+        if not g:
+            continue
+        p = g[0].nd
+        c.check(p is not None and ICMPv6ND_NA in p, f"not an NA: {g[0]}")
+        if p is None or ICMPv6ND_NA not in p:
+            continue
+        na, ip6 = p[ICMPv6ND_NA], p[IPv6]
+        c.check(p[Ether].src.lower() == ENGINE_MAC and p[Ether].dst.lower() == PEER_MAC,
+                f"NA MACs {p[Ether].src} -> {p[Ether].dst}")
+        c.check(ip6.src == ENGINE_IP6 and ip6.dst == PEER_IP6 and ip6.hlim == 255,
+                f"NA {ip6.src} -> {ip6.dst} hlim {ip6.hlim}")
+        c.check(na.R == 0 and na.S == 1 and na.O == 1 and na.tgt == ENGINE_IP6,
+                f"NA flags R{na.R} S{na.S} O{na.O} target {na.tgt}")
+        c.check(ICMPv6NDOptDstLLAddr in p and
+                p[ICMPv6NDOptDstLLAddr].lladdr.lower() == ENGINE_MAC,
+                "NA: no target link-layer option with the engine's MAC")
+        want = na.cksum
+        q = Ether(g[0].raw)
+        del q[ICMPv6ND_NA].cksum
+        c.check(Ether(bytes(q))[ICMPv6ND_NA].cksum == want,
+                f"NA checksum 0x{want:04x} is not what scapy computes")
+    c.answers(2, 0, "NS for another address")
+    c.stat("nd_replies", 2)
+    c.stat("nd_ignored", 0)
+
+
+@case()
+def nd_ignored(c):
+    """Neighbour discovery the engine must not act on (RFC 4861 7.1.1 and
+    the ARP rules of issue 13): a solicitation with hop limit 64 (it came
+    through a router), one with a broken checksum, one from the
+    unspecified address (duplicate address detection), one whose source
+    link-layer option is a multicast MAC, one from an Ethernet broadcast
+    source, and an advertisement that claims the engine's own address:
+    none answered, each counted in nd_ignored; a WRITE after them is
+    served."""
+    bad_sum = bytearray(nd_ns())
+    bad_sum[14 + 40 + 2] ^= 0x01
+    na_ours = bytes(Ether(src=PEER_MAC, dst="33:33:00:00:00:01") /
+                    IPv6(src=PEER_IP6, dst="ff02::1", hlim=255) /
+                    ICMPv6ND_NA(tgt=ENGINE_IP6, R=0, S=0, O=1) /
+                    ICMPv6NDOptDstLLAddr(lladdr=PEER_MAC))
+    frames = [nd_ns(hlim=64), bytes(bad_sum), nd_ns(src="::", slla=None),
+              nd_ns(slla="01:00:5e:00:00:01"), nd_ns(eth_src="ff:ff:ff:ff:ff:ff"),
+              na_ours]
+    for f in frames:
+        c.inject(f)
+    c.inject(good_write(c, c.E))
+    c.run()
+    for gi in range(len(frames)):
+        c.answers(gi, 0)
+    good_write_after(c, c.E, 1, "WRITE after the ND frames")
+    c.stat("nd_ignored", len(frames))
+    c.stat("nd_replies", 0)
+
+
+# ---------------------------------------------------------------------------
 # Engine bugs found by these cases: case name -> what happens vs what IBA
 # says. Such a case still runs and prints its failures, but is left out of
 # the pass/fail count (see the report in the commit message).
@@ -2437,6 +2588,8 @@ def main():
     ap.add_argument("--keep", help="write the pcaps here and keep them")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
+    # scapy warns for every IPv6 BTH that it cannot compute its ICRC.
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
     Env.harness = args.harness
     if not os.access(args.harness, os.X_OK):
         print(f"harness {args.harness} is not an executable file")

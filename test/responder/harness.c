@@ -34,7 +34,8 @@
  * it first (their packets are the frames sent before the first group;
  * --timeout sets the QP's local ACK timeout, 0 = none; --retry-cnt and
  * --rnr-retry its retry counts, --max-rd-atomic its READs/atomics in
- * flight, 1 by default).
+ * flight, 1 by default). The engine's port has IPv6 address fd00::2 (GID
+ * 1) beside 10.0.0.2; --ipv6 makes the QP's AV fd00::2 -> fd00::1.
  *
  * usage: harness [EAL args] -- --info [setup options]
  *        harness [EAL args] -- --in IN.pcap --out OUT.pcap [setup options]
@@ -72,6 +73,8 @@ static const uint8_t ENGINE_MAC[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 static const uint8_t PEER_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 #define ENGINE_IP RTE_IPV4(10, 0, 0, 2)
 #define PEER_IP RTE_IPV4(10, 0, 0, 1)
+static const uint8_t ENGINE_IP6[16] = { 0xfd, [15] = 2 };   /* fd00::2 */
+static const uint8_t PEER_IP6[16] = { 0xfd, [15] = 1 };     /* fd00::1 */
 
 struct opts {
 	bool info;
@@ -93,6 +96,7 @@ struct opts {
 	enum rnic_qp_state state;
 	uint32_t timeout, retry_cnt, rnr_retry, max_rd_atomic;
 	const char *sends;
+	bool ipv6;               /* the QP's AV: fd00::2 -> fd00::1 (GID 1) */
 };
 
 static struct opts o = {
@@ -170,7 +174,7 @@ parse_args(int argc, char **argv)
 	enum { O_INFO = 256, O_IN, O_OUT, O_TYPE, O_QPN, O_DQPN, O_RQPSN, O_SQPSN,
 	       O_PMTU, O_RNR, O_MDRA, O_QPACC, O_MRACC, O_QKEY, O_PKEY, O_RECVS,
 	       O_RSIZE, O_RSGE, O_MRSIZE, O_MRADDR, O_MRFILL, O_BURST, O_GROUPS,
-	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY,
+	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY, O_IPV6,
 	       O_MRA };
 	static const struct option lo[] = {
 		{ "info", no_argument, NULL, O_INFO },
@@ -203,6 +207,7 @@ parse_args(int argc, char **argv)
 		{ "sends", required_argument, NULL, O_SENDS },
 		{ "retry-cnt", required_argument, NULL, O_RETRY },
 		{ "rnr-retry", required_argument, NULL, O_RNRRETRY },
+		{ "ipv6", no_argument, NULL, O_IPV6 },
 		{ "max-rd-atomic", required_argument, NULL, O_MRA },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -289,6 +294,7 @@ parse_args(int argc, char **argv)
 		case O_SENDS: o.sends = optarg; break;
 		case O_RETRY: o.retry_cnt = (uint32_t)num(optarg, "--retry-cnt"); break;
 		case O_RNRRETRY: o.rnr_retry = (uint32_t)num(optarg, "--rnr-retry"); break;
+		case O_IPV6: o.ipv6 = true; break;
 		case O_MRA: o.max_rd_atomic = (uint32_t)num(optarg, "--max-rd-atomic"); break;
 		default: usage();
 		}
@@ -493,6 +499,8 @@ setup(void)
 	da.port_id = port_eng;
 	memcpy(da.mac, ENGINE_MAC, 6);
 	da.ipv4 = rte_cpu_to_be_32(ENGINE_IP);
+	memcpy(da.ipv6[0], ENGINE_IP6, 16);   /* GID 1 */
+	da.n_ipv6 = 1;
 	dev = rnic_dev_create(&da);
 	if (dev == NULL) {
 		fprintf(stderr, "harness: rnic_dev_create: %s\n", rte_strerror(rte_errno));
@@ -626,6 +634,10 @@ setup(void)
 		a.rq_psn = o.rq_psn;
 		memcpy(a.ah_attr.dmac, PEER_MAC, 6);
 		a.ah_attr.dip = rte_cpu_to_be_32(PEER_IP);
+		if (o.ipv6) {
+			memcpy(a.ah_attr.dgid, PEER_IP6, 16);
+			a.ah_attr.sgid_index = 1;
+		}
 		mask |= RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN;
 		if (o.type == RNIC_QPT_RC) {
 			a.max_dest_rd_atomic = (uint8_t)o.max_dest_rd_atomic;
