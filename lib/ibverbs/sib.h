@@ -79,8 +79,6 @@ struct sib_ah {
 };
 
 #define SIB_WR_BATCH 32
-/* GID table entries per port: the port's IPv4-mapped RoCEv2 GID. */
-#define SIB_GID_TBL_LEN 1
 
 /* The ibv_wr_* builder between ibv_wr_start and ibv_wr_complete. */
 struct sib_wr_builder {
@@ -118,7 +116,7 @@ void sib_engine_put(void);
 /* Run the poller thread's roles once if nobody does right now. */
 unsigned int sib_engine_help(void);
 /* Resolve @p ip to a MAC on @p dev: waits for the link, then ARP. */
-int sib_engine_resolve(struct rnic_device *dev, uint32_t ip_be, uint8_t mac[6]);
+int sib_engine_resolve(struct rnic_device *dev, const uint8_t gid[16], uint8_t mac[6]);
 /* Completion events: arm @p cq (its channel fires when it holds a
  * completion), and forget it (destroy). */
 void sib_notify_arm(struct sib_cq *cq);

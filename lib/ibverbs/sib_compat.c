@@ -300,8 +300,11 @@ static int
 gid_index_of(struct ibv_context *context, uint8_t port_num, const union ibv_gid *gid)
 {
 	union ibv_gid g;
+	struct ibv_port_attr pa;
 
-	for (int i = 0; i < SIB_GID_TBL_LEN; i++)
+	if (ibv_query_port(context, port_num, &pa) != 0)
+		return -1;
+	for (int i = 0; i < pa.gid_tbl_len; i++)
 		if (ibv_query_gid(context, port_num, i, &g) == 0 &&
 		    memcmp(g.raw, gid->raw, sizeof(g.raw)) == 0)
 			return i;

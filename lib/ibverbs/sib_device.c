@@ -226,7 +226,7 @@ query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *
 	a.state = IBV_PORT_ACTIVE;
 	a.max_mtu = IBV_MTU_4096;
 	a.active_mtu = mtu_enum(da.mtu);
-	a.gid_tbl_len = SIB_GID_TBL_LEN;
+	a.gid_tbl_len = (int)rnic_dev_gid_count(c->dev);
 	a.port_cap_flags = IBV_PORT_CM_SUP;
 	a.max_msg_sz = UINT32_MAX;
 	a.pkey_tbl_len = 1;
@@ -248,27 +248,21 @@ ibv_query_port(struct ibv_context *context, uint8_t port_num,
 			  offsetof(struct ibv_port_attr, flags));
 }
 
-static void
-gid_of(struct sib_context *c, union ibv_gid *gid)
+/* GID @p index of the context's port: the engine's table (the IPv4
+ * address as ::ffff:a.b.c.d, then the port's IPv6 addresses), all RoCE v2. */
+static int
+gid_of(struct sib_context *c, uint32_t index, union ibv_gid *gid)
 {
-	uint8_t mac[6];
-	rte_be32_t ip;
-
-	rnic_dev_get_addr(c->dev, mac, &ip);
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[10] = 0xff;
-	gid->raw[11] = 0xff;
-	memcpy(&gid->raw[12], &ip, 4);
+	return rnic_dev_query_gid(c->dev, index, gid->raw) == 0 ? 0 : -1;
 }
 
 int
 ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
-	if (port_num != 1 || index < 0 || index >= SIB_GID_TBL_LEN) {
+	if (port_num != 1 || index < 0 || gid_of(SIB_CTX(context), (uint32_t)index, gid) != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	gid_of(SIB_CTX(context), gid);
 	return 0;
 }
 
@@ -280,10 +274,9 @@ _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_i
 
 	if (flags != 0 || port_num != 1 || entry_size < sizeof(e))
 		return EINVAL;
-	if (gid_index >= SIB_GID_TBL_LEN)
-		return ENODATA;
 	memset(&e, 0, sizeof(e));
-	gid_of(SIB_CTX(context), &e.gid);
+	if (gid_of(SIB_CTX(context), gid_index, &e.gid) != 0)
+		return ENODATA;
 	e.gid_index = gid_index;
 	e.port_num = port_num;
 	e.gid_type = IBV_GID_TYPE_ROCE_V2;
@@ -296,11 +289,16 @@ ssize_t
 _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries,
 		     size_t max_entries, uint32_t flags, size_t entry_size)
 {
-	if (max_entries < SIB_GID_TBL_LEN)
+	unsigned int n = rnic_dev_gid_count(SIB_CTX(context)->dev);
+
+	if (max_entries < n || entry_size < sizeof(*entries))
 		return -EINVAL;
-	if (_ibv_query_gid_ex(context, 1, 0, entries, flags, entry_size) != 0)
-		return -EINVAL;
-	return SIB_GID_TBL_LEN;
+	for (unsigned int i = 0; i < n; i++)
+		if (_ibv_query_gid_ex(context, 1, i, (struct ibv_gid_entry *)
+				      ((uint8_t *)entries + i * entry_size), flags,
+				      entry_size) != 0)
+			return -EINVAL;
+	return n;
 }
 
 /* rdma-core's private (driver.h) query of the GID type: 1 is RoCE v2. */
@@ -310,8 +308,7 @@ int
 ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
 		   int *type)
 {
-	(void)context;
-	if (port_num != 1 || index >= SIB_GID_TBL_LEN) {
+	if (port_num != 1 || index >= rnic_dev_gid_count(SIB_CTX(context)->dev)) {
 		errno = EINVAL;
 		return -1;
 	}

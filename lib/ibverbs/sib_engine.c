@@ -225,8 +225,10 @@ devices_create(void)
 			.no_ecn = !p->ecn, .cnp_dscp = p->cnp_dscp,
 			.cnp_interval_us = p->cnp_interval_us, .no_dcqcn = !p->dcqcn_on,
 			.dcqcn = p->dcqcn, .vlan = p->vlan, .mtu = p->mtu,
+			.n_ipv6 = p->n_ipv6,
 		};
 
+		memcpy(a.ipv6, p->ipv6, sizeof(a.ipv6));
 		if (p->has_mac)
 			memcpy(a.mac, p->mac, 6);
 		eng.dev[i] = rnic_dev_create(&a);
@@ -633,16 +635,16 @@ sib_engine_exit(void)
 }
 
 int
-sib_engine_resolve(struct rnic_device *dev, uint32_t ip_be, uint8_t mac[6])
+sib_engine_resolve(struct rnic_device *dev, const uint8_t gid[16], uint8_t mac[6])
 {
 	int rc;
 
-	if (rnic_dev_arp_lookup(dev, ip_be, mac) == 0)
+	if (rnic_dev_resolve_gid(dev, gid, mac, 0) == 0)   /* cached */
 		return 0;
 	pthread_mutex_lock(&eng.lock);
 	rc = rnic_dev_link_wait(dev, SIB_LINK_WAIT_MS);
 	if (rc == 0)
-		rc = rnic_dev_arp_resolve(dev, ip_be, mac, SIB_ARP_WAIT_MS);
+		rc = rnic_dev_resolve_gid(dev, gid, mac, SIB_ARP_WAIT_MS);
 	pthread_mutex_unlock(&eng.lock);
 	return rc;
 }

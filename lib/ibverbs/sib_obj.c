@@ -194,17 +194,12 @@ ibv_resize_cq(struct ibv_cq *cq, int cqe)
 /* Address vectors                                                     */
 /* ------------------------------------------------------------------ */
 
-static bool
-gid_is_v4mapped(const union ibv_gid *g)
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	return memcmp(g->raw, pfx, sizeof(pfx)) == 0;
-}
-
 /* An ibv_ah_attr (RoCEv2: a GRH with the peer's GID) as the engine's
- * address: IPv4 from the IPv4-mapped GID, MAC by ARP, TOS and TTL from the
- * GRH, the port's VLAN with the service level as priority. */
+ * address: the destination GID (IPv4-mapped or IPv6), the source GID
+ * index (the engine refuses one that is missing or of the other family:
+ * EINVAL), MAC by ARP or neighbour discovery, traffic class, hop limit and
+ * flow label from the GRH, the port's VLAN with the service level as
+ * priority. */
 static int
 av_to_rnic(struct sib_context *c, const struct ibv_ah_attr *in, struct rnic_ah_attr *out)
 {
@@ -215,12 +210,15 @@ av_to_rnic(struct sib_context *c, const struct ibv_ah_attr *in, struct rnic_ah_a
 
 	if (!in->is_global)
 		return EINVAL;         /* RoCE addresses by GID: a GRH is required */
-	if (in->grh.sgid_index != 0 || (in->port_num != 0 && in->port_num != 1) || in->sl > 7)
+	if (in->grh.sgid_index >= rnic_dev_gid_count(c->dev) ||
+	    (in->port_num != 0 && in->port_num != 1) || in->sl > 7)
 		return EINVAL;
-	if (!gid_is_v4mapped(&in->grh.dgid))
-		return EOPNOTSUPP;     /* IPv6 GIDs: issue 21 */
 	memset(out, 0, sizeof(*out));
-	memcpy(&out->dip, &in->grh.dgid.raw[12], 4);
+	memcpy(out->dgid, in->grh.dgid.raw, 16);
+	if (rnic_gid_is_ipv4(out->dgid))
+		memset(out->dgid, 0, 12);   /* ::ffff:a.b.c.d -> dip */
+	out->sgid_index = in->grh.sgid_index;
+	out->flow_label = in->grh.flow_label & 0xfffff;
 	out->tos = in->grh.traffic_class;
 	out->ttl = in->grh.hop_limit;
 	sib_engine_port_addr(c->sdev->port_idx, mac, &ip, &vlan);
@@ -228,7 +226,7 @@ av_to_rnic(struct sib_context *c, const struct ibv_ah_attr *in, struct rnic_ah_a
 		out->vlan = true;
 		out->vlan_tci = (uint16_t)(vlan | (in->sl << 13));
 	}
-	rc = sib_engine_resolve(c->dev, out->dip, out->dmac);
+	rc = sib_engine_resolve(c->dev, in->grh.dgid.raw, out->dmac);
 	return rc == 0 ? 0 : (rc == -ETIMEDOUT ? EHOSTUNREACH : sib_err(rc));
 }
 
@@ -238,9 +236,15 @@ av_from_rnic(const struct rnic_ah_attr *in, struct ibv_ah_attr *out)
 	memset(out, 0, sizeof(*out));
 	out->is_global = 1;
 	out->port_num = 1;
-	out->grh.dgid.raw[10] = 0xff;
-	out->grh.dgid.raw[11] = 0xff;
-	memcpy(&out->grh.dgid.raw[12], &in->dip, 4);
+	if (rnic_gid_is_ipv4(in->dgid)) {
+		out->grh.dgid.raw[10] = 0xff;
+		out->grh.dgid.raw[11] = 0xff;
+		memcpy(&out->grh.dgid.raw[12], &in->dip, 4);
+	} else {
+		memcpy(out->grh.dgid.raw, in->dgid, 16);
+		out->grh.flow_label = in->flow_label;
+	}
+	out->grh.sgid_index = in->sgid_index;
 	out->grh.hop_limit = in->ttl;
 	out->grh.traffic_class = in->tos;
 	out->sl = in->vlan ? (uint8_t)(in->vlan_tci >> 13) : 0;

@@ -8,13 +8,19 @@
  * process).
  *
  * - GIDs: ibv_query_gid_ex, ibv_query_gid_table, ibv_query_gid (RoCE v2,
- *   IPv4-mapped, the configured addresses; an index past the table fails).
- * - UD: a receive's GRH area holds the sender's IPv4 header, the
- *   completion says IBV_WC_GRH, ibv_create_ah_from_wc answers the sender
- *   (the reply arrives), ibv_init_ah_from_wc without IBV_WC_GRH is EINVAL.
- * - RC through the ibv_qp_ex builder: RDMA WRITE, SEND, RDMA READ and
- *   fetch-and-add in one ibv_wr_start..ibv_wr_complete batch each; the
- *   data and the atomic's old value checked.
+ *   the IPv4-mapped address at index 0, the port's IPv6 address at 1, as
+ *   configured; an index past the table fails).
+ * - UD, from GID 0 (IPv4) and from GID 1 (IPv6, the MAC found by neighbour
+ *   discovery): a receive's GRH area holds the sender's IPv4 header (20
+ *   zero bytes first) or its IPv6 header, the completion says
+ *   IBV_WC_GRH, ibv_create_ah_from_wc answers the sender from the GID the
+ *   datagram was sent to (the reply arrives), ibv_init_ah_from_wc without
+ *   IBV_WC_GRH is EINVAL; an AH whose source GID is of the other family
+ *   is refused (EINVAL).
+ * - RC through the ibv_qp_ex builder, over IPv4 and over IPv6: RDMA
+ *   WRITE, SEND, RDMA READ and fetch-and-add in one
+ *   ibv_wr_start..ibv_wr_complete batch each; the data and the atomic's
+ *   old value checked.
  * - Asynchronous events: async_fd is pollable, non-blocking
  *   ibv_get_async_event says EAGAIN when none is queued, and a CQ overrun
  *   raises IBV_EVENT_QP_FATAL for the QP, seen through poll().
@@ -54,7 +60,8 @@ struct side {
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	uint8_t *buf;
-	union ibv_gid gid;
+	union ibv_gid gid;       /* GID 0: the IPv4 address */
+	union ibv_gid gid6;      /* GID 1: the IPv6 address */
 };
 
 static double
@@ -96,7 +103,8 @@ side_open(struct ibv_device *d, struct side *s)
 	memset(s->buf, 0, BUF);
 	s->mr = ibv_reg_mr(s->pd, s->buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-	if (s->mr == NULL || ibv_query_gid(s->ctx, 1, 0, &s->gid) != 0)
+	if (s->mr == NULL || ibv_query_gid(s->ctx, 1, 0, &s->gid) != 0 ||
+	    ibv_query_gid(s->ctx, 1, 1, &s->gid6) != 0)
 		return -1;
 	return 0;
 }
@@ -116,23 +124,33 @@ side_close(struct side *s)
 }
 
 static void
-test_gids(struct side *a, const char *ip)
+test_gids(struct side *a, const char *ip, const char *ip6)
 {
 	struct ibv_gid_entry e, tbl[4];
-	union ibv_gid want = { .raw = { [10] = 0xff, [11] = 0xff } };
+	union ibv_gid want = { .raw = { [10] = 0xff, [11] = 0xff } }, want6, g;
+	struct ibv_port_attr pa;
 	ssize_t n;
 
 	inet_pton(AF_INET, ip, &want.raw[12]);
+	inet_pton(AF_INET6, ip6, want6.raw);
 	memset(&e, 0xa5, sizeof(e));
 	CHECK(ibv_query_gid_ex(a->ctx, 1, 0, &e, 0) == 0 &&
 	      memcmp(e.gid.raw, want.raw, 16) == 0 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
 	      e.gid_index == 0 && e.port_num == 1,
 	      "ibv_query_gid_ex index 0: ::ffff:%s, RoCE v2", ip);
-	CHECK(ibv_query_gid_ex(a->ctx, 1, 1, &e, 0) != 0, "ibv_query_gid_ex index 1 fails");
+	CHECK(ibv_query_gid_ex(a->ctx, 1, 1, &e, 0) == 0 &&
+	      memcmp(e.gid.raw, want6.raw, 16) == 0 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+	      e.gid_index == 1, "ibv_query_gid_ex index 1: %s, RoCE v2", ip6);
+	CHECK(ibv_query_gid_ex(a->ctx, 1, 2, &e, 0) != 0, "ibv_query_gid_ex index 2 fails");
 	n = ibv_query_gid_table(a->ctx, tbl, 4, 0);
-	CHECK(n == 1 && memcmp(tbl[0].gid.raw, want.raw, 16) == 0 &&
-	      tbl[0].gid_type == IBV_GID_TYPE_ROCE_V2, "ibv_query_gid_table: one entry (%zd)", n);
+	CHECK(n == 2 && memcmp(tbl[0].gid.raw, want.raw, 16) == 0 &&
+	      tbl[0].gid_type == IBV_GID_TYPE_ROCE_V2 && memcmp(tbl[1].gid.raw, want6.raw, 16) == 0 &&
+	      tbl[1].gid_index == 1, "ibv_query_gid_table: two entries (%zd)", n);
 	CHECK(memcmp(a->gid.raw, want.raw, 16) == 0, "ibv_query_gid index 0");
+	CHECK(memcmp(a->gid6.raw, want6.raw, 16) == 0, "ibv_query_gid index 1");
+	CHECK(ibv_query_gid(a->ctx, 1, 2, &g) != 0, "ibv_query_gid index 2 fails");
+	CHECK(ibv_query_port(a->ctx, 1, &pa) == 0 && pa.gid_tbl_len == 2,
+	      "gid_tbl_len 2 (%d)", pa.gid_tbl_len);
 }
 
 static struct ibv_qp *
@@ -182,13 +200,16 @@ post_ud_send(struct side *s, struct ibv_qp *qp, struct ibv_ah *ah, uint32_t qpn,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+/* UD from GID @p gi of @p a to the same GID of @p b (0: IPv4, 1: IPv6). */
 static void
-test_ud(struct side *a, struct side *b)
+test_ud(struct side *a, struct side *b, int gi)
 {
 	struct ibv_qp *qa = ud_qp(a, a->cq), *qb = ud_qp(b, b->cq);
+	const union ibv_gid *ga = gi ? &a->gid6 : &a->gid, *gb = gi ? &b->gid6 : &b->gid;
 	struct ibv_ah_attr aa = {
 		.is_global = 1, .port_num = 1,
-		.grh = { .dgid = b->gid, .sgid_index = 0, .hop_limit = 64 },
+		.grh = { .dgid = *gb, .sgid_index = (uint8_t)gi, .hop_limit = 64,
+			 .flow_label = gi ? 0x12345 : 0 },
 	}, back;
 	struct ibv_ah *ah, *ah_back;
 	struct ibv_wc wc, wcs;
@@ -199,6 +220,12 @@ test_ud(struct side *a, struct side *b)
 		CHECK(0, "UD QPs created and moved to RTS");
 		return;
 	}
+	aa.grh.sgid_index = (uint8_t)!gi;
+	errno = 0;
+	ah = ibv_create_ah(a->pd, &aa);
+	CHECK(ah == NULL && errno == EINVAL, "GID %d: an AH from the GID of the other family "
+	      "is refused (EINVAL)", gi);
+	aa.grh.sgid_index = (uint8_t)gi;
 	ah = ibv_create_ah(a->pd, &aa);
 	memset(b->buf, 0xee, 40);
 	for (int i = 0; i < 64; i++)
@@ -214,15 +241,24 @@ test_ud(struct side *a, struct side *b)
 	CHECK(poll_one(a->cq, &wcs) == 1 && wcs.status == IBV_WC_SUCCESS && wcs.wr_id == 12,
 	      "UD send completes");
 	CHECK(wc.wc_flags & IBV_WC_GRH, "UD receive: IBV_WC_GRH");
-	CHECK(b->buf[0] == 0 && b->buf[19] == 0 && ip[0] == 0x45 && ip[9] == 17 &&
-	      memcmp(ip + 12, &a->gid.raw[12], 4) == 0 && memcmp(ip + 16, &b->gid.raw[12], 4) == 0,
-	      "UD GRH area: 20 zero bytes, then the IPv4 header (UDP, %u.%u.%u.%u -> %u.%u.%u.%u)",
-	      ip[12], ip[13], ip[14], ip[15], ip[16], ip[17], ip[18], ip[19]);
+	if (gi == 0)
+		CHECK(b->buf[0] == 0 && b->buf[19] == 0 && ip[0] == 0x45 && ip[9] == 17 &&
+		      memcmp(ip + 12, &a->gid.raw[12], 4) == 0 &&
+		      memcmp(ip + 16, &b->gid.raw[12], 4) == 0,
+		      "UD GRH area: 20 zero bytes, then the IPv4 header (UDP, %u.%u.%u.%u -> "
+		      "%u.%u.%u.%u)", ip[12], ip[13], ip[14], ip[15], ip[16], ip[17], ip[18], ip[19]);
+	else
+		CHECK((b->buf[0] >> 4) == 6 && grh->next_hdr == 17 &&
+		      (be32toh(grh->version_tclass_flow) & 0xfffff) == 0x12345 &&
+		      memcmp(grh->sgid.raw, a->gid6.raw, 16) == 0 &&
+		      memcmp(grh->dgid.raw, b->gid6.raw, 16) == 0,
+		      "UD GRH area: the IPv6 header (UDP, flow label 0x12345, GID 1 -> GID 1)");
 	CHECK(memcmp(b->buf + 40, a->buf + 1024, 64) == 0, "UD payload after the GRH area");
 
 	CHECK(ibv_init_ah_from_wc(b->ctx, 1, &wc, grh, &back) == 0 && back.is_global &&
-	      memcmp(back.grh.dgid.raw, a->gid.raw, 16) == 0 && back.grh.sgid_index == 0 &&
-	      back.port_num == 1, "ibv_init_ah_from_wc: the sender's GID, source GID index 0");
+	      memcmp(back.grh.dgid.raw, ga->raw, 16) == 0 && back.grh.sgid_index == gi &&
+	      back.port_num == 1, "ibv_init_ah_from_wc: the sender's GID, source GID index %d",
+	      gi);
 	wcs = wc;
 	wcs.wc_flags &= ~IBV_WC_GRH;
 	errno = 0;
@@ -266,7 +302,7 @@ rc_qp_ex(struct side *s)
 }
 
 static int
-rc_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *dgid)
+rc_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *dgid, int gi)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1,
@@ -287,6 +323,7 @@ rc_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *dgid)
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
 	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = (uint8_t)gi;
 	a.ah_attr.grh.hop_limit = 64;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
@@ -302,8 +339,9 @@ rc_connect(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *dgid)
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* The builder over GID @p gi (0: IPv4, 1: IPv6). */
 static void
-test_rc_builder(struct side *a, struct side *b)
+test_rc_builder(struct side *a, struct side *b, int gi)
 {
 	struct ibv_qp *qa = rc_qp_ex(a), *qb = rc_qp_ex(b);
 	struct ibv_qp_ex *x;
@@ -311,8 +349,9 @@ test_rc_builder(struct side *a, struct side *b)
 	uint64_t *ctr = (uint64_t *)(b->buf + 3072), *old = (uint64_t *)(a->buf + 3072);
 	int got = 0;
 
-	if (qa == NULL || qb == NULL || rc_connect(qa, qb->qp_num, &b->gid) ||
-	    rc_connect(qb, qa->qp_num, &a->gid)) {
+	printf("-- RC over GID %d (%s)\n", gi, gi ? "IPv6" : "IPv4");
+	if (qa == NULL || qb == NULL || rc_connect(qa, qb->qp_num, gi ? &b->gid6 : &b->gid, gi) ||
+	    rc_connect(qb, qa->qp_num, gi ? &a->gid6 : &a->gid, gi)) {
 		CHECK(0, "RC QPs (ibv_create_qp_ex with send_ops_flags) connected");
 		return;
 	}
@@ -446,10 +485,12 @@ main(void)
 		CHECK(0, "devices opened, PD, CQ, MR");
 		return 1;
 	}
-	test_gids(&a, "10.0.1.1");
-	test_gids(&b, "10.0.1.2");
-	test_ud(&a, &b);
-	test_rc_builder(&a, &b);
+	test_gids(&a, "10.0.1.1", "fd00:1::1");
+	test_gids(&b, "10.0.1.2", "fd00:1::2");
+	test_ud(&a, &b, 0);
+	test_ud(&a, &b, 1);
+	test_rc_builder(&a, &b, 0);
+	test_rc_builder(&a, &b, 1);
 	test_async(&a, &b);
 	side_close(&a);
 	side_close(&b);
