@@ -191,9 +191,10 @@ struct rnic_qp {
 	uint8_t sq_sig_all;
 	struct rnic_cq *scq;
 	struct rnic_cq *rcq;
-	struct rnic_qp_cap cap;
 	struct rnic_qp_attr attr;  /* written before the state store that
-				    * enters the states which read them */
+				    * enters the states which read them;
+				    * attr.cap: the capacities, set at
+				    * creation (0 SGEs taken as 1) */
 	uint32_t pmtu;           /* bytes */
 	struct rnic_l2l3 l2;     /* cached outer headers to the peer */
 	struct rnic_pkt_tmpl tmpl;  /* the same prebuilt, with P_Key and QPN */

@@ -80,14 +80,14 @@ static int
 send_wr_check(const struct rnic_qp *qp, const struct rnic_send_wr *wr, uint64_t *total)
 {
 	if ((unsigned int)wr->opcode >= RNIC_WR_MAX || wr->num_sge < 0 ||
-	    (uint32_t)wr->num_sge > qp->cap.max_send_sge ||
+	    (uint32_t)wr->num_sge > qp->attr.cap.max_send_sge ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL) ||
 	    (qp->type == RNIC_QPT_UD && wr->wr.ud.ah == NULL))
 		return -EINVAL;
 	*total = 0;
 	for (int i = 0; i < wr->num_sge; i++)
 		*total += wr->sg_list[i].length;
-	if ((wr->send_flags & RNIC_SEND_INLINE) && *total > qp->cap.max_inline_data)
+	if ((wr->send_flags & RNIC_SEND_INLINE) && *total > qp->attr.cap.max_inline_data)
 		return -EINVAL;
 	return 0;
 }
@@ -165,7 +165,7 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 		uint64_t total;
 
 		rc = send_wr_check(qp, wr, &total);
-		if (rc == 0 && !q_room(pi, qp->cap.max_send_wr, &qp->comp.sq_done, &qp->app.sq_done_seen))
+		if (rc == 0 && !q_room(pi, qp->attr.cap.max_send_wr, &qp->comp.sq_done, &qp->app.sq_done_seen))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;
@@ -201,10 +201,10 @@ post_recv_list(struct rnic_qp *qp, struct rnic_recv_wr **wrp)
 		struct rnic_rwqe *r;
 		uint64_t total = 0;
 
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge ||
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->attr.cap.max_recv_sge ||
 		    (wr->num_sge > 0 && wr->sg_list == NULL))
 			rc = -EINVAL;
-		else if (!q_room(pi, qp->cap.max_recv_wr, &qp->resp.rq_ci, &qp->app.rq_ci_seen))
+		else if (!q_room(pi, qp->attr.cap.max_recv_wr, &qp->resp.rq_ci, &qp->app.rq_ci_seen))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;
@@ -231,7 +231,7 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 	int rc = -EINVAL;
 
 	if (qp != NULL && wr != NULL && rnic_qp_state_get(qp) != RNIC_QPS_RESET &&
-	    qp->cap.max_recv_wr != 0)
+	    qp->attr.cap.max_recv_wr != 0)
 		rc = post_recv_list(qp, &wr);
 	if (bad_wr != NULL)
 		*bad_wr = rc == 0 ? NULL : wr;

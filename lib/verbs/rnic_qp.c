@@ -95,26 +95,26 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	qp->scq = ia->send_cq;
 	qp->rcq = ia->recv_cq;
 	qp->sq_sig_all = ia->sq_sig_all;
-	qp->cap = ia->cap;
-	if (qp->cap.max_send_sge == 0)
-		qp->cap.max_send_sge = 1;
-	if (qp->cap.max_recv_sge == 0)
-		qp->cap.max_recv_sge = 1;
+	qp->attr.cap = ia->cap;
+	if (qp->attr.cap.max_send_sge == 0)
+		qp->attr.cap.max_send_sge = 1;
+	if (qp->attr.cap.max_recv_sge == 0)
+		qp->attr.cap.max_recv_sge = 1;
 	qp->state = RNIC_QPS_RESET;
 
 	stride = RTE_ALIGN_CEIL(RNIC_WQE_HDR_SIZE +
-		RTE_MAX(qp->cap.max_send_sge * sizeof(struct rnic_sge),
-			(size_t)qp->cap.max_inline_data), RNIC_WQE_UNIT);
+		RTE_MAX(qp->attr.cap.max_send_sge * sizeof(struct rnic_sge),
+			(size_t)qp->attr.cap.max_inline_data), RNIC_WQE_UNIT);
 	RTE_VERIFY(stride <= RNIC_SQ_MAX_STRIDE);
-	slots = rte_align32pow2(qp->cap.max_send_wr);
+	slots = rte_align32pow2(qp->attr.cap.max_send_wr);
 	qp->sq_stride = stride;
 	qp->sq_mask = slots - 1;
 	qp->sq = rte_zmalloc("rnic_sq", (size_t)slots * stride, RTE_CACHE_LINE_SIZE);
 
 	qp->rq_stride = RTE_ALIGN_CEIL(sizeof(struct rnic_rwqe) +
-				       qp->cap.max_recv_sge * sizeof(struct rnic_sge),
+				       qp->attr.cap.max_recv_sge * sizeof(struct rnic_sge),
 				       RNIC_WQE_UNIT);
-	slots = rte_align32pow2(RTE_MAX(qp->cap.max_recv_wr, 1u));
+	slots = rte_align32pow2(RTE_MAX(qp->attr.cap.max_recv_wr, 1u));
 	qp->rq_mask = slots - 1;
 	qp->rq = rte_zmalloc("rnic_rq", (size_t)slots * qp->rq_stride, RTE_CACHE_LINE_SIZE);
 
@@ -122,7 +122,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	 * (four packets a WQE) within [RNIC_MQ_RC_MIN, RNIC_MQ_RC_SLOTS]:
 	 * thousands of shallow QPs keep little. UC/UD keep nothing. */
 	mq = qp->type != RNIC_QPT_RC ? 2 :
-	     RTE_MIN(RTE_MAX(rte_align32pow2(4 * qp->cap.max_send_wr), RNIC_MQ_RC_MIN),
+	     RTE_MIN(RTE_MAX(rte_align32pow2(4 * qp->attr.cap.max_send_wr), RNIC_MQ_RC_MIN),
 		     RNIC_MQ_RC_SLOTS);
 	qp->req.mq.mask = mq - 1;
 	qp->req.mq.limit = RTE_MIN(mq, dev->attr.max_inflight);
@@ -525,7 +525,7 @@ rnic_query_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask,
 	*a = qp->attr;
 	a->qp_state = rnic_qp_state_get(qp);
 	a->cur_qp_state = a->qp_state;
-	a->cap = qp->cap;
+	a->cap = qp->attr.cap;
 	a->sq_psn = LOAD_RLX(&qp->req.psn);
 	a->rq_psn = LOAD_RLX(&qp->resp.epsn);
 	a->sq_draining = 0;
@@ -533,7 +533,7 @@ rnic_query_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask,
 		memset(ia, 0, sizeof(*ia));
 		ia->send_cq = qp->scq;
 		ia->recv_cq = qp->rcq;
-		ia->cap = qp->cap;
+		ia->cap = qp->attr.cap;
 		ia->qp_type = qp->type;
 		ia->sq_sig_all = qp->sq_sig_all;
 		ia->qp_num = qp->qpn;
