@@ -76,6 +76,7 @@ struct perf_opts {
 	const char *flow_trace;  /* --flow-trace: per-QP rate every 50 ms, CSV */
 	uint32_t inflight;       /* --inflight: rnic_dev_attr.max_inflight (0: default) */
 	uint8_t tclass;          /* --tclass: the AH's IPv4 TOS (perftest's traffic class) */
+	bool no_ecn;             /* --no-ecn: the AVs ask for Not-ECT */
 	bool dcqcn_set;          /* --dcqcn given: dcqcn and no_dcqcn below */
 	bool no_dcqcn;
 	struct rnic_dcqcn_params dcqcn;

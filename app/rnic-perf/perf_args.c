@@ -77,6 +77,7 @@ perf_usage(FILE *f, const char *prog)
 "                          max_inflight; default 64)\n"
 "  --tclass=N              the QPs' traffic class, 0..255, as perftest's: the IPv4\n"
 "                          TOS (DSCP << 2 | ECN; ECN 0: the device's ECT(0))\n"
+"  --no-ecn                the QPs send Not-ECT (the device marks ECT(0) otherwise)\n"
 "\n"
 "impaired link (--link ring; net_impair on the client's end, both directions):\n"
 "  --loss=P, --dup=P, --reorder=P, --corrupt=P\n"
@@ -152,6 +153,7 @@ enum {
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
 	OPT_TCLASS,
+	OPT_NO_ECN,
 	OPT_DCQCN, OPT_BOTTLENECK, OPT_FLOW_TRACE,
 };
 
@@ -591,6 +593,9 @@ opt_engine(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 			return -1;
 		o->tclass = (uint8_t)v;
 		return 0;
+	case OPT_NO_ECN:
+		o->no_ecn = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -641,6 +646,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "impair-seed", required_argument, NULL, OPT_ISEED },
 		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
 		{ "tclass", required_argument, NULL, OPT_TCLASS },
+		{ "no-ecn", no_argument, NULL, OPT_NO_ECN },
 		{ "dcqcn", required_argument, NULL, OPT_DCQCN },
 		{ "bottleneck", required_argument, NULL, OPT_BOTTLENECK },
 		{ "flow-trace", required_argument, NULL, OPT_FLOW_TRACE },

@@ -138,6 +138,7 @@ perf_side_connect(const struct perf_opts *o, struct perf_side *s)
 				memcpy(a.ah_attr.dmac, s->peer_mac, 6);
 				a.ah_attr.dip = s->peer_ip;
 				a.ah_attr.tos = o->tclass;
+				a.ah_attr.not_ect = o->no_ecn;
 				mask |= RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN;
 				if (rc) {
 					a.max_dest_rd_atomic = (uint8_t)p->out_reads;
@@ -172,6 +173,7 @@ perf_side_connect(const struct perf_opts *o, struct perf_side *s)
 		memcpy(aa.dmac, s->peer_mac, 6);
 		aa.dip = s->peer_ip;
 		aa.tos = o->tclass;
+		aa.not_ect = o->no_ecn;
 		s->ah = rnic_create_ah(s->pd, &aa);
 		if (s->ah == NULL) {
 			fprintf(stderr, "rnic-perf: create_ah: %s\n", rte_strerror(rte_errno));

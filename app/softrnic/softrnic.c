@@ -354,6 +354,15 @@ create_cqs_qps(void)
 	return 0;
 }
 
+/* The QP's DSCP and ECN choice ("ecn": absent, the port's; true, ECT(0)
+ * (0x2) whatever the port says) in @p aa. */
+static void
+qp_tos(const struct rnic_cfg_qp *q, struct rnic_ah_attr *aa)
+{
+	aa->tos = (uint8_t)(q->dscp << 2 | (q->ecn == 1 ? 0x2 : 0));
+	aa->not_ect = q->ecn == 0;
+}
+
 /* GID @p idx of port @p port_idx (0: its IPv4 address, then its IPv6
  * ones) as the destination of @p aa, whose dgid is zero. */
 static void
@@ -396,7 +405,7 @@ qp_rtr_attr(const struct rnic_cfg_qp *q, struct rnic_qp_attr *a)
 		a->ah_attr.vlan = true;
 		a->ah_attr.vlan_tci = (uint16_t)(cfg->ports[q->port_idx].vlan | q->sl << 13);
 	}
-	a->ah_attr.tos = (uint8_t)(q->dscp << 2);
+	qp_tos(q, &a->ah_attr);
 	a->path_mtu = q->pmtu;
 	a->rq_psn = q->rq_psn;
 	a->max_dest_rd_atomic = q->max_dest_rd_atomic;
@@ -865,6 +874,7 @@ work_remote(const struct work_ctx *c, uint64_t i, struct rnic_send_wr *wr,
 		memset(aa.dgid, 0, sizeof(aa.dgid));
 		cfg_port_gid(cfg->qps[c->peer].port_idx, cfg->qps[c->peer].gid_index, &aa);
 		aa.sgid_index = c->q->gid_index;
+		qp_tos(c->q, &aa);
 		*ah = rnic_create_ah(ports[c->q->port_idx].pd, &aa);
 		wr->wr.ud.ah = *ah;
 		wr->wr.ud.remote_qpn = rnic_qp_num(c->pqp);
@@ -1072,7 +1082,7 @@ transmit_ah(const struct rnic_cfg_qp *q)
 		aa.vlan = true;
 		aa.vlan_tci = (uint16_t)(cfg->ports[q->port_idx].vlan | q->sl << 13);
 	}
-	aa.tos = (uint8_t)(q->dscp << 2);
+	qp_tos(q, &aa);
 	ah = rnic_create_ah(ports[q->port_idx].pd, &aa);
 	if (ah == NULL)
 		fprintf(stderr, "softrnic: %s: create_ah: %s\n", q->name, rte_strerror(rte_errno));

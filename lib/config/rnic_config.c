@@ -1222,7 +1222,8 @@ static const char *const qp_keys[] = {
 	"name", "port", "type", "qpn", "send_cq", "recv_cq", "max_send_wr", "max_recv_wr",
 	"max_send_sge", "max_recv_sge", "max_inline", "remote", "sq_psn", "rq_psn", "pmtu",
 	"timeout", "retry_cnt", "rnr_retry", "min_rnr_timer", "max_rd_atomic",
-	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", "gid_index", NULL
+	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", "gid_index", "ecn",
+	NULL
 };
 static const char *const remote_keys[] = { "qp", "mac", "ipv4", "ipv6", "qpn", NULL };
 
@@ -1307,6 +1308,14 @@ static int parse_qp(struct ctx *c, const json_t *o, unsigned int idx)
 	    get_uint8_t(c, o, "gid_index", 0, RNIC_GID_TBL_LEN - 1, 0, &q->gid_index) < 0 ||
 	    get_enum(c, o, "state", qp_state_syms, RNIC_QPS_RTS, &v) < 0)
 		return -1;
+	q->ecn = -1;
+	if (json_object_get(o, "ecn")) {
+		bool ecn;
+
+		if (get_bool(c, o, "ecn", true, &ecn) < 0)
+			return -1;
+		q->ecn = ecn;
+	}
 	if (q->gid_index > c->cfg->ports[q->port_idx].n_ipv6)
 		return fail_at(c, "gid_index", "%u: port \"%s\" has %u GIDs (ipv4, then %u ipv6)",
 			       q->gid_index, c->cfg->ports[q->port_idx].name,
@@ -2255,6 +2264,8 @@ static json_t *dump_qp(const struct rnic_config *cfg, const struct rnic_cfg_qp *
 	SET(o, "sl", json_integer(q->sl));
 	SET(o, "dscp", json_integer(q->dscp));
 	SET(o, "gid_index", json_integer(q->gid_index));
+	if (q->ecn >= 0)
+		SET(o, "ecn", json_boolean(q->ecn));
 	return o;
 }
 

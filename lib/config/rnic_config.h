@@ -183,6 +183,8 @@ struct rnic_cfg_qp {
 				  *   its frames on a port with a VLAN */
 	uint8_t dscp;            /**< DSCP of its frames (the ECN bits stay the
 				  *   port's: ECT(0) unless "ecn" is false) */
+	int8_t ecn;              /**< "ecn": 1 ECT(0), 0 Not-ECT, -1 (absent):
+				  *   the port's "ecn" */
 	uint8_t gid_index;       /**< its source address: the port's GID table
 				  *   (0: ipv4, 1..: ipv6[]); the remote's
 				  *   address is of the same family */

@@ -248,12 +248,14 @@ int rnic_dev_add_destroy_hook(struct rnic_device *dev, rnic_dev_hook_t *fn);
 /* Control thread: run and clear the destroy hooks. */
 void rnic_dev_run_destroy_hooks(struct rnic_device *dev);
 
-/* The TOS byte of a data packet: ECT(0) unless the device sends Not-ECT
- * or the traffic class already sets an ECN codepoint (issue 18). */
+/* The TOS byte of a data packet: ECT(0) unless the device sends Not-ECT,
+ * the address vector asks for Not-ECT (@p not_ect) or the traffic class
+ * already sets an ECN codepoint (issue 18). */
 static inline uint8_t
-rnic_tos_ecn(const struct rnic_device *dev, uint8_t tos)
+rnic_tos_ecn(const struct rnic_device *dev, uint8_t tos, bool not_ect)
 {
-	return dev->attr.no_ecn || (tos & RNIC_ECN_MASK) ? tos : (uint8_t)(tos | RNIC_ECN_ECT0);
+	return dev->attr.no_ecn || not_ect || (tos & RNIC_ECN_MASK) ? tos :
+	       (uint8_t)(tos | RNIC_ECN_ECT0);
 }
 
 /* An address vector the device can send from: its source GID exists and
@@ -284,7 +286,7 @@ rnic_ah_to_l3(const struct rnic_device *dev, const struct rnic_ah_attr *ah,
 		l->dst_ip = ah->dip;
 		l->flow_label = 0;
 	}
-	l->tos = rnic_tos_ecn(dev, ah->tos);
+	l->tos = rnic_tos_ecn(dev, ah->tos, ah->not_ect);
 	l->ttl = ah->ttl ? ah->ttl : RNIC_IPV4_TTL_DEFAULT;
 }
 

@@ -321,7 +321,11 @@ struct rnic_ah_attr {
 	uint8_t ttl;             /**< IPv4 TTL or IPv6 hop limit; 0: 64 */
 	bool vlan;
 	uint8_t sgid_index;      /**< the source: the port's GID table */
-	uint32_t flow_label;     /**< IPv6, 20 bits */
+	uint32_t flow_label : 20; /**< IPv6 */
+	uint32_t not_ect : 1;    /**< send Not-ECT even where the device marks
+				  *   ECT(0) (an ECN field of 0 in @c tos
+				  *   otherwise means the device's choice) */
+	uint32_t : 11;
 };
 
 /** Mirrors ibv_qp_attr_mask. */

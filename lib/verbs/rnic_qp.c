@@ -320,6 +320,8 @@ type_idx(enum rnic_qp_type t)
 static void
 qp_build_l2(struct rnic_qp *qp)
 {
+	/* Send queue entries carry one (struct rnic_wqe): keep it small. */
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_ah_attr) != 32);
 	struct rnic_l2l3 *l = &qp->l2;
 	const struct rnic_ah_attr *ah = &qp->attr.ah_attr;
 

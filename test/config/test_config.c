@@ -302,6 +302,7 @@ static const struct {
 	{ E2("ports[0]", "ipv6", "'fd00::1'", "ports[1]", "ipv6", "['fd00::2', 'fd00::1']"),
 	  "ports[1].ipv6: fd00::1 is already used by ports[0]" },
 	{ E1("qps[0]", "gid_index", "16"), "qps[0].gid_index: 16 is out of range 0..15" },
+	{ E1("qps[0]", "ecn", "1"), "qps[0].ecn: expected a boolean, got integer" },
 	{ E1("qps[0]", "gid_index", "1"),
 	  "qps[0].gid_index: 1: port \"p0\" has 1 GIDs (ipv4, then 0 ipv6)" },
 	{ E2("ports[0]", "ipv6", "'fd00::1'", "qps[0]", "gid_index", "1"),
@@ -1294,6 +1295,8 @@ static const struct edit ipv6_edits[] = {
 	{ "qps[1]", "gid_index", "1" },
 	{ "qps[4]", "gid_index", "1" },
 	{ "qps[4]", "remote", "{'mac': '02:00:00:00:01:02', 'ipv6': '2001:db8::8', 'qpn': 77}" },
+	{ "qps[2]", "ecn", "false" },
+	{ "qps[3]", "ecn", "true" },
 };
 
 static int check_ipv6(const struct rnic_config *cfg)
@@ -1312,6 +1315,7 @@ static int check_ipv6(const struct rnic_config *cfg)
 		W(q[1].remote.ipv6, true), W(memcmp(q[1].remote.ipv6_addr, fd11, 16), 0),
 		W(q[2].remote.ipv6, false),
 		W(q[4].remote.ipv6, true), W(memcmp(q[4].remote.ipv6_addr, db8, 16), 0),
+		W(q[0].ecn, -1), W(q[2].ecn, 0), W(q[3].ecn, 1),
 	};
 
 	if (CHECK_WANTS(fields) != 0)

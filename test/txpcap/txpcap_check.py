@@ -146,7 +146,8 @@ def expected_frames(cfg, mr_keys):
               "sip": port["ipv6"][gi - 1] if gi else port["ipv4"],
               "dip": q["remote"]["ipv6"] if gi else q["remote"]["ipv4"],
               "sport": udp_sport(q["qpn"]), "vlan": port.get("vlan"),
-              "prio": q.get("sl", 0), "tos": q.get("dscp", 0) << 2 | 2,
+              "prio": q.get("sl", 0),
+              "tos": q.get("dscp", 0) << 2 | (0 if q.get("ecn") is False else 2),
               "type": t, "qp": q["name"]}
         if e["local_mr"] not in fills:
             fills[e["local_mr"]] = mr_fill(mrs[e["local_mr"]])
@@ -352,7 +353,8 @@ def check_l2(where, f, p):
     if f["vlan"] and Dot1Q in p and p[Dot1Q].prio != f["prio"]:
         fail(f"{where}: 802.1Q priority {p[Dot1Q].prio}, expected the QP's sl {f['prio']}")
     # tos: the QP's DSCP ("dscp", 0 by default), ECN ECT(0), which softrnic
-    # sets on data packets by default (ports[].ecn, issue 18).
+    # sets on data packets by default (ports[].ecn, issue 18), Not-ECT for
+    # a QP with "ecn": false (issue 21).
     if ip.version != 4 or ip.ihl != 5 or ip.ttl != 64 or ip.tos != f["tos"] or ip.proto != 17 \
             or ip.frag != 0:
         fail(f"{where}: IPv4 header {ip.summary()} ttl={ip.ttl} tos={ip.tos} "
