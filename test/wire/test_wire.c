@@ -42,6 +42,7 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "rnic_mad.h"
 #include "rnic_wire.h"
 #include "test_common.h"
 
@@ -1699,6 +1700,102 @@ test_ipv6(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* CM MADs (issue 21; field layout cross-checked by wire-cm-tshark)    */
+/* ------------------------------------------------------------------ */
+
+/* Random bytes through decode -> encode -> decode: the second decode
+ * equals the first (every field maps back onto the bits it came from),
+ * and a MAD encoded from a decoded one keeps every bit a field covers. */
+static int
+test_cm_mad(void)
+{
+	static const uint16_t attrs[] = { RNIC_CM_REQ, RNIC_CM_MRA, RNIC_CM_REJ, RNIC_CM_REP,
+					  RNIC_CM_RTU, RNIC_CM_DREQ, RNIC_CM_DREP };
+	uint8_t mad[RNIC_MAD_LEN], again[RNIC_MAD_LEN];
+	struct rnic_cm_msg a, b;
+	struct rnic_cma_hdr h, h2;
+
+	for (int rep = 0; rep < 200; rep++)
+		for (unsigned int i = 0; i < RTE_DIM(attrs); i++) {
+			rnd_bytes(mad, sizeof(mad));
+			mad[0] = RNIC_MAD_BASE_VERSION;
+			mad[1] = RNIC_MGMT_CLASS_CM;
+			mad[2] = RNIC_CM_CLASS_VERSION;
+			mad[3] = RNIC_MAD_METHOD_SEND;
+			mad[16] = (uint8_t)(attrs[i] >> 8);
+			mad[17] = (uint8_t)attrs[i];
+			VERIFY(rnic_cm_decode(mad, sizeof(mad), &a) == RNIC_MAD_OK, "decode 0x%x",
+			       attrs[i]);
+			VERIFY(rnic_cm_encode(&a, again) == 0, "encode");
+			VERIFY(rnic_cm_decode(again, sizeof(again), &b) == RNIC_MAD_OK, "decode again");
+			VERIFY(memcmp(&a, &b, sizeof(a)) == 0, "%s: decode(encode(decode)) differs",
+			       rnic_cm_attr_name(attrs[i]));
+			/* the MAD header but its 2 reserved bytes (18, 19) */
+			VERIFY(memcmp(mad, again, 18) == 0 && memcmp(mad + 20, again + 20, 4) == 0,
+			       "MAD header kept");
+		}
+	/* Known values at IBA's places: REQ local QPN (byte 32, 24 bits),
+	 * starting PSN (44), retry count (low 3 bits of 47), the private
+	 * data at 140; REJ reason (10, 16 bits). */
+	memset(&a, 0, sizeof(a));
+	a.hdr = (struct rnic_mad_hdr){ .base_version = 1, .mgmt_class = 7, .class_version = 2,
+				       .method = 3, .tid = 0x0102030405060708ull,
+				       .attr_id = RNIC_CM_REQ };
+	a.req.local_qpn = 0xabcdef;
+	a.req.starting_psn = 0x123456;
+	a.req.retry_count = 5;
+	a.req.local_cm_response_timeout = 0x1f;
+	a.req.private_data[0] = 0x77;
+	VERIFY(rnic_cm_encode(&a, mad) == 0, "");
+	VERIFY(mad[8] == 1 && mad[15] == 8 && mad[17] == 0x10, "TID and attribute ID");
+	VERIFY(mad[24 + 32] == 0xab && mad[24 + 33] == 0xcd && mad[24 + 34] == 0xef, "QPN");
+	VERIFY(mad[24 + 44] == 0x12 && mad[24 + 46] == 0x56 && mad[24 + 47] == 0xfd,
+	       "PSN, response timeout and retry count: %02x", mad[24 + 47]);
+	VERIFY(mad[24 + 140] == 0x77 && mad[RNIC_MAD_LEN - 1] == 0, "private data");
+	memset(&a, 0, sizeof(a));
+	a.hdr = (struct rnic_mad_hdr){ .base_version = 1, .mgmt_class = 7, .class_version = 2,
+				       .method = 3, .attr_id = RNIC_CM_REJ };
+	a.rej.reason = RNIC_CM_REJ_INVALID_SERVICE;
+	a.rej.message_rejected = 2;
+	VERIFY(rnic_cm_encode(&a, mad) == 0 && mad[24 + 10] == 0 && mad[24 + 11] == 8 &&
+	       mad[24 + 8] == 0x80, "REJ reason and message rejected");
+	/* Refusals. */
+	a.hdr.attr_id = 0x0019;   /* LAP: not carried */
+	VERIFY(rnic_cm_encode(&a, mad) == -1, "unknown attribute encoded");
+	a.hdr.attr_id = RNIC_CM_RTU;
+	VERIFY(rnic_cm_encode(&a, mad) == 0, "");
+	VERIFY(rnic_cm_decode(mad, RNIC_MAD_LEN - 1, &b) == RNIC_MAD_SHORT, "short");
+	mad[0] = 2;
+	VERIFY(rnic_cm_decode(mad, RNIC_MAD_LEN, &b) == RNIC_MAD_VERSION, "base version");
+	mad[0] = 1, mad[1] = 0x81;
+	VERIFY(rnic_cm_decode(mad, RNIC_MAD_LEN, &b) == RNIC_MAD_CLASS, "class");
+	mad[1] = 7, mad[2] = 1;
+	VERIFY(rnic_cm_decode(mad, RNIC_MAD_LEN, &b) == RNIC_MAD_CLASS, "class version");
+	mad[2] = 2, mad[3] = 0x81;
+	VERIFY(rnic_cm_decode(mad, RNIC_MAD_LEN, &b) == RNIC_MAD_METHOD, "method");
+	mad[3] = 3, mad[17] = 0x19;
+	VERIFY(rnic_cm_decode(mad, RNIC_MAD_LEN, &b) == RNIC_MAD_ATTR && b.hdr.attr_id == 0x19,
+	       "attribute");
+	VERIFY(rnic_cm_attr_name(0x19) == NULL && strcmp(rnic_cm_attr_name(0x16), "DREP") == 0, "");
+	/* The rdma_cm header. */
+	memset(&h, 0, sizeof(h));
+	h.ip_version = 6;
+	h.src_port = 0xbeef;
+	rnd_bytes(h.src_addr, 16);
+	rnd_bytes(h.dst_addr, 16);
+	rnic_cma_hdr_encode(&h, mad);
+	VERIFY(mad[0] == 0 && mad[1] == 0x60 && mad[2] == 0xbe && mad[3] == 0xef, "cma header");
+	VERIFY(rnic_cma_hdr_decode(mad, RNIC_CMA_HDR_LEN, &h2) == 0 &&
+	       memcmp(&h, &h2, sizeof(h)) == 0, "cma round trip");
+	VERIFY(rnic_cma_hdr_decode(mad, RNIC_CMA_HDR_LEN - 1, &h2) == -1, "cma short");
+	mad[1] = 0x50;
+	VERIFY(rnic_cma_hdr_decode(mad, RNIC_CMA_HDR_LEN, &h2) == -1, "cma IP version 5");
+	mad[1] = 0x40, mad[0] = 1;
+	VERIFY(rnic_cma_hdr_decode(mad, RNIC_CMA_HDR_LEN, &h2) == -1, "cma version 1");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Multi-segment mbufs                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -1917,6 +2014,7 @@ main(int argc, char **argv)
 		{ "multiseg", test_multiseg },
 		{ "mbuf_tx", test_mbuf_tx },
 		{ "ipv6", test_ipv6 },
+		{ "cm_mad", test_cm_mad },
 	};
 	unsigned int failed_tests = 0;
 
