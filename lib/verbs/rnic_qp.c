@@ -66,7 +66,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	    ia->cap.max_send_wr == 0 || ia->cap.max_send_wr > 65536 ||
 	    ia->cap.max_recv_wr > 65536 || ia->cap.max_send_sge > 32 ||
 	    ia->cap.max_recv_sge > 32 || ia->cap.max_inline_data > 1024 ||
-	    ia->qp_num > RNIC_PSN_MASK || ia->qp_num == 1)
+	    ia->qp_num > RNIC_PSN_MASK || (ia->qp_num == 1 && ia->qp_type != RNIC_QPT_UD))
 		return rnic_fail_null(EINVAL);
 	dev = pd->dev;
 	/* The table has a power-of-two number of slots; max_qps is the limit. */

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CM (lib/cm, issue 21) between two engines on an in-process ring pair,
+ * everything polled by hand from this thread (no lcores, no sleeps):
+ *  - B listens on port 7471; A connects an RC QP over IPv4 (GID 0) with
+ *    private data: B sees CONNECT_REQUEST with A's address, its rdma_cm
+ *    port and the private data, accepts with its own QP; both sides see
+ *    ESTABLISHED; then an RDMA WRITE A -> B and a SEND B -> A over the QPs
+ *    the CM connected (data checked); A disconnects: both see
+ *    DISCONNECTED and both QPs are in Error;
+ *  - the same over IPv6 (GID 1; the peer's MAC by neighbour discovery);
+ *  - a connect to a port nobody listens on: REJECTED, reason 8 (invalid
+ *    service ID); a listener that rejects: REJECTED, reason 28;
+ *  - a second listener on a port already listened on: EADDRINUSE;
+ *  - garbage MADs to QP1 (wrong class, unknown attribute): counted as
+ *    dropped, no event;
+ *  - every MAD each side sent was received by the other (counters).
+ * Last line: "N passed, M failed"; exit status 1 on any failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "rnic_cm.h"
+#include "rnic_engine.h"
+#include "rnic_verbs.h"
+#include "test_common.h"
+
+static struct test_side A, B;
+static struct rnic_cm *cma, *cmb;
+
+#define ROUNDS 2000000L
+
+/* Poll the engines and both CMs until an event arrives at @p cm (or the
+ * bound runs out); the other CM's events are kept for later. */
+static struct rnic_cm_event pending_a[8], pending_b[8];
+static unsigned int n_pa, n_pb;
+
+static int
+next_event(struct rnic_cm *cm, struct rnic_cm_event *ev)
+{
+	for (long i = 0; i < ROUNDS; i++) {
+		struct rnic_cm_event e;
+
+		test_poll_pair(&A, &B);
+		if (cm == cma && n_pa) {
+			*ev = pending_a[0];
+			memmove(pending_a, pending_a + 1, --n_pa * sizeof(*ev));
+			return 0;
+		}
+		if (cm == cmb && n_pb) {
+			*ev = pending_b[0];
+			memmove(pending_b, pending_b + 1, --n_pb * sizeof(*ev));
+			return 0;
+		}
+		if (rnic_cm_poll(cma, &e) == 1 && n_pa < 8)
+			pending_a[n_pa++] = e;
+		if (rnic_cm_poll(cmb, &e) == 1 && n_pb < 8)
+			pending_b[n_pb++] = e;
+	}
+	return -1;
+}
+
+static struct rnic_qp *
+rc_qp(struct test_side *s)
+{
+	struct rnic_qp_init_attr ia = {
+		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = RNIC_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+
+	return rnic_create_qp(s->pd, &ia);
+}
+
+static int
+wait_wc(struct rnic_cq *cq, struct rnic_wc *wc)
+{
+	for (long i = 0; i < ROUNDS; i++) {
+		test_poll_pair(&A, &B);
+		if (rnic_poll_cq(cq, 1, wc) == 1)
+			return 0;
+	}
+	return -1;
+}
+
+/* Data over a pair the CM connected: WRITE a -> b, SEND b -> a. */
+static void
+check_data(struct rnic_qp *qa, struct rnic_qp *qb, const char *what)
+{
+	struct rnic_sge sg = { (uintptr_t)A.buf, 256, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr w = { .wr_id = 1, .sg_list = &sg, .num_sge = 1,
+				  .opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED },
+			    *bad;
+	struct rnic_sge rs = { (uintptr_t)A.buf + 4096, 64, rnic_mr_lkey(A.mr) };
+	struct rnic_recv_wr r = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 }, *rbad;
+	struct rnic_wc wc;
+
+	for (int i = 0; i < 256; i++)
+		A.buf[i] = (uint8_t)(i * 13 + 7);
+	memset(B.buf + 512, 0, 256);
+	w.wr.rdma.remote_addr = (uintptr_t)B.buf + 512;
+	w.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	EXPECT(rnic_post_send(qa, &w, &bad) == 0, "%s: WRITE posted", what);
+	EXPECT(wait_wc(A.cq, &wc) == 0 && wc.status == RNIC_WC_SUCCESS && wc.wr_id == 1,
+	       "%s: WRITE completes (%u)", what, wc.status);
+	EXPECT(memcmp(B.buf + 512, A.buf, 256) == 0, "%s: WRITE data at B", what);
+	EXPECT(rnic_post_recv(qa, &r, &rbad) == 0, "%s: receive posted", what);
+	memcpy(B.buf + 1024, "reply from B", 13);
+	sg = (struct rnic_sge){ (uintptr_t)B.buf + 1024, 13, rnic_mr_lkey(B.mr) };
+	w = (struct rnic_send_wr){ .wr_id = 3, .sg_list = &sg, .num_sge = 1,
+				   .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED };
+	EXPECT(rnic_post_send(qb, &w, &bad) == 0, "%s: SEND posted", what);
+	EXPECT(wait_wc(A.cq, &wc) == 0 && wc.status == RNIC_WC_SUCCESS && wc.wr_id == 2 &&
+	       wc.byte_len == 13 && memcmp(A.buf + 4096, "reply from B", 13) == 0,
+	       "%s: SEND received at A", what);
+	EXPECT(wait_wc(B.cq, &wc) == 0 && wc.wr_id == 3 && wc.status == RNIC_WC_SUCCESS,
+	       "%s: SEND completes", what);
+}
+
+static void
+full_cycle(uint8_t gidx, const char *what)
+{
+	struct rnic_cm_id *lid = rnic_cm_listen(cmb, 7471), *ca, *cb;
+	struct rnic_qp *qa = rc_qp(&A), *qb = rc_qp(&B);
+	struct rnic_cm_param p = { .responder_resources = 4, .initiator_depth = 4,
+				   .retry_count = 7, .rnr_retry_count = 7 };
+	struct rnic_cm_event ev;
+	uint8_t dgid[16], agid[16];
+
+	EXPECT(lid != NULL && qa != NULL && qb != NULL, "%s: listener and QPs", what);
+	rnic_dev_query_gid(B.dev, gidx, dgid);
+	rnic_dev_query_gid(A.dev, gidx, agid);
+	memcpy(p.private_data, "hello from A", 13);
+	p.private_data_len = 13;
+	ca = rnic_cm_connect(cma, qa, dgid, gidx, 7471, &p);
+	EXPECT(ca != NULL, "%s: connect (%s)", what, ca ? "" : rte_strerror(rte_errno));
+	if (ca == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	EXPECT(next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_CONNECT_REQUEST &&
+	       ev.listen_id == lid, "%s: B sees CONNECT_REQUEST (%d)", what, ev.type);
+	if (ev.type != RNIC_CM_EV_CONNECT_REQUEST || ev.id == NULL)
+		return;
+	cb = ev.id;
+	EXPECT(memcmp(ev.peer_gid, agid, 16) == 0, "%s: the request comes from A's GID", what);
+	EXPECT(memcmp(ev.param.private_data, "hello from A", 13) == 0 &&
+	       ev.param.responder_resources == 4 && ev.param.initiator_depth == 4,
+	       "%s: private data and resources as A asked", what);
+	EXPECT(ev.peer_port >= 0x8000, "%s: A's rdma_cm port %u", what, ev.peer_port);
+	memcpy(p.private_data, "welcome", 8);
+	p.private_data_len = 8;
+	EXPECT(rnic_cm_accept(cb, qb, &p) == 0, "%s: accept", what);
+	EXPECT(test_qp_state(qb) == RNIC_QPS_RTS, "%s: B's QP in RTS after accept", what);
+	EXPECT(next_event(cma, &ev) == 0 && ev.type == RNIC_CM_EV_ESTABLISHED && ev.id == ca &&
+	       memcmp(ev.param.private_data, "welcome", 8) == 0,
+	       "%s: A sees ESTABLISHED with B's private data (%d)", what, ev.type);
+	EXPECT(test_qp_state(qa) == RNIC_QPS_RTS, "%s: A's QP in RTS", what);
+	EXPECT(next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_ESTABLISHED && ev.id == cb,
+	       "%s: B sees ESTABLISHED (RTU) (%d)", what, ev.type);
+	check_data(qa, qb, what);
+	EXPECT(rnic_cm_disconnect(ca) == 0, "%s: A disconnects", what);
+	EXPECT(next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_DISCONNECTED && ev.id == cb,
+	       "%s: B sees DISCONNECTED (%d)", what, ev.type);
+	EXPECT(next_event(cma, &ev) == 0 && ev.type == RNIC_CM_EV_DISCONNECTED && ev.id == ca,
+	       "%s: A sees DISCONNECTED (DREP) (%d)", what, ev.type);
+	EXPECT(test_qp_state(qa) == RNIC_QPS_ERR && test_qp_state(qb) == RNIC_QPS_ERR,
+	       "%s: both QPs in Error", what);
+	rnic_cm_destroy_id(ca);
+	rnic_cm_destroy_id(cb);
+	rnic_cm_destroy_id(lid);
+	rnic_destroy_qp(qa);
+	rnic_destroy_qp(qb);
+}
+
+static void
+rejections(void)
+{
+	struct rnic_qp *qa = rc_qp(&A), *qa2 = rc_qp(&A);
+	struct rnic_cm_param p = { .responder_resources = 1, .initiator_depth = 1 };
+	struct rnic_cm_id *ca, *lid, *cb;
+	struct rnic_cm_event ev;
+	uint8_t dgid[16];
+
+	rnic_dev_query_gid(B.dev, 0, dgid);
+	ca = rnic_cm_connect(cma, qa, dgid, 0, 9999, &p);
+	EXPECT(ca != NULL && next_event(cma, &ev) == 0 && ev.type == RNIC_CM_EV_REJECTED &&
+	       ev.reject_reason == RNIC_CM_REJ_INVALID_SERVICE,
+	       "no listener: REJECTED, reason 8 (%d, %u)", ev.type, ev.reject_reason);
+	EXPECT(test_qp_state(qa) == RNIC_QPS_ERR, "the rejected QP is in Error");
+	rnic_cm_destroy_id(ca);
+
+	lid = rnic_cm_listen(cmb, 7000);
+	EXPECT(lid != NULL && rnic_cm_listen(cmb, 7000) == NULL && rte_errno == EADDRINUSE,
+	       "a second listener on port 7000: EADDRINUSE");
+	ca = rnic_cm_connect(cma, qa2, dgid, 0, 7000, &p);
+	memset(&ev, 0, sizeof(ev));
+	EXPECT(ca != NULL && next_event(cmb, &ev) == 0 &&
+	       ev.type == RNIC_CM_EV_CONNECT_REQUEST, "a request to be rejected");
+	if (ev.type != RNIC_CM_EV_CONNECT_REQUEST || ev.id == NULL)
+		return;
+	cb = ev.id;
+	EXPECT(rnic_cm_reject(cb) == 0, "reject");
+	EXPECT(next_event(cma, &ev) == 0 && ev.type == RNIC_CM_EV_REJECTED &&
+	       ev.reject_reason == RNIC_CM_REJ_CONSUMER && ev.id == ca,
+	       "the listener said no: REJECTED, reason 28 (%d, %u)", ev.type, ev.reject_reason);
+	EXPECT(rnic_cm_accept(cb, qa2, &p) == -EINVAL, "accept after reject: EINVAL");
+	rnic_cm_destroy_id(ca);
+	rnic_cm_destroy_id(cb);
+	rnic_cm_destroy_id(lid);
+	rnic_destroy_qp(qa);
+	rnic_destroy_qp(qa2);
+}
+
+/* MADs B's CM must drop: a UD QP on A sends them to B's QP1. */
+static void
+garbage(void)
+{
+	struct rnic_qp_init_attr ia = {
+		.send_cq = A.cq, .recv_cq = A.cq, .qp_type = RNIC_QPT_UD,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rnic_qp *ud = rnic_create_qp(A.pd, &ia);
+	/* a Q_Key with the top bit set is the QP's own (IBA 10.2.5): GSI's here */
+	struct rnic_qp_attr a = { .qp_state = RNIC_QPS_INIT, .port_num = 1, .qkey = RNIC_GSI_QKEY };
+	struct rnic_ah_attr aa;
+	struct rnic_ah *ah;
+	struct rnic_cm_stats s0, s1;
+	struct rnic_cm_event ev;
+	struct rnic_wc wc;
+	rte_be32_t ip;
+
+	EXPECT(ud != NULL && rnic_modify_qp(ud, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX |
+					    RNIC_QP_PORT | RNIC_QP_QKEY) == 0, "UD QP");
+	a.qp_state = RNIC_QPS_RTR;
+	rnic_modify_qp(ud, &a, RNIC_QP_STATE);
+	a.qp_state = RNIC_QPS_RTS;
+	rnic_modify_qp(ud, &a, RNIC_QP_STATE | RNIC_QP_SQ_PSN);
+	memset(&aa, 0, sizeof(aa));
+	rnic_dev_get_addr(B.dev, aa.dmac, &ip);
+	aa.dip = ip;
+	ah = rnic_create_ah(A.pd, &aa);
+	rnic_cm_stats_get(cmb, &s0);
+	for (int k = 0; k < 2; k++) {
+		uint8_t *mad = A.buf + 8192;
+		struct rnic_sge sg = { (uintptr_t)mad, RNIC_MAD_LEN, rnic_mr_lkey(A.mr) };
+		struct rnic_send_wr w = { .wr_id = 9, .sg_list = &sg, .num_sge = 1,
+					  .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED },
+				    *bad;
+
+		memset(mad, 0, RNIC_MAD_LEN);
+		mad[0] = 1, mad[2] = 2, mad[3] = 3;
+		mad[1] = k == 0 ? 0x81 : RNIC_MGMT_CLASS_CM;   /* wrong class; then LAP */
+		mad[17] = k == 0 ? 0x10 : 0x19;
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = RNIC_GSI_QPN;
+		w.wr.ud.remote_qkey = RNIC_GSI_QKEY;
+		EXPECT(rnic_post_send(ud, &w, &bad) == 0 && wait_wc(A.cq, &wc) == 0, "garbage sent");
+	}
+	for (int i = 0; i < 1000; i++) {
+		test_poll_pair(&A, &B);
+		EXPECT(rnic_cm_poll(cmb, &ev) == 0, "no event from garbage");
+	}
+	rnic_cm_stats_get(cmb, &s1);
+	EXPECT(s1.mads_rcvd == s0.mads_rcvd + 2 && s1.mads_dropped == s0.mads_dropped + 2,
+	       "garbage counted: rcvd +%lu dropped +%lu", (unsigned long)(s1.mads_rcvd - s0.mads_rcvd),
+	       (unsigned long)(s1.mads_dropped - s0.mads_dropped));
+	rnic_destroy_ah(ah);
+	rnic_destroy_qp(ud);
+}
+
+int
+main(int argc, char **argv)
+{
+	uint16_t pa, pb;
+	struct rnic_dev_attr a = { .mbufs = 4096 };
+	struct rnic_cm_stats sa, sb;
+
+	if (rte_eal_init(argc, argv) < 0 || rnic_port_ring_pair("cm_a", "cm_b", 1024, &pa, &pb)) {
+		printf("setup failed\n0 passed, 1 failed\n");
+		return 1;
+	}
+	a.port_id = pa;
+	a.n_ipv6 = 1;
+	memcpy(a.ipv6[0], (const uint8_t[16]){ 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+	       16);
+	if (test_side_up(&A, &a, 1, 1024, 65536, 4096) != 0)
+		goto fail;
+	a.port_id = pb;
+	a.ipv6[0][15] = 2;
+	if (test_side_up(&B, &a, 2, 1024, 65536, 4096) != 0)
+		goto fail;
+	cma = rnic_cm_create(A.dev, A.pd);
+	cmb = rnic_cm_create(B.dev, B.pd);
+	if (cma == NULL || cmb == NULL)
+		goto fail;
+	full_cycle(0, "IPv4");
+	full_cycle(1, "IPv6");
+	rejections();
+	garbage();
+	rnic_cm_stats_get(cma, &sa);
+	rnic_cm_stats_get(cmb, &sb);
+	printf("cm: A sent %lu rcvd %lu retries %lu; B sent %lu rcvd %lu retries %lu rej %lu\n",
+	       (unsigned long)sa.mads_sent, (unsigned long)sa.mads_rcvd, (unsigned long)sa.retries,
+	       (unsigned long)sb.mads_sent, (unsigned long)sb.mads_rcvd, (unsigned long)sb.retries,
+	       (unsigned long)sb.rej_sent);
+	EXPECT(sa.retries == 0 && sb.retries == 0, "no retries on a lossless link");
+	EXPECT(sb.mads_rcvd == sa.mads_sent + 2 && sa.mads_rcvd == sb.mads_sent,
+	       "every MAD arrived (A->B: +2 garbage)");
+	rnic_cm_destroy(cma);
+	rnic_cm_destroy(cmb);
+	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);
+	return test_verify_failed ? 1 : 0;
+fail:
+	printf("setup failed: %s\n0 passed, 1 failed\n", rte_strerror(rte_errno));
+	return 1;
+}
