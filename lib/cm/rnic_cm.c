@@ -28,6 +28,7 @@
 #define CM_EVENTS       64
 #define CM_RESOLVE_MS   1          /* ask ARP/ND, do not wait: retried */
 #define CM_AH_RETRY_US  1000       /* a MAD waiting for its peer's MAC */
+#define CM_QP_RESOLVE_MS 2000      /* accept/REP: the data QP needs the MAC now */
 /* What this side asks the peer to wait for an answer: 4.096 us * 2^t. */
 #define CM_RESP_TIMEOUT 16          /* ~268 ms */
 #define CM_MAX_RETRIES  15
@@ -52,7 +53,10 @@ struct rnic_cm_id {
 	uint32_t local_id, remote_id;
 	struct rnic_qp *qp;
 	uint32_t remote_qpn;
-	uint32_t sq_psn;
+	/* PSNs as the Linux CM reads IBA 12.7: a REQ's starting PSN is the
+	 * one the passive side sends from (the active side's receive PSN), a
+	 * REP's the one the active side sends from. */
+	uint32_t sq_psn, rq_psn;
 	uint8_t peer_gid[16];
 	uint8_t sgid_index;
 	struct rnic_ah *ah;          /* to the peer's QP1 */
@@ -278,7 +282,7 @@ qp_connect(struct rnic_cm_id *id, uint32_t dqpn, uint32_t rq_psn, uint8_t mtu_co
 	a.ah_attr.tos = tclass;
 	a.ah_attr.ttl = hops;
 	a.ah_attr.flow_label = flow & 0xfffff;
-	rc = rnic_dev_resolve_gid(cm->dev, id->peer_gid, a.ah_attr.dmac, CM_RESOLVE_MS);
+	rc = rnic_dev_resolve_gid(cm->dev, id->peer_gid, a.ah_attr.dmac, CM_QP_RESOLVE_MS);
 	if (rc != 0)
 		return rc;
 	rc = rnic_modify_qp(id->qp, &a, RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
@@ -490,7 +494,7 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	id->param = *param;
 	id->sgid_index = sgid_index;
 	memcpy(id->peer_gid, dgid, 16);
-	id->sq_psn = (uint32_t)rte_rand() & RNIC_PSN_MASK;
+	id->rq_psn = (uint32_t)rte_rand() & RNIC_PSN_MASK;
 	cm_hdr(cm, &m, RNIC_CM_REQ, 0);
 	q->local_comm_id = id->local_id;
 	q->service_id = RNIC_CM_SID_PS_TCP | port;
@@ -501,7 +505,7 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	q->remote_cm_response_timeout = CM_RESP_TIMEOUT;
 	q->transport_service_type = 0;   /* RC */
 	q->e2e_flow_control = 1;
-	q->starting_psn = id->sq_psn;
+	q->starting_psn = id->rq_psn;    /* the passive side sends from it */
 	q->local_cm_response_timeout = CM_RESP_TIMEOUT;
 	q->retry_count = param->retry_count & 7;
 	q->pkey = RNIC_DEFAULT_PKEY;
@@ -548,13 +552,14 @@ rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_p
 		return -EINVAL;
 	q = &id->req.req;
 	id->qp = qp;
-	id->sq_psn = (uint32_t)rte_rand() & RNIC_PSN_MASK;
+	id->sq_psn = q->starting_psn;                       /* we send from it */
+	id->rq_psn = (uint32_t)rte_rand() & RNIC_PSN_MASK;  /* the peer sends from it */
 	/* What each side may have outstanding: no more than the other serves. */
 	resp = RTE_MIN(param->responder_resources, q->initiator_depth);
 	init = RTE_MIN(param->initiator_depth, q->responder_resources);
 	rc = qp_init(qp);
 	if (rc == 0)
-		rc = qp_connect(id, q->local_qpn, q->starting_psn, q->path_mtu, resp, init,
+		rc = qp_connect(id, q->local_qpn, id->rq_psn, q->path_mtu, resp, init,
 				q->retry_count, q->rnr_retry_count, q->primary_traffic_class,
 				q->primary_hop_limit, q->primary_flow_label);
 	if (rc != 0) {
@@ -566,7 +571,7 @@ rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_p
 	m.rep.local_comm_id = id->local_id;
 	m.rep.remote_comm_id = id->remote_id;
 	m.rep.local_qpn = rnic_qp_num(qp);
-	m.rep.starting_psn = id->sq_psn;
+	m.rep.starting_psn = id->rq_psn;
 	m.rep.responder_resources = resp;
 	m.rep.initiator_depth = init;
 	m.rep.target_ack_delay = 15;
@@ -734,8 +739,9 @@ on_rep(struct rnic_cm *cm, const struct rnic_cm_msg *m)
 		return;
 	id->remote_id = r->local_comm_id;
 	id->remote_qpn = r->local_qpn;
+	id->sq_psn = r->starting_psn;
 	init = RTE_MIN(id->param.initiator_depth, r->responder_resources);
-	if (qp_connect(id, r->local_qpn, r->starting_psn, cm->mtu_code,
+	if (qp_connect(id, r->local_qpn, id->rq_psn, cm->mtu_code,
 		       id->param.responder_resources, init, id->param.retry_count,
 		       r->rnr_retry_count, 0, 64, 0) != 0) {
 		qp_to_error(id->qp);

@@ -153,6 +153,17 @@ full_cycle(uint8_t gidx, const char *what)
 	EXPECT(ev.peer_port >= 0x8000, "%s: A's rdma_cm port %u", what, ev.peer_port);
 	memcpy(p.private_data, "welcome", 8);
 	p.private_data_len = 8;
+	/* A receive posted while B's QP is still in Init (as rping does). */
+	{
+		struct rnic_qp_attr ia = { .qp_state = RNIC_QPS_INIT, .port_num = 1,
+					   .qp_access_flags = RNIC_ACCESS_REMOTE_WRITE };
+		struct rnic_sge rs = { (uintptr_t)B.buf + 2048, 64, rnic_mr_lkey(B.mr) };
+		struct rnic_recv_wr r = { .wr_id = 77, .sg_list = &rs, .num_sge = 1 }, *rbad;
+
+		EXPECT(rnic_modify_qp(qb, &ia, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
+				      RNIC_QP_ACCESS_FLAGS) == 0 &&
+		       rnic_post_recv(qb, &r, &rbad) == 0, "%s: receive posted in Init", what);
+	}
 	EXPECT(rnic_cm_accept(cb, qb, &p) == 0, "%s: accept", what);
 	EXPECT(test_qp_state(qb) == RNIC_QPS_RTS, "%s: B's QP in RTS after accept", what);
 	EXPECT(next_event(cma, &ev) == 0 && ev.type == RNIC_CM_EV_ESTABLISHED && ev.id == ca &&
@@ -161,6 +172,21 @@ full_cycle(uint8_t gidx, const char *what)
 	EXPECT(test_qp_state(qa) == RNIC_QPS_RTS, "%s: A's QP in RTS", what);
 	EXPECT(next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_ESTABLISHED && ev.id == cb,
 	       "%s: B sees ESTABLISHED (RTU) (%d)", what, ev.type);
+	/* The receive posted in Init takes A's first SEND. */
+	{
+		struct rnic_sge sg = { (uintptr_t)A.buf + 8192, 16, rnic_mr_lkey(A.mr) };
+		struct rnic_send_wr w = { .wr_id = 78, .sg_list = &sg, .num_sge = 1,
+					  .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED },
+				    *bad;
+		struct rnic_wc wc;
+
+		memcpy(A.buf + 8192, "0123456789abcdef", 16);
+		EXPECT(rnic_post_send(qa, &w, &bad) == 0 && wait_wc(B.cq, &wc) == 0 &&
+		       wc.wr_id == 77 && wc.status == RNIC_WC_SUCCESS && wc.byte_len == 16 &&
+		       memcmp(B.buf + 2048, "0123456789abcdef", 16) == 0,
+		       "%s: the receive posted in Init completes", what);
+		EXPECT(wait_wc(A.cq, &wc) == 0 && wc.wr_id == 78, "%s: its SEND completes", what);
+	}
 	check_data(qa, qb, what);
 	EXPECT(rnic_cm_disconnect(ca) == 0, "%s: A disconnects", what);
 	EXPECT(next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_DISCONNECTED && ev.id == cb,
