@@ -4,7 +4,7 @@
  * (lib/cm, issue 21), so that rping over Linux rxe connects to it and it
  * to rping.
  *
- *   rnic-rping [EAL args] -- (-s | -c -a A.B.C.D) [-p port] [-C count]
+ *   rnic-rping [EAL args] -- (-s | -c -a A.B.C.D [-w]) [-p port] [-C count]
  *              [-S size] [-V] [-v] [--ip A.B.C.D] [--port-id N] [--timeout secs]
  *
  * The protocol is rping's: each iteration the client fills its start
@@ -13,7 +13,9 @@
  * go-ahead; the client advertises its sink buffer; the server RDMA WRITEs
  * what it read there and SENDs again; with -V the client compares sink and
  * start. The client disconnects after -C iterations; the server serves
- * until the client disconnects. The engine is polled by this thread.
+ * until the client disconnects. With -w the client tries again (every
+ * 100 ms, until --timeout) while the server rejects it for want of a
+ * listener. The engine is polled by this thread.
  * Last line: "rping: role=R iterations=N errors=E"; exit status 0 when the
  * connection was established, every iteration succeeded (and, with -C on
  * the server, N == count) and it ended with a disconnect.
@@ -43,7 +45,7 @@
 #define WR_RDMA      3
 
 struct opts {
-	bool server, validate, verbose;
+	bool server, validate, verbose, wait_listener;
 	rte_be32_t peer_ip, ip;
 	uint16_t port, port_id;
 	uint32_t count, size;
@@ -70,7 +72,7 @@ struct conn {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: rnic-rping [EAL args] -- (-s | -c -a A.B.C.D) [-p port] "
+	fprintf(stderr, "usage: rnic-rping [EAL args] -- (-s | -c -a A.B.C.D [-w]) [-p port] "
 		"[-C count] [-S size] [-V] [-v] [--ip A.B.C.D] [--port-id N] [--timeout s]\n");
 }
 
@@ -90,7 +92,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->size = 64;
 	o->timeout_s = 60;
 	o->ip = htonl(0x0a630002);   /* 10.99.0.2, the interop harness's */
-	while ((c = getopt_long(argc, argv, "sca:p:C:S:Vv", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sca:p:C:S:Vvw", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': o->server = true; break;
 		case 'c': client = true; break;
@@ -100,6 +102,7 @@ parse(int argc, char **argv, struct opts *o)
 		case 'S': o->size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'V': o->validate = true; break;
 		case 'v': o->verbose = true; break;
+		case 'w': o->wait_listener = true; break;
 		case 'I': if (inet_pton(AF_INET, optarg, &o->ip) != 1) return -1; break;
 		case 'P': o->port_id = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'T': o->timeout_s = (unsigned int)strtoul(optarg, NULL, 0); break;
@@ -146,10 +149,11 @@ wait_cm(enum rnic_cm_event_type want, struct rnic_cm_event *ev, struct conn *c)
 	return -1;
 }
 
+static int conn_qp(struct conn *c);
+
 static int
 conn_setup(struct conn *c, const struct opts *o, struct rnic_pd *pd)
 {
-	struct rnic_qp_init_attr ia;
 	size_t len = 2 * INFO_LEN + 2 * (size_t)o->size;
 
 	memset(c, 0, sizeof(*c));
@@ -164,13 +168,22 @@ conn_setup(struct conn *c, const struct opts *o, struct rnic_pd *pd)
 	c->start_buf = c->rdma_buf + o->size;
 	c->mr = rnic_reg_mr(pd, c->mem, len, RNIC_ACCESS_LOCAL_WRITE | RNIC_ACCESS_REMOTE_READ |
 			    RNIC_ACCESS_REMOTE_WRITE);
+	return c->mr ? conn_qp(c) : -1;
+}
+
+/* An RC QP on the connection's CQ, in Init. */
+static int
+conn_qp(struct conn *c)
+{
+	struct rnic_qp_init_attr ia;
+
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = c->cq;
 	ia.qp_type = RNIC_QPT_RC;
 	ia.cap.max_send_wr = SQ_DEPTH;
 	ia.cap.max_recv_wr = 2;
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-	c->qp = c->mr ? rnic_create_qp(pd, &ia) : NULL;
+	c->qp = rnic_create_qp(c->pd, &ia);
 	if (c->qp == NULL)
 		return -1;
 	/* Init now, as rdma_create_qp leaves it: receives can be posted
@@ -293,7 +306,11 @@ server(const struct opts *o, struct rnic_pd *pd, struct conn *c)
 	struct rnic_wc wc;
 	int n;
 
-	if (lid == NULL || wait_cm(RNIC_CM_EV_CONNECT_REQUEST, &ev, NULL) != 0)
+	if (lid == NULL)
+		return -1;
+	printf("rnic-rping: listening on port %u\n", o->port);
+	fflush(stdout);
+	if (wait_cm(RNIC_CM_EV_CONNECT_REQUEST, &ev, NULL) != 0)
 		return -1;
 	if (conn_setup(c, o, pd) != 0 || post_recv(c) != 0) {
 		fprintf(stderr, "rnic-rping: QP setup failed\n");
@@ -375,8 +392,32 @@ client(const struct opts *o, struct rnic_pd *pd, struct conn *c)
 		fprintf(stderr, "rnic-rping: QP setup failed\n");
 		return -1;
 	}
-	c->id = rnic_cm_connect(cm, c->qp, gid, 0, o->port, &p);
-	if (c->id == NULL || wait_cm(RNIC_CM_EV_ESTABLISHED, &ev, c) != 0) {
+	for (;;) {
+		c->id = rnic_cm_connect(cm, c->qp, gid, 0, o->port, &p);
+		if (c->id == NULL)
+			break;
+		if (wait_cm(RNIC_CM_EV_ESTABLISHED, &ev, c) == 0)
+			break;
+		/* -w: nobody listens yet (REJ, invalid service ID): again, a
+		 * fresh QP, every 100 ms until --timeout */
+		if (!o->wait_listener || ev.type != RNIC_CM_EV_REJECTED ||
+		    ev.reject_reason != RNIC_CM_REJ_INVALID_SERVICE || expired()) {
+			c->id = NULL;
+			break;
+		}
+		rnic_cm_destroy_id(c->id);
+		rnic_destroy_qp(c->qp);
+		c->qp = NULL;
+		{
+			uint64_t until = rte_get_tsc_cycles() + rte_get_tsc_hz() / 10;
+
+			while (rte_get_tsc_cycles() < until)
+				poll_once(&ev);
+		}
+		if (conn_qp(c) != 0 || post_recv(c) != 0)
+			return -1;
+	}
+	if (c->id == NULL) {
 		fprintf(stderr, "rnic-rping: connect failed\n");
 		return -1;
 	}

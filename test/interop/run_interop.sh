@@ -44,6 +44,9 @@
 # installable, no mirror), or SOFTRNIC_INTEROP=0. Teardown always stops the
 # guest and takes the bridge down unless other guests still use it.
 #
+# Then rnic-rping against the guest's rping, connected by the CM (issue
+# 21): rp_case below; SOFTRNIC_INTEROP_RPING=0 leaves them out.
+#
 # Then (with IBVERBS_LIBDIR) Debian's unmodified ibv_*_pingpong and
 # perftest binaries over softrnic's libibverbs.so.1 against the same
 # programs over rxe, both roles, and under 1% loss (iv_case below);
@@ -276,6 +279,57 @@ if [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" = ci ] || [ "${SOFTRNIC_INTEROP_PERFTEST
     run_case ud server 1024 100
     run_case rc client 4096 100 lossy
     run_case rc server 4096 100 lossy
+fi
+
+# rdma_cm (issue 21): rnic-rping against the guest's unmodified rping,
+# connected by the CM over QP1 (REQ/REP/RTU, DREQ/DREP), 10 pings of 64
+# bytes each way of the protocol (the client's buffer RDMA READ by the
+# server, written back into the client's sink), validated (-V) by the
+# client. Pass: both exit 0, softrnic says "iterations=10 errors=0", the
+# guest printed its 10 ping lines.
+RP=${RNIC_RPING:-$(dirname "$PP")/../rnic-rping/rnic-rping}
+rp_case() {
+    local role=$1 tag="rping-$1" glog hlog hrc grc= why pat
+    glog="$SHARE/$NAME-rping-$1.log" hlog="$OUT/rping-$1.host.log"
+    T=$tag NOTRUN=
+    if ! ensure_guest; then
+        V=$guest_down D="not run: no usable guest" NOTRUN=1; return
+    fi
+    rm -f "$glog"
+    local ts=$(date +%s.%N)
+    if [ "$role" = server ]; then
+        timeout 100 "$RP" "${EAL[@]}" -- -s -C 10 -S 64 -v --ip $ENGINE_IP \
+            --timeout 80 > "$hlog" 2>&1 &
+        bg=$!
+        if wait_for "$hlog" "listening on port" 30; then
+            "$R" con "$NAME" "timeout 60 rping -c -a $ENGINE_IP -C 10 -S 64 -v -V > /share/$NAME-rping-$1.log 2>&1; echo RC=\$? >> /share/$NAME-rping-$1.log &" 1 >/dev/null
+        fi
+        wait "$bg"; hrc=$?; bg=
+        pat='^ping data: rdma-ping-'
+    else
+        "$R" con "$NAME" "timeout 60 rping -s -a $GUEST_IP -C 10 -S 64 -v > /share/$NAME-rping-$1.log 2>&1; echo RC=\$? >> /share/$NAME-rping-$1.log &" 1 >/dev/null
+        timeout 100 "$RP" "${EAL[@]}" -- -c -w -a $GUEST_IP -C 10 -S 64 -V --ip $ENGINE_IP \
+            --timeout 80 > "$hlog" 2>&1
+        hrc=$?
+        pat='^server ping data: rdma-ping-'
+    fi
+    wait_for "$glog" "^RC=" 60 guest && grc=$(sed -n 's/^RC=//p' "$glog")
+    local el=$(echo "$(date +%s.%N) - $ts" | bc) pings
+    pings=$(grep -c "$pat" "$glog" 2>/dev/null)
+    if [ "$hrc" = 0 ] && grep -q "iterations=10 errors=0" "$hlog" && [ "$grc" = 0 ] &&
+       [ "$pings" = 10 ]; then
+        V=PASS D="10 pings, guest printed $pings  (${el%.*} s)"
+    elif why=$(env_fault "$glog"); then
+        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
+        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
+    else
+        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none} guest pings=${pings:-0}"
+        show_logs "$tag" FAIL "$hlog" "$glog"
+    fi
+}
+if [ -x "$RP" ] && [ "${SOFTRNIC_INTEROP_RPING:-1}" != 0 ]; then
+    judged rp_case server
+    judged rp_case client
 fi
 
 # perftest cases (rnic-perf --perftest). softrnic's AF_PACKET ring gets 8192
