@@ -58,6 +58,7 @@ struct rnic_cm_id {
 	 * REP's the one the active side sends from. */
 	uint32_t sq_psn, rq_psn;
 	uint8_t peer_gid[16];
+	uint32_t peer_gsi;           /* the QP the peer's MADs come from (1) */
 	uint8_t sgid_index;
 	struct rnic_ah *ah;          /* to the peer's QP1 */
 	uint8_t last[RNIC_MAD_LEN];  /* what a retry or a duplicate resends */
@@ -154,9 +155,11 @@ cm_ah(struct rnic_cm *cm, const uint8_t gid[16], uint8_t sgid_index)
 	return rnic_create_ah(cm->pd, &a);
 }
 
-/* Send the MAD @p mad to QP1 through @p ah. */
+/* Send the MAD @p mad to QP @p dqpn (the peer's GSI: 1, or whichever QP
+ * its MAD came from) through @p ah. */
 static int
-cm_send(struct rnic_cm *cm, struct rnic_ah *ah, const uint8_t mad[RNIC_MAD_LEN])
+cm_send_to(struct rnic_cm *cm, struct rnic_ah *ah, const uint8_t mad[RNIC_MAD_LEN],
+	   uint32_t dqpn)
 {
 	unsigned int slot;
 	uint8_t *p;
@@ -179,7 +182,7 @@ cm_send(struct rnic_cm *cm, struct rnic_ah *ah, const uint8_t mad[RNIC_MAD_LEN])
 	wr.opcode = RNIC_WR_SEND;
 	wr.send_flags = RNIC_SEND_SIGNALED;
 	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = RNIC_GSI_QPN;
+	wr.wr.ud.remote_qpn = dqpn;
 	wr.wr.ud.remote_qkey = RNIC_GSI_QKEY;
 	if (rnic_post_send(cm->qp1, &wr, &bad) != 0) {
 		cm->st.mads_dropped++;
@@ -223,7 +226,7 @@ cm_send_msg(struct rnic_cm_id *id, struct rnic_cm_msg *m, bool timed)
 		return 0;
 	}
 	id->deadline = timed ? rte_get_tsc_cycles() + id->timeout_tsc : 0;
-	return cm_send(cm, id->ah, id->last);
+	return cm_send_to(cm, id->ah, id->last, id->peer_gsi);
 }
 
 static void
@@ -409,6 +412,7 @@ id_new(struct rnic_cm *cm, enum cm_state st)
 		id->local_id = (uint32_t)rte_rand();
 	} while (id->local_id == 0);
 	id->timeout_tsc = cm_timeout_tsc(cm, CM_RESP_TIMEOUT);
+	id->peer_gsi = RNIC_GSI_QPN;
 	TAILQ_INSERT_TAIL(&cm->ids, id, next);
 	return id;
 }
@@ -586,8 +590,8 @@ rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_p
 }
 
 static void
-send_rej(struct rnic_cm *cm, struct rnic_ah *ah, uint32_t local_id, uint32_t remote_id,
-	 uint8_t which, uint16_t reason, uint64_t tid)
+send_rej(struct rnic_cm *cm, struct rnic_ah *ah, uint32_t dqpn, uint32_t local_id,
+	 uint32_t remote_id, uint8_t which, uint16_t reason, uint64_t tid)
 {
 	struct rnic_cm_msg m;
 	uint8_t mad[RNIC_MAD_LEN];
@@ -597,7 +601,7 @@ send_rej(struct rnic_cm *cm, struct rnic_ah *ah, uint32_t local_id, uint32_t rem
 	m.rej.remote_comm_id = remote_id;
 	m.rej.message_rejected = which;
 	m.rej.reason = reason;
-	if (rnic_cm_encode(&m, mad) == 0 && cm_send(cm, ah, mad) == 0)
+	if (rnic_cm_encode(&m, mad) == 0 && cm_send_to(cm, ah, mad, dqpn) == 0)
 		cm->st.rej_sent++;
 }
 
@@ -608,8 +612,8 @@ rnic_cm_reject(struct rnic_cm_id *id)
 		return -EINVAL;
 	if (id->ah == NULL)
 		id->ah = cm_ah(id->cm, id->peer_gid, id->sgid_index);
-	send_rej(id->cm, id->ah, id->local_id, id->remote_id, 0, RNIC_CM_REJ_CONSUMER,
-		 id->req.hdr.tid);
+	send_rej(id->cm, id->ah, id->peer_gsi, id->local_id, id->remote_id, 0,
+		 RNIC_CM_REJ_CONSUMER, id->req.hdr.tid);
 	id->state = CM_CLOSED;
 	return 0;
 }
@@ -657,7 +661,8 @@ gid_index(struct rnic_cm *cm, const uint8_t gid[16])
 }
 
 static void
-on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16])
+on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
+       uint32_t src_qp)
 {
 	const struct rnic_cm_req *q = &m->req;
 	struct rnic_cm_id *id, *lid = NULL;
@@ -670,7 +675,7 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 		if (id->state != CM_LISTEN && id->remote_id == q->local_comm_id &&
 		    memcmp(id->peer_gid, src_gid, 16) == 0) {
 			if (id->state == CM_REP_SENT && id->have_last)
-				cm_send(cm, id->ah, id->last);
+				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
 			return;
 		}
 	if ((q->service_id & ~0xffffull) == RNIC_CM_SID_PS_TCP)
@@ -684,7 +689,7 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 	    rnic_cma_hdr_decode(q->private_data, sizeof(q->private_data), &h) != 0) {
 		struct rnic_ah *ah = cm_ah(cm, src_gid, sidx < 0 ? 0 : (uint8_t)sidx);
 
-		send_rej(cm, ah, 0, q->local_comm_id, 0,
+		send_rej(cm, ah, src_qp, 0, q->local_comm_id, 0,
 			 lid == NULL ? RNIC_CM_REJ_INVALID_SERVICE : RNIC_CM_REJ_CONSUMER,
 			 m->hdr.tid);
 		if (ah)
@@ -697,6 +702,7 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 		return;
 	}
 	id->req = *m;
+	id->peer_gsi = src_qp;
 	id->remote_id = q->local_comm_id;
 	id->remote_qpn = q->local_qpn;
 	id->sgid_index = (uint8_t)sidx;
@@ -745,8 +751,8 @@ on_rep(struct rnic_cm *cm, const struct rnic_cm_msg *m)
 		       id->param.responder_resources, init, id->param.retry_count,
 		       r->rnr_retry_count, 0, 64, 0) != 0) {
 		qp_to_error(id->qp);
-		send_rej(cm, id->ah, id->local_id, id->remote_id, 1, RNIC_CM_REJ_CONSUMER,
-			 m->hdr.tid);
+		send_rej(cm, id->ah, id->peer_gsi, id->local_id, id->remote_id, 1,
+			 RNIC_CM_REJ_CONSUMER, m->hdr.tid);
 		id->state = CM_CLOSED;
 		id->deadline = 0;
 		cm_event_simple(id, RNIC_CM_EV_REJECTED, RNIC_CM_REJ_CONSUMER);
@@ -790,7 +796,8 @@ on_rej(struct rnic_cm *cm, const struct rnic_cm_msg *m)
 }
 
 static void
-on_dreq(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16])
+on_dreq(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
+	uint32_t src_qp)
 {
 	struct rnic_cm_id *id = find_local(cm, m->dreq.remote_comm_id);
 	struct rnic_cm_msg d;
@@ -804,7 +811,7 @@ on_dreq(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[1
 		struct rnic_ah *ah = cm_ah(cm, src_gid, (uint8_t)RTE_MAX(gid_index(cm, src_gid), 0));
 
 		if (ah && rnic_cm_encode(&d, mad) == 0)
-			cm_send(cm, ah, mad);
+			cm_send_to(cm, ah, mad, src_qp);
 		if (ah)
 			rnic_destroy_ah(ah);
 		return;
@@ -850,8 +857,9 @@ on_recv(struct rnic_cm *cm, const struct rnic_wc *wc)
 	struct rnic_cm_msg m;
 
 	cm->st.mads_rcvd++;
-	if (wc->status != RNIC_WC_SUCCESS || wc->byte_len < RNIC_UD_GRH_LEN + RNIC_MAD_LEN ||
-	    wc->src_qp != RNIC_GSI_QPN) {
+	/* From the peer's GSI (QP1) as a rule; answers go to whichever QP
+	 * the MAD came from, as the MAD layer's responses do. */
+	if (wc->status != RNIC_WC_SUCCESS || wc->byte_len < RNIC_UD_GRH_LEN + RNIC_MAD_LEN) {
 		cm->st.mads_dropped++;
 		return;
 	}
@@ -869,11 +877,11 @@ on_recv(struct rnic_cm *cm, const struct rnic_wc *wc)
 		return;
 	}
 	switch (m.hdr.attr_id) {
-	case RNIC_CM_REQ: on_req(cm, &m, src_gid); break;
+	case RNIC_CM_REQ: on_req(cm, &m, src_gid, wc->src_qp); break;
 	case RNIC_CM_REP: on_rep(cm, &m); break;
 	case RNIC_CM_RTU: on_rtu(cm, &m); break;
 	case RNIC_CM_REJ: on_rej(cm, &m); break;
-	case RNIC_CM_DREQ: on_dreq(cm, &m, src_gid); break;
+	case RNIC_CM_DREQ: on_dreq(cm, &m, src_gid, wc->src_qp); break;
 	case RNIC_CM_DREP: on_drep(cm, &m); break;
 	case RNIC_CM_MRA: on_mra(cm, &m); break;
 	default: cm->st.mads_dropped++; break;
@@ -896,7 +904,7 @@ cm_timers(struct rnic_cm *cm)
 			if (id->ah != NULL) {
 				id->ah_wait = false;
 				id->deadline = id->timed ? now + id->timeout_tsc : 0;
-				cm_send(cm, id->ah, id->last);
+				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
 				continue;
 			}
 			if (id->retries > 0) {
@@ -908,7 +916,7 @@ cm_timers(struct rnic_cm *cm)
 			id->retries--;
 			id->deadline = now + id->timeout_tsc;
 			cm->st.retries++;
-			cm_send(cm, id->ah, id->last);
+			cm_send_to(cm, id->ah, id->last, id->peer_gsi);
 			continue;
 		}
 		id->deadline = 0;

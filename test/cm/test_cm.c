@@ -13,7 +13,10 @@
  *    service ID); a listener that rejects: REJECTED, reason 28;
  *  - a second listener on a port already listened on: EADDRINUSE;
  *  - garbage MADs to QP1 (wrong class, unknown attribute): counted as
- *    dropped, no event;
+ *    dropped, no event; a REQ sent twice: one CONNECT_REQUEST; a REQ with
+ *    a wrong Q_Key: dropped by the engine (drop_qkey), no event;
+ *  - a peer whose CM never answers: the REQ tried 15 more times, then
+ *    UNREACHABLE and the QP in Error (about 4 s);
  *  - every MAD each side sent was received by the other (counters).
  * Last line: "N passed, M failed"; exit status 1 on any failure.
  */
@@ -21,12 +24,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 
 #include "rnic_cm.h"
 #include "rnic_engine.h"
 #include "rnic_verbs.h"
+#include "rnic_wire.h"
 #include "test_common.h"
 
 static struct test_side A, B;
@@ -241,6 +246,46 @@ rejections(void)
 	rnic_destroy_qp(qa2);
 }
 
+static unsigned int raw_sent;   /* MADs sent by the raw UD QP below */
+
+/* Send the 256 bytes at @p mad from UD QP @p ud to B's QP1 with @p qkey. */
+static void
+raw_send(struct rnic_qp *ud, struct rnic_ah *ah, const uint8_t *mad, uint32_t qkey)
+{
+	uint8_t *buf = A.buf + 8192;
+	struct rnic_sge sg = { (uintptr_t)buf, RNIC_MAD_LEN, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr w = { .wr_id = 9, .sg_list = &sg, .num_sge = 1,
+				  .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	struct rnic_wc wc;
+
+	memcpy(buf, mad, RNIC_MAD_LEN);
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = RNIC_GSI_QPN;
+	w.wr.ud.remote_qkey = qkey;
+	EXPECT(rnic_post_send(ud, &w, &bad) == 0 && wait_wc(A.cq, &wc) == 0, "raw MAD sent");
+	raw_sent++;
+}
+
+/* Poll everything @p rounds times; @return the events B's CM gave. */
+static unsigned int
+drain_b(long rounds, struct rnic_cm_event *last)
+{
+	unsigned int n = 0;
+
+	for (long i = 0; i < rounds; i++) {
+		struct rnic_cm_event e;
+
+		test_poll_pair(&A, &B);
+		if (rnic_cm_poll(cmb, &e) == 1) {
+			n++;
+			*last = e;
+		}
+		if (rnic_cm_poll(cma, &e) == 1 && n_pa < 8)
+			pending_a[n_pa++] = e;
+	}
+	return n;
+}
+
 /* MADs B's CM must drop: a UD QP on A sends them to B's QP1. */
 static void
 garbage(void)
@@ -256,7 +301,6 @@ garbage(void)
 	struct rnic_ah *ah;
 	struct rnic_cm_stats s0, s1;
 	struct rnic_cm_event ev;
-	struct rnic_wc wc;
 	rte_be32_t ip;
 
 	EXPECT(ud != NULL && rnic_modify_qp(ud, &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX |
@@ -271,20 +315,11 @@ garbage(void)
 	ah = rnic_create_ah(A.pd, &aa);
 	rnic_cm_stats_get(cmb, &s0);
 	for (int k = 0; k < 2; k++) {
-		uint8_t *mad = A.buf + 8192;
-		struct rnic_sge sg = { (uintptr_t)mad, RNIC_MAD_LEN, rnic_mr_lkey(A.mr) };
-		struct rnic_send_wr w = { .wr_id = 9, .sg_list = &sg, .num_sge = 1,
-					  .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED },
-				    *bad;
+		uint8_t mad[RNIC_MAD_LEN] = { 1, 0, 2, 3 };
 
-		memset(mad, 0, RNIC_MAD_LEN);
-		mad[0] = 1, mad[2] = 2, mad[3] = 3;
 		mad[1] = k == 0 ? 0x81 : RNIC_MGMT_CLASS_CM;   /* wrong class; then LAP */
 		mad[17] = k == 0 ? 0x10 : 0x19;
-		w.wr.ud.ah = ah;
-		w.wr.ud.remote_qpn = RNIC_GSI_QPN;
-		w.wr.ud.remote_qkey = RNIC_GSI_QKEY;
-		EXPECT(rnic_post_send(ud, &w, &bad) == 0 && wait_wc(A.cq, &wc) == 0, "garbage sent");
+		raw_send(ud, ah, mad, RNIC_GSI_QKEY);
 	}
 	for (int i = 0; i < 1000; i++) {
 		test_poll_pair(&A, &B);
@@ -294,8 +329,111 @@ garbage(void)
 	EXPECT(s1.mads_rcvd == s0.mads_rcvd + 2 && s1.mads_dropped == s0.mads_dropped + 2,
 	       "garbage counted: rcvd +%lu dropped +%lu", (unsigned long)(s1.mads_rcvd - s0.mads_rcvd),
 	       (unsigned long)(s1.mads_dropped - s0.mads_dropped));
+
+	/* A REQ of our own making, for a listener on 7500: twice (a duplicate
+	 * gives no second CONNECT_REQUEST); with a wrong Q_Key (the engine
+	 * drops it: drop_qkey, the CM never sees it). */
+	{
+		struct rnic_cm_id *lid = rnic_cm_listen(cmb, 7500);
+		struct rnic_cm_msg m;
+		struct rnic_cma_hdr h = { .ip_version = 4, .src_port = 40000 };
+		struct rnic_dev_stats d0, d1;
+		uint8_t mad[RNIC_MAD_LEN], ga[16], gb[16];
+		unsigned int n;
+
+		rnic_dev_query_gid(A.dev, 0, ga);
+		rnic_dev_query_gid(B.dev, 0, gb);
+		memset(&m, 0, sizeof(m));
+		m.hdr = (struct rnic_mad_hdr){ .base_version = 1, .mgmt_class = 7,
+					       .class_version = 2, .method = 3, .tid = 42,
+					       .attr_id = RNIC_CM_REQ };
+		m.req.local_comm_id = 0x1234;
+		m.req.service_id = RNIC_CM_SID_PS_TCP | 7500;
+		m.req.local_qpn = 0x55;
+		m.req.starting_psn = 0x100;
+		m.req.responder_resources = m.req.initiator_depth = 1;
+		m.req.path_mtu = 3;
+		m.req.remote_cm_response_timeout = 16;
+		m.req.max_cm_retries = 15;
+		memcpy(m.req.primary_local_gid, ga, 16);
+		memcpy(m.req.primary_remote_gid, gb, 16);
+		memcpy(h.src_addr + 12, ga + 12, 4);
+		memcpy(h.dst_addr + 12, gb + 12, 4);
+		rnic_cma_hdr_encode(&h, m.req.private_data);
+		EXPECT(lid != NULL && rnic_cm_encode(&m, mad) == 0, "a REQ encoded");
+		raw_send(ud, ah, mad, RNIC_GSI_QKEY);
+		raw_send(ud, ah, mad, RNIC_GSI_QKEY);
+		n = drain_b(2000, &ev);
+		EXPECT(n == 1 && ev.type == RNIC_CM_EV_CONNECT_REQUEST && ev.peer_port == 40000,
+		       "a duplicate REQ: one CONNECT_REQUEST (%u events)", n);
+		if (n == 1) {
+			/* The REJ goes back to the QP the REQ came from. */
+			struct rnic_sge rs = { (uintptr_t)A.buf + 16384, RNIC_UD_GRH_LEN + RNIC_MAD_LEN,
+					       rnic_mr_lkey(A.mr) };
+			struct rnic_recv_wr r = { .wr_id = 11, .sg_list = &rs, .num_sge = 1 }, *rbad;
+			struct rnic_cm_msg rej;
+			struct rnic_wc wc;
+
+			EXPECT(rnic_post_recv(ud, &r, &rbad) == 0, "receive on the raw QP");
+			EXPECT(rnic_cm_reject(ev.id) == 0, "rejected");
+			EXPECT(wait_wc(A.cq, &wc) == 0 && wc.wr_id == 11 && wc.src_qp == RNIC_GSI_QPN &&
+			       rnic_cm_decode(A.buf + 16384 + RNIC_UD_GRH_LEN, RNIC_MAD_LEN, &rej) ==
+			       RNIC_MAD_OK && rej.hdr.attr_id == RNIC_CM_REJ &&
+			       rej.rej.reason == RNIC_CM_REJ_CONSUMER && rej.rej.remote_comm_id == 0x1234 &&
+			       rej.hdr.tid == 42, "the REJ reaches the REQ's sender (reason 28, its TID)");
+		}
+		rnic_dev_stats_get(B.dev, &d0);
+		m.req.local_comm_id = 0x5678;
+		rnic_cm_encode(&m, mad);
+		raw_send(ud, ah, mad, 0x11111111);
+		n = drain_b(2000, &ev);
+		rnic_dev_stats_get(B.dev, &d1);
+		EXPECT(n == 0 && d1.drop_qkey == d0.drop_qkey + 1,
+		       "a REQ with a wrong Q_Key: dropped by the engine (%u events, drop_qkey +%lu)",
+		       n, (unsigned long)(d1.drop_qkey - d0.drop_qkey));
+		raw_sent--;   /* it never reached B's CM */
+		rnic_cm_destroy_id(lid);
+	}
 	rnic_destroy_ah(ah);
 	rnic_destroy_qp(ud);
+}
+
+/* A peer whose CM does not answer (B's is not polled): A's REQ is tried
+ * again every CM response timeout (~268 ms) up to its 15 retries, then
+ * UNREACHABLE and the QP in Error. */
+static void
+unreachable(void)
+{
+	struct rnic_qp *qa = rc_qp(&A);
+	struct rnic_cm_param p = { .responder_resources = 1, .initiator_depth = 1 };
+	struct rnic_cm_stats s0, s1;
+	struct rnic_cm_event ev;
+	struct rnic_cm_id *ca;
+	uint8_t dgid[16];
+	uint64_t end = rte_get_tsc_cycles() + 30 * rte_get_tsc_hz();
+	int got = 0;
+
+	rnic_dev_query_gid(B.dev, 0, dgid);
+	rnic_cm_stats_get(cma, &s0);
+	ca = rnic_cm_connect(cma, qa, dgid, 0, 7501, &p);
+	while (ca != NULL && rte_get_tsc_cycles() < end) {
+		test_poll_pair(&A, &B);
+		if (rnic_cm_poll(cma, &ev) == 1) {
+			got = 1;
+			break;
+		}
+	}
+	rnic_cm_stats_get(cma, &s1);
+	EXPECT(got && ev.type == RNIC_CM_EV_UNREACHABLE && ev.id == ca,
+	       "no answer: UNREACHABLE (%d)", got ? (int)ev.type : -1);
+	EXPECT(s1.retries - s0.retries == 15, "15 retries (%lu)",
+	       (unsigned long)(s1.retries - s0.retries));
+	EXPECT(test_qp_state(qa) == RNIC_QPS_ERR, "the QP in Error");
+	rnic_cm_destroy_id(ca);
+	rnic_destroy_qp(qa);
+	/* B's CM now finds 16 REQs for a port nobody listens on: 16 REJs,
+	 * which A's CM drops as for no connection it knows. */
+	drain_b(20000, &ev);
 }
 
 int
@@ -327,15 +465,17 @@ main(int argc, char **argv)
 	full_cycle(1, "IPv6");
 	rejections();
 	garbage();
+	unreachable();
 	rnic_cm_stats_get(cma, &sa);
 	rnic_cm_stats_get(cmb, &sb);
 	printf("cm: A sent %lu rcvd %lu retries %lu; B sent %lu rcvd %lu retries %lu rej %lu\n",
 	       (unsigned long)sa.mads_sent, (unsigned long)sa.mads_rcvd, (unsigned long)sa.retries,
 	       (unsigned long)sb.mads_sent, (unsigned long)sb.mads_rcvd, (unsigned long)sb.retries,
 	       (unsigned long)sb.rej_sent);
-	EXPECT(sa.retries == 0 && sb.retries == 0, "no retries on a lossless link");
-	EXPECT(sb.mads_rcvd == sa.mads_sent + 2 && sa.mads_rcvd == sb.mads_sent,
-	       "every MAD arrived (A->B: +2 garbage)");
+	EXPECT(sa.retries == 15 && sb.retries == 0, "no retries but the unanswered REQ's 15");
+	EXPECT(sb.mads_rcvd == sa.mads_sent + raw_sent && sa.mads_rcvd + 1 == sb.mads_sent,
+	       "every MAD arrived (A -> B: and %u of the raw QP; B -> A: one REJ to the raw QP)",
+	       raw_sent);
 	rnic_cm_destroy(cma);
 	rnic_cm_destroy(cmb);
 	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);
