@@ -29,6 +29,7 @@
 
 #include "rnic_app_capture.h"
 #include "rnic_app_numa.h"
+#include "rnic_cm.h"
 #include "rnic_config.h"
 #include "rnic_engine.h"
 #include "rnic_verbs.h"
@@ -50,6 +51,7 @@ struct port_rt {
 	uint16_t port_id;
 	struct rnic_device *dev;
 	struct rnic_pd *pd;
+	struct rnic_cm *cm;      /* when one of its QPs is connected by the CM */
 };
 
 /* One (device, worker) an lcore polls, and which of its roles. */
@@ -416,12 +418,26 @@ qp_rtr_attr(const struct rnic_cfg_qp *q, struct rnic_qp_attr *a)
 }
 
 /* QP @p i through INIT, RTR and RTS, as far as its configured state. */
+/* QP @p i is an end of a pair the CM connects (remote.cm_port): the one
+ * that connects (@p active) or the one that listens. */
+static bool
+qp_cm_end(unsigned int i, bool *active)
+{
+	const struct rnic_cfg_qp *q = &cfg->qps[i];
+	const struct rnic_cfg_qp *peer = q->remote.qp_idx >= 0 ? &cfg->qps[q->remote.qp_idx] : NULL;
+
+	*active = peer != NULL && q->remote.cm_port != 0;
+	return *active || (peer != NULL && peer->remote.cm_port != 0 &&
+			   peer->remote.qp_idx == (int)i);
+}
+
 static int
 qp_bring_up(unsigned int i)
 {
 	const struct rnic_cfg_qp *q = &cfg->qps[i];
 	struct rnic_qp_attr a = {0};
-	bool ud = q->type == RNIC_QPT_UD, rc = q->type == RNIC_QPT_RC;
+	bool ud = q->type == RNIC_QPT_UD, rc = q->type == RNIC_QPT_RC, active;
+	bool by_cm = qp_cm_end(i, &active);
 	int rc_;
 
 	a.qp_state = RNIC_QPS_INIT;
@@ -431,11 +447,12 @@ qp_bring_up(unsigned int i)
 	a.qp_access_flags = q->access;
 	rc_ = rnic_modify_qp(qps[i], &a, RNIC_QP_STATE | RNIC_QP_PKEY_INDEX | RNIC_QP_PORT |
 			     (ud ? RNIC_QP_QKEY : RNIC_QP_ACCESS_FLAGS));
-	if (rc_ == 0 && q->state >= RNIC_QPS_RTR) {
+	/* A pair the CM connects stops in Init: the CM takes it on (cm_connect). */
+	if (rc_ == 0 && q->state >= RNIC_QPS_RTR && !by_cm) {
 		a.qp_state = RNIC_QPS_RTR;
 		rc_ = rnic_modify_qp(qps[i], &a, ud ? RNIC_QP_STATE : qp_rtr_attr(q, &a));
 	}
-	if (rc_ == 0 && q->state >= RNIC_QPS_RTS) {
+	if (rc_ == 0 && q->state >= RNIC_QPS_RTS && !by_cm) {
 		a.qp_state = RNIC_QPS_RTS;
 		a.sq_psn = q->sq_psn;
 		a.timeout = q->timeout;
@@ -452,6 +469,124 @@ qp_bring_up(unsigned int i)
 		return -1;
 	}
 	return 0;
+}
+
+/* The CM's parameters from a QP's configuration. */
+static void
+cm_param(const struct rnic_cfg_qp *q, struct rnic_cm_param *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->responder_resources = q->max_dest_rd_atomic;
+	p->initiator_depth = q->max_rd_atomic;
+	p->retry_count = q->retry_cnt;
+	p->rnr_retry_count = q->rnr_retry;
+	p->path_mtu = (uint8_t)q->pmtu;
+}
+
+/*
+ * The pairs of qps[].remote.cm_port (issue 21), once the lcores poll the
+ * devices: a CM on each port concerned, the listening end listens on the
+ * port, the other connects to the listener's address (its port's GID at
+ * its gid_index) from its own; each request is accepted with the QP
+ * waiting for it. Every pair ESTABLISHED within 10 s, or an error.
+ * "cm: pairs=N established" when done.
+ */
+static int
+cm_connect(void)
+{
+	unsigned int n = 0, est = 0, accepted = 0;
+	int *passive = calloc(cfg->n_qps + 1, sizeof(int));
+	struct rnic_cm_id **lid = calloc(cfg->n_qps + 1, sizeof(*lid));
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	int rc = -1;
+
+	if (passive == NULL || lid == NULL)
+		goto out;
+	for (unsigned int i = 0; i < cfg->n_qps; i++) {
+		const struct rnic_cfg_qp *q = &cfg->qps[i], *pq;
+		struct rnic_cm_param p;
+		uint8_t dgid[16];
+		bool active;
+
+		passive[i] = -1;
+		if (!qp_cm_end(i, &active) || !active)
+			continue;
+		pq = &cfg->qps[q->remote.qp_idx];
+		for (int k = 0; k < 2; k++) {
+			struct port_rt *pr = &ports[k ? pq->port_idx : q->port_idx];
+
+			if (pr->cm == NULL && (pr->cm = rnic_cm_create(pr->dev, pr->pd)) == NULL) {
+				fprintf(stderr, "softrnic: CM on port %s: %s\n",
+					cfg->ports[k ? pq->port_idx : q->port_idx].name,
+					rte_strerror(rte_errno));
+				goto out;
+			}
+		}
+		lid[i] = rnic_cm_listen(ports[pq->port_idx].cm, q->remote.cm_port);
+		if (lid[i] == NULL) {
+			fprintf(stderr, "softrnic: %s: cm_port %u: listen on port %s: %s\n", q->name,
+				q->remote.cm_port, cfg->ports[pq->port_idx].name,
+				rte_strerror(rte_errno));
+			goto out;
+		}
+		passive[i] = q->remote.qp_idx;
+		if (rnic_dev_query_gid(ports[pq->port_idx].dev, pq->gid_index, dgid) != 0) {
+			fprintf(stderr, "softrnic: %s: no GID %u on port %s\n", q->name,
+				pq->gid_index, cfg->ports[pq->port_idx].name);
+			goto out;
+		}
+		cm_param(q, &p);
+		if (rnic_cm_connect(ports[q->port_idx].cm, qps[i], dgid, q->gid_index,
+				    q->remote.cm_port, &p) == NULL) {
+			fprintf(stderr, "softrnic: %s: CM connect: %s\n", q->name,
+				rte_strerror(rte_errno));
+			goto out;
+		}
+		n++;
+	}
+	while (est < 2 * n && !quit) {
+		if (rte_get_tsc_cycles() > end) {
+			fprintf(stderr, "softrnic: CM: %u of %u ends established after 10 s\n", est,
+				2 * n);
+			goto out;
+		}
+		for (unsigned int pi = 0; pi < cfg->n_ports; pi++) {
+			struct rnic_cm_event ev;
+
+			while (ports[pi].cm != NULL && rnic_cm_poll(ports[pi].cm, &ev) == 1) {
+				if (ev.type == RNIC_CM_EV_ESTABLISHED) {
+					est++;
+					continue;
+				}
+				if (ev.type != RNIC_CM_EV_CONNECT_REQUEST) {
+					fprintf(stderr, "softrnic: CM: event %d (reason %u) on port %s\n",
+						ev.type, ev.reject_reason, cfg->ports[pi].name);
+					goto out;
+				}
+				for (unsigned int i = 0; i < cfg->n_qps; i++) {
+					struct rnic_cm_param p;
+
+					if (lid[i] != ev.listen_id || passive[i] < 0)
+						continue;
+					cm_param(&cfg->qps[passive[i]], &p);
+					if (rnic_cm_accept(ev.id, qps[passive[i]], &p) != 0) {
+						fprintf(stderr, "softrnic: %s: CM accept failed\n",
+							cfg->qps[passive[i]].name);
+						goto out;
+					}
+					accepted++;
+					passive[i] = -1;   /* a second request: not for it */
+					break;
+				}
+			}
+		}
+	}
+	printf("cm: pairs=%u established (%u accepted)\n", n, accepted);
+	rc = quit ? -1 : 0;
+out:
+	free(passive);
+	free(lid);
+	return rc;
 }
 
 /* Each port's QPs per worker, "workers: port=p0 workers=2 qps=2,2": QPNs
@@ -1268,8 +1403,10 @@ run_soak(char *line, size_t len)
 static void
 free_objects(void)
 {
-	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++)
+	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++) {
+		rnic_cm_destroy(ports[i].cm);   /* its QP1 before the device */
 		rnic_dev_destroy(ports[i].dev);
+	}
 	for (unsigned int i = 0; mr_mem != NULL && i < cfg->n_mrs; i++)
 		rnic_app_numa_free(mr_mem[i], cfg->mrs[i].size, mr_numa[i]);
 	free(mr_mem);
@@ -1474,7 +1611,8 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (setup_ports() != 0 || setup_objects() != 0 || launch_lcores() != 0)
+	if (setup_ports() != 0 || setup_objects() != 0 || launch_lcores() != 0 ||
+	    cm_connect() != 0)
 		return setup_failed(eal_argv, eal_from_cfg);
 	if (!quit)
 		phase = "workload";

@@ -513,7 +513,8 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	q->local_cm_response_timeout = CM_RESP_TIMEOUT;
 	q->retry_count = param->retry_count & 7;
 	q->pkey = RNIC_DEFAULT_PKEY;
-	q->path_mtu = cm->mtu_code;
+	q->path_mtu = param->path_mtu && param->path_mtu < cm->mtu_code ? param->path_mtu :
+		      cm->mtu_code;
 	q->rnr_retry_count = param->rnr_retry_count & 7;
 	q->max_cm_retries = CM_MAX_RETRIES;
 	q->primary_local_lid = q->primary_remote_lid = 0xffff;   /* RoCE: permissive */
@@ -563,7 +564,9 @@ rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_p
 	init = RTE_MIN(param->initiator_depth, q->responder_resources);
 	rc = qp_init(qp);
 	if (rc == 0)
-		rc = qp_connect(id, q->local_qpn, id->rq_psn, q->path_mtu, resp, init,
+		rc = qp_connect(id, q->local_qpn, id->rq_psn,
+				param->path_mtu && param->path_mtu < q->path_mtu ? param->path_mtu :
+				q->path_mtu, resp, init,
 				q->retry_count, q->rnr_retry_count, q->primary_traffic_class,
 				q->primary_hop_limit, q->primary_flow_label);
 	if (rc != 0) {
@@ -747,7 +750,8 @@ on_rep(struct rnic_cm *cm, const struct rnic_cm_msg *m)
 	id->remote_qpn = r->local_qpn;
 	id->sq_psn = r->starting_psn;
 	init = RTE_MIN(id->param.initiator_depth, r->responder_resources);
-	if (qp_connect(id, r->local_qpn, id->rq_psn, cm->mtu_code,
+	if (qp_connect(id, r->local_qpn, id->rq_psn,
+		       id->param.path_mtu ? id->param.path_mtu : cm->mtu_code,
 		       id->param.responder_resources, init, id->param.retry_count,
 		       r->rnr_retry_count, 0, 64, 0) != 0) {
 		qp_to_error(id->qp);

@@ -42,6 +42,7 @@ struct rnic_cm_param {
 	uint8_t initiator_depth;       /**< READs/atomics it has outstanding */
 	uint8_t retry_count;           /**< 0..7 */
 	uint8_t rnr_retry_count;       /**< 0..7 (7: forever) */
+	uint8_t path_mtu;              /**< enum rnic_mtu, at most; 0: the port's */
 	uint8_t private_data[RNIC_CM_PDATA_MAX];
 	uint8_t private_data_len;
 };

@@ -1225,7 +1225,7 @@ static const char *const qp_keys[] = {
 	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", "gid_index", "ecn",
 	NULL
 };
-static const char *const remote_keys[] = { "qp", "mac", "ipv4", "ipv6", "qpn", NULL };
+static const char *const remote_keys[] = { "qp", "mac", "ipv4", "ipv6", "qpn", "cm_port", NULL };
 
 #define PSN_MAX 0xFFFFFF
 #define QPN_MAX 0xFFFFFF
@@ -1395,12 +1395,33 @@ static int parse_remote(struct ctx *c, const json_t *o, unsigned int idx)
 			memcpy(rm->ipv6_addr, pport->ipv6[peer->gid_index - 1], 16);
 		}
 		rm->qpn = peer->qpn;
+		if (get_uint16_t(c, r, "cm_port", 1, 65535, 0, &rm->cm_port) < 0)
+			return -1;
+		if (rm->cm_port && (q->type != RNIC_QPT_RC || q->state != RNIC_QPS_RTS ||
+				    peer->state != RNIC_QPS_RTS))
+			return fail_at(c, "cm_port", "only an RC pair brought to RTS is connected "
+				       "by the CM (\"%s\" %s %s, \"%s\" %s)", q->name,
+				       rnic_cfg_qp_type_name(q->type),
+				       rnic_cfg_qp_state_name(q->state), peer->name,
+				       rnic_cfg_qp_state_name(peer->state));
+		/* The second of the two QPs parsed checks the pair. */
+		if ((int)idx > rm->qp_idx && (rm->cm_port || peer->remote.cm_port)) {
+			if (rm->cm_port && peer->remote.cm_port)
+				return fail_at(c, "cm_port", "QP \"%s\" names cm_port too: one end "
+					       "connects, the other listens", peer->name);
+			if (peer->remote.qp_idx != (int)idx)
+				return fail_at(c, "qp", "QP \"%s\" is connected by the CM: its remote "
+					       "must be this QP", peer->name);
+		}
 		/* Loopback: start expecting what the peer will send first. */
 		if (!json_object_get(o, "rq_psn"))
 			q->rq_psn = peer->sq_psn;
 	} else {
 		bool v6 = q->gid_index > 0;
 
+		if (json_object_get(r, "cm_port"))
+			return fail_at(c, "cm_port", "the CM connects QPs of this configuration: give "
+				       "\"qp\"");
 		if (json_object_get(r, v6 ? "ipv4" : "ipv6"))
 			return fail_at(c, v6 ? "ipv4" : "ipv6", "gid_index %u sends from an %s "
 				       "address: give \"%s\"", q->gid_index, v6 ? "IPv6" : "IPv4",
@@ -2238,6 +2259,8 @@ static json_t *dump_qp(const struct rnic_config *cfg, const struct rnic_cfg_qp *
 
 		if (q->remote.qp_idx >= 0) {
 			SET(r, "qp", json_string(cfg->qps[q->remote.qp_idx].name));
+			if (q->remote.cm_port)
+				SET(r, "cm_port", json_integer(q->remote.cm_port));
 		} else {
 			SET(r, "mac", mac_json(q->remote.mac));
 			if (q->remote.ipv6)

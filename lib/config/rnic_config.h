@@ -150,6 +150,11 @@ struct rnic_cfg_remote {
 	rte_be32_t ipv4;         /**< network order (when !ipv6) */
 	bool ipv6;               /**< the peer's address is IPv6: ipv6_addr */
 	uint8_t ipv6_addr[16];
+	/** "cm_port" (with "qp", RC, both QPs in RTS): the pair is connected by
+	 *  the CM (lib/cm) instead of by QPN: this QP connects to its peer,
+	 *  which listens on this port; 0: not. Both ends naming it is an
+	 *  error, so is a peer whose "remote" is not this QP. */
+	uint16_t cm_port;
 	/** 0 only with qp_idx, when the peer's qpn is "auto": read it back. */
 	uint32_t qpn;
 };

@@ -303,6 +303,17 @@ static const struct {
 	  "ports[1].ipv6: fd00::1 is already used by ports[0]" },
 	{ E1("qps[0]", "gid_index", "16"), "qps[0].gid_index: 16 is out of range 0..15" },
 	{ E1("qps[0]", "ecn", "1"), "qps[0].ecn: expected a boolean, got integer" },
+	/* remote.cm_port (issue 21) */
+	{ E1("qps[0]", "remote", "{'qp': 'b', 'cm_port': 0}"),
+	  "qps[0].remote.cm_port: 0 is out of range 1..65535" },
+	{ E1("qps[4]", "remote", "{'mac': '02:00:00:00:01:02', 'ipv4': '10.0.1.2', 'qpn': 77, "
+	     "'cm_port': 7471}"),
+	  "qps[4].remote.cm_port: the CM connects QPs of this configuration: give \"qp\"" },
+	{ E1("qps[2]", "remote", "{'qp': 'v', 'cm_port': 7471}"),
+	  "qps[2].remote.cm_port: only an RC pair brought to RTS is connected by the CM" },
+	{ E2("qps[0]", "remote", "{'qp': 'b', 'cm_port': 7471}",
+	     "qps[1]", "remote", "{'qp': 'a', 'cm_port': 7472}"),
+	  "qps[1].remote.cm_port: QP \"a\" names cm_port too" },
 	{ E1("qps[0]", "gid_index", "1"),
 	  "qps[0].gid_index: 1: port \"p0\" has 1 GIDs (ipv4, then 0 ipv6)" },
 	{ E2("ports[0]", "ipv6", "'fd00::1'", "qps[0]", "gid_index", "1"),

@@ -4,7 +4,8 @@
 # `verified: messages=N bytes=B errors=0` with N > 0. With WORKERS, also
 # that every port has that many workers, each owning a QP and polled by an
 # lcore (workers.sh). With CHECK_IPV6=1, also that every port received
-# RoCEv2 over IPv6 (its stats line's rx_ipv6 > 0).
+# RoCEv2 over IPv6 (its stats line's rx_ipv6 > 0). With CHECK_GREP=RE,
+# also that a line of the output matches RE.
 set -uo pipefail
 . "$(dirname "$0")/workers.sh"
 out=$(timeout 240 "$1" --config "$2" 2>&1)
@@ -25,5 +26,8 @@ if [ "${CHECK_IPV6:-0}" = 1 ]; then
     if [ "$ports" -eq 0 ] || [ "$n" -ne "$ports" ]; then
         echo "FAIL: $n of $ports ports received IPv6"; echo "0 passed, 1 failed"; exit 1
     fi
+fi
+if [ -n "${CHECK_GREP:-}" ] && ! echo "$out" | grep -qE "$CHECK_GREP"; then
+    echo "FAIL: no line matches '$CHECK_GREP'"; echo "0 passed, 1 failed"; exit 1
 fi
 echo "1 passed, 0 failed"
