@@ -15,6 +15,7 @@
  * rte_eal_init pins the calling thread to the main lcore, which is undone.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -542,12 +543,32 @@ memif_server_wait(uint16_t port_id)
 	} while (rte_get_tsc_cycles() < end);
 }
 
+/* SOFTRNIC_STATS=1: a device's non-zero counters on stderr as it goes
+ * (what a run did, for a failure nothing else explains). */
+static void
+stats_dump(unsigned int i)
+{
+	struct rnic_dev_stats st;
+	const uint64_t *v = (const uint64_t *)&st;
+	const char *e = getenv("SOFTRNIC_STATS");
+
+	if (e == NULL || strcmp(e, "1") != 0)
+		return;
+	rnic_dev_stats_get(eng.dev[i], &st);
+	fprintf(stderr, "\nsoftrnic stats %s:", eng.cfg->ports[i].name);
+	for (unsigned int k = 0; k < rnic_dev_stat_count; k++)
+		if (v[k])
+			fprintf(stderr, " %s=%" PRIu64, rnic_dev_stat_names[k], v[k]);
+	fprintf(stderr, "\n");
+}
+
 static void
 engine_teardown(void)
 {
 	pollers_stop();
 	for (unsigned int i = 0; eng.dev != NULL && i < eng.cfg->n_ports; i++)
 		if (eng.dev[i] != NULL) {
+			stats_dump(i);
 			memif_server_wait(eng.port_id[i]);
 			rnic_dev_destroy(eng.dev[i]);
 			eng.dev[i] = NULL;

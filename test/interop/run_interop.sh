@@ -525,7 +525,7 @@ iv_case() {
         wait_for "$SHARE/$NAME-dad.log" DAD-DONE 15 guest
     fi
     local gcmd="timeout 100 $gbin -d rxe0 $gidopt $ggid $args"
-    local hcmd=(env SOFTRNIC_CONFIG="$cfg" LD_LIBRARY_PATH="$IBV_LIB"
+    local hcmd=(env SOFTRNIC_CONFIG="$cfg" LD_LIBRARY_PATH="$IBV_LIB" SOFTRNIC_STATS=1
                 timeout 130 /usr/bin/$prog -d softrnic_0 $gidopt $hgid $args)
     rm -f "$glog"
     local ts=$(date +%s.%N)
