@@ -79,24 +79,22 @@ rnic_dev_arp_lookup(const struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6]
 }
 
 int
-rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
-		     unsigned int timeout_ms)
+rnic_resolve_wait(struct rnic_device *dev, rnic_resolve_lookup_t *lookup,
+		  rnic_resolve_ask_t *ask, const void *addr, uint8_t mac[6],
+		  unsigned int timeout_ms)
 {
 	uint64_t hz = rte_get_tsc_hz();
 	uint64_t now = rte_get_tsc_cycles();
 	uint64_t end = now + hz * timeout_ms / 1000, next = now;
 
-	if (dev == NULL || mac == NULL || ip == 0)
-		return -EINVAL;
 	for (;;) {
-		if (rnic_dev_arp_lookup(dev, ip, mac) == 0)
+		if (lookup(dev, addr, mac) == 0)
 			return 0;
 		now = rte_get_tsc_cycles();
 		if (now >= end)
 			return -ETIMEDOUT;
 		if (now >= next) {
-			STORE_REL(&dev->arp_req_ip, ip);
-			__atomic_fetch_add(&dev->arp_req_gen, 1, __ATOMIC_RELEASE);   /* [ARP-REQ] */
+			ask(dev, addr);
 			next = now + hz / ARP_RETRY_PER_S;
 		}
 		if (!LOAD_ACQ(&dev->polled))   /* [POLLED]: this thread is the poller */
@@ -104,6 +102,34 @@ rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 		else
 			sched_yield();
 	}
+}
+
+static int
+arp_lookup_cb(struct rnic_device *dev, const void *addr, uint8_t mac[6])
+{
+	rte_be32_t ip;
+
+	memcpy(&ip, addr, sizeof(ip));
+	return rnic_dev_arp_lookup(dev, ip, mac);
+}
+
+static void
+arp_ask_cb(struct rnic_device *dev, const void *addr)
+{
+	rte_be32_t ip;
+
+	memcpy(&ip, addr, sizeof(ip));
+	STORE_REL(&dev->arp_req_ip, ip);
+	__atomic_fetch_add(&dev->arp_req_gen, 1, __ATOMIC_RELEASE);   /* [ARP-REQ] */
+}
+
+int
+rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
+		     unsigned int timeout_ms)
+{
+	if (dev == NULL || mac == NULL || ip == 0)
+		return -EINVAL;
+	return rnic_resolve_wait(dev, arp_lookup_cb, arp_ask_cb, &ip, mac, timeout_ms);
 }
 
 /* An ARP frame of @p op from our address to @p dst_mac (@p tci: 802.1Q

@@ -36,6 +36,16 @@ void rnic_arp_input(struct rnic_worker *wk, const struct rte_mbuf *m, uint32_t l
 		    bool tagged, rte_be16_t tci, struct rnic_dev_stats *st);
 void rnic_arp_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
 
+/* rnic_dev_arp_resolve's and rnic_dev_nd_resolve's wait (rnic_arp.c): look
+ * @p addr up until found (0) or @p timeout_ms ran out (-ETIMEDOUT), have
+ * the RX role ask for it at once and every 1/5 s, and poll the RX role
+ * meanwhile when no lcore does. Control thread. */
+typedef int rnic_resolve_lookup_t(struct rnic_device *dev, const void *addr, uint8_t mac[6]);
+typedef void rnic_resolve_ask_t(struct rnic_device *dev, const void *addr);
+int rnic_resolve_wait(struct rnic_device *dev, rnic_resolve_lookup_t *lookup,
+		      rnic_resolve_ask_t *ask, const void *addr, uint8_t mac[6],
+		      unsigned int timeout_ms);
+
 /* Neighbour discovery (rnic_nd.c), RX role: false when the IPv6 frame at
  * @p l3 is not a neighbour solicitation or advertisement. */
 bool rnic_nd_input(struct rnic_worker *wk, const struct rte_mbuf *m, uint32_t l3, bool tagged,

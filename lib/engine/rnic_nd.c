@@ -12,10 +12,8 @@
  * newer message for the same address replaces it).
  */
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 
-#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_pause.h>
@@ -32,7 +30,6 @@
 #define ND_MSG_LEN 24             /* type, code, checksum, flags, target */
 #define ND_OPT_LLA_LEN 8          /* type, length 1, MAC */
 #define ND_FRAME_MAX 128
-#define ND_RETRY_PER_S 5          /* rnic_dev_nd_resolve asks again (1/5 s) */
 
 static inline unsigned int
 nd_slot(const uint8_t ip6[16])
@@ -100,35 +97,31 @@ nd_first_ipv6(const struct rnic_device *dev)
 	return NULL;
 }
 
+static int
+nd_lookup_cb(struct rnic_device *dev, const void *addr, uint8_t mac[6])
+{
+	return rnic_dev_nd_lookup(dev, addr, mac);
+}
+
+/* [ARP-REQ]: the address, then the generation. */
+static void
+nd_ask_cb(struct rnic_device *dev, const void *addr)
+{
+	const uint8_t *ip6 = addr;
+
+	for (unsigned int i = 0; i < 16; i++)
+		STORE_RLX(&dev->nd_req_ip6[i], ip6[i]);
+	__atomic_fetch_add(&dev->nd_req_gen, 1, __ATOMIC_RELEASE);
+}
+
 int
 rnic_dev_nd_resolve(struct rnic_device *dev, const uint8_t ip6[16], uint8_t mac[6],
 		    unsigned int timeout_ms)
 {
-	uint64_t hz = rte_get_tsc_hz();
-	uint64_t now = rte_get_tsc_cycles();
-	uint64_t end = now + hz * timeout_ms / 1000, next = now;
-
 	if (dev == NULL || ip6 == NULL || mac == NULL || ip6[0] == 0xff ||
 	    rnic_gid_is_ipv4(ip6) || nd_first_ipv6(dev) == NULL)
 		return -EINVAL;
-	for (;;) {
-		if (rnic_dev_nd_lookup(dev, ip6, mac) == 0)
-			return 0;
-		now = rte_get_tsc_cycles();
-		if (now >= end)
-			return -ETIMEDOUT;
-		if (now >= next) {
-			/* [ARP-REQ]: the address, then the generation */
-			for (unsigned int i = 0; i < 16; i++)
-				STORE_RLX(&dev->nd_req_ip6[i], ip6[i]);
-			__atomic_fetch_add(&dev->nd_req_gen, 1, __ATOMIC_RELEASE);
-			next = now + hz / ND_RETRY_PER_S;
-		}
-		if (!LOAD_ACQ(&dev->polled))   /* [POLLED]: this thread is the poller */
-			rnic_dev_poll_rx(dev);
-		else
-			sched_yield();
-	}
+	return rnic_resolve_wait(dev, nd_lookup_cb, nd_ask_cb, ip6, mac, timeout_ms);
 }
 
 int
