@@ -17,4 +17,8 @@ struct rnic_device;
 struct rnic_device *rnic_app_peer_dev(const char *prog, uint16_t port_id, rte_be32_t ipv4,
 				      uint32_t mbufs);
 
+/** The same with an IPv6 address too (its GID 1), when @p ipv6 is not NULL. */
+struct rnic_device *rnic_app_peer_dev6(const char *prog, uint16_t port_id, rte_be32_t ipv4,
+				       const uint8_t *ipv6, uint32_t mbufs);
+
 #endif

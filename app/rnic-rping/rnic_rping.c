@@ -4,8 +4,12 @@
  * (lib/cm, issue 21), so that rping over Linux rxe connects to it and it
  * to rping.
  *
- *   rnic-rping [EAL args] -- (-s | -c -a A.B.C.D [-w]) [-p port] [-C count]
- *              [-S size] [-V] [-v] [--ip A.B.C.D] [--port-id N] [--timeout secs]
+ *   rnic-rping [EAL args] -- (-s | -c -a ADDR [-w]) [-p port] [-C count]
+ *              [-S size] [-V] [-v] [--ip A.B.C.D] [--ip6 ADDR6] [--port-id N]
+ *              [--timeout secs]
+ *
+ * --ip6 gives the port an IPv6 address too (its GID 1): a server then also
+ * takes requests to it, a client given an IPv6 -a connects from it.
  *
  * The protocol is rping's: each iteration the client fills its start
  * buffer ("rdma-ping-N: " and letters), advertises it in a 16-byte SEND
@@ -47,6 +51,8 @@
 struct opts {
 	bool server, validate, verbose, wait_listener;
 	rte_be32_t peer_ip, ip;
+	bool peer_v6, have_ip6;
+	uint8_t peer_ip6[16], ip6[16];
 	uint16_t port, port_id;
 	uint32_t count, size;
 	unsigned int timeout_s;
@@ -72,8 +78,9 @@ struct conn {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: rnic-rping [EAL args] -- (-s | -c -a A.B.C.D [-w]) [-p port] "
-		"[-C count] [-S size] [-V] [-v] [--ip A.B.C.D] [--port-id N] [--timeout s]\n");
+	fprintf(stderr, "usage: rnic-rping [EAL args] -- (-s | -c -a ADDR [-w]) [-p port] "
+		"[-C count] [-S size] [-V] [-v] [--ip A.B.C.D] [--ip6 ADDR6] [--port-id N] "
+		"[--timeout s]\n");
 }
 
 static int
@@ -83,6 +90,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "ip", required_argument, NULL, 'I' },
 		{ "port-id", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "ip6", required_argument, NULL, '6' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -96,7 +104,18 @@ parse(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 's': o->server = true; break;
 		case 'c': client = true; break;
-		case 'a': if (inet_pton(AF_INET, optarg, &o->peer_ip) != 1) return -1; break;
+		case 'a':
+			if (inet_pton(AF_INET, optarg, &o->peer_ip) == 1)
+				break;
+			if (inet_pton(AF_INET6, optarg, o->peer_ip6) != 1)
+				return -1;
+			o->peer_v6 = true;
+			break;
+		case '6':
+			if (inet_pton(AF_INET6, optarg, o->ip6) != 1)
+				return -1;
+			o->have_ip6 = true;
+			break;
 		case 'p': o->port = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 'C': o->count = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'S': o->size = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -109,7 +128,8 @@ parse(int argc, char **argv, struct opts *o)
 		default: return -1;
 		}
 	}
-	if (o->server == client || (client && o->peer_ip == 0) || o->size < 26 ||
+	if (o->server == client || (client && o->peer_ip == 0 && !o->peer_v6) ||
+	    (o->peer_v6 && !o->have_ip6) || o->size < 26 ||
 	    o->size > 65536 || (client && o->count == 0))
 		return -1;
 	return 0;
@@ -387,13 +407,16 @@ client(const struct opts *o, struct rnic_pd *pd, struct conn *c)
 	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
 	int start = 65;
 
-	memcpy(gid + 12, &o->peer_ip, 4);
+	if (o->peer_v6)
+		memcpy(gid, o->peer_ip6, 16);   /* from our IPv6 GID (1) */
+	else
+		memcpy(gid + 12, &o->peer_ip, 4);
 	if (conn_setup(c, o, pd) != 0 || post_recv(c) != 0) {
 		fprintf(stderr, "rnic-rping: QP setup failed\n");
 		return -1;
 	}
 	for (;;) {
-		c->id = rnic_cm_connect(cm, c->qp, gid, 0, o->port, &p);
+		c->id = rnic_cm_connect(cm, c->qp, gid, o->peer_v6 ? 1 : 0, o->port, &p);
 		if (c->id == NULL)
 			break;
 		if (wait_cm(RNIC_CM_EV_ESTABLISHED, &ev, c) == 0)
@@ -475,7 +498,7 @@ main(int argc, char **argv)
 	}
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * o.timeout_s;
 	o_verbose = o.verbose;
-	dev = rnic_app_peer_dev("rnic-rping", o.port_id, o.ip, 8192);
+	dev = rnic_app_peer_dev6("rnic-rping", o.port_id, o.ip, o.have_ip6 ? o.ip6 : NULL, 8192);
 	if (dev == NULL)
 		return 1;
 	pd = rnic_alloc_pd(dev);

@@ -281,6 +281,17 @@ if [ "${SOFTRNIC_INTEROP_PERFTEST:-ci}" = ci ] || [ "${SOFTRNIC_INTEROP_PERFTEST
     run_case rc server 4096 100 lossy
 fi
 
+# guest_ll6: wait until the guest's link-local IPv6 address is usable (a
+# guest just booted still runs duplicate address detection on it:
+# tentative, rxe cannot send from it and ibv_create_ah fails; at most
+# 10 s) and put it in GLL6.
+guest_ll6() {
+    GLL6=
+    rm -f "$SHARE/$NAME-ll6.txt"
+    "$R" con "$NAME" "i=0; while ip -6 addr show dev eth0 | grep -q tentative && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done; ip -6 -o addr show dev eth0 | awk '{print \$4}' | cut -d/ -f1 > /share/$NAME-ll6.txt; echo DAD-DONE >> /share/$NAME-ll6.txt" 1 >/dev/null
+    wait_for "$SHARE/$NAME-ll6.txt" DAD-DONE 15 guest && GLL6=$(grep -m1 '^fe80' "$SHARE/$NAME-ll6.txt")
+}
+
 # rdma_cm (issue 21): rnic-rping against the guest's unmodified rping,
 # connected by the CM over QP1 (REQ/REP/RTU, DREQ/DREP), 10 pings of 64
 # bytes each way of the protocol (the client's buffer RDMA READ by the
@@ -288,28 +299,35 @@ fi
 # client. Pass: both exit 0, softrnic says "iterations=10 errors=0", the
 # guest printed its 10 ping lines.
 RP=${RNIC_RPING:-$(dirname "$PP")/../rnic-rping/rnic-rping}
+# rp_case ROLE(softrnic's: server|client) [ipv6]: with ipv6, over
+# link-local addresses (softrnic's fe80::2, the guest's own).
 rp_case() {
-    local role=$1 tag="rping-$1" glog hlog hrc grc= why pat
-    glog="$SHARE/$NAME-rping-$1.log" hlog="$OUT/rping-$1.host.log"
+    local role=$1 v6=${2:-} tag="rping-$1${2:+-ipv6}" glog hlog hrc grc= why pat
+    local saddr=$ENGINE_IP gaddr=$GUEST_IP gbind=$GUEST_IP ip6=()
+    glog="$SHARE/$NAME-$tag.log" hlog="$OUT/$tag.host.log"
     T=$tag NOTRUN=
     if ! ensure_guest; then
         V=$guest_down D="not run: no usable guest" NOTRUN=1; return
     fi
+    if [ -n "$v6" ]; then
+        guest_ll6
+        saddr=fe80::2%eth0 gaddr=$GLL6 gbind=$GLL6%eth0 ip6=(--ip6 fe80::2)
+    fi
     rm -f "$glog"
     local ts=$(date +%s.%N)
     if [ "$role" = server ]; then
-        timeout 100 "$RP" "${EAL[@]}" -- -s -C 10 -S 64 -v --ip $ENGINE_IP \
+        timeout 100 "$RP" "${EAL[@]}" -- -s -C 10 -S 64 -v --ip $ENGINE_IP "${ip6[@]}" \
             --timeout 80 > "$hlog" 2>&1 &
         bg=$!
         if wait_for "$hlog" "listening on port" 30; then
-            "$R" con "$NAME" "timeout 60 rping -c -a $ENGINE_IP -C 10 -S 64 -v -V > /share/$NAME-rping-$1.log 2>&1; echo RC=\$? >> /share/$NAME-rping-$1.log &" 1 >/dev/null
+            "$R" con "$NAME" "timeout 60 rping -c -a $saddr -C 10 -S 64 -v -V > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
         fi
         wait "$bg"; hrc=$?; bg=
         pat='^ping data: rdma-ping-'
     else
-        "$R" con "$NAME" "timeout 60 rping -s -a $GUEST_IP -C 10 -S 64 -v > /share/$NAME-rping-$1.log 2>&1; echo RC=\$? >> /share/$NAME-rping-$1.log &" 1 >/dev/null
-        timeout 100 "$RP" "${EAL[@]}" -- -c -w -a $GUEST_IP -C 10 -S 64 -V --ip $ENGINE_IP \
-            --timeout 80 > "$hlog" 2>&1
+        "$R" con "$NAME" "timeout 60 rping -s -a $gbind -C 10 -S 64 -v > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
+        timeout 100 "$RP" "${EAL[@]}" -- -c -w -a $gaddr -C 10 -S 64 -V --ip $ENGINE_IP \
+            "${ip6[@]}" --timeout 80 > "$hlog" 2>&1
         hrc=$?
         pat='^server ping data: rdma-ping-'
     fi
@@ -330,6 +348,8 @@ rp_case() {
 if [ -x "$RP" ] && [ "${SOFTRNIC_INTEROP_RPING:-1}" != 0 ]; then
     judged rp_case server
     judged rp_case client
+    judged rp_case server ipv6
+    judged rp_case client ipv6
 fi
 
 # perftest cases (rnic-perf --perftest). softrnic's AF_PACKET ring gets 8192
@@ -516,14 +536,7 @@ iv_case() {
     fi
     cfg=$OUT/ibverbs${lossy:+-lossy}.json
     local glog="$SHARE/$NAME-$tag.log" hlog="$OUT/$tag.host.log" hrc grc= why
-    if [ -n "$v6" ]; then
-        # A guest just booted still runs duplicate address detection on
-        # its link-local address (tentative: rxe cannot send from it, and
-        # ibv_create_ah fails): wait until it is done, at most 10 s.
-        rm -f "$SHARE/$NAME-dad.log"
-        "$R" con "$NAME" "i=0; while ip -6 addr show dev eth0 | grep -q tentative && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done; echo DAD-DONE > /share/$NAME-dad.log" 1 >/dev/null
-        wait_for "$SHARE/$NAME-dad.log" DAD-DONE 15 guest
-    fi
+    [ -n "$v6" ] && guest_ll6
     local gcmd="timeout 100 $gbin -d rxe0 $gidopt $ggid $args"
     local hcmd=(env SOFTRNIC_CONFIG="$cfg" LD_LIBRARY_PATH="$IBV_LIB" SOFTRNIC_STATS=1
                 timeout 130 /usr/bin/$prog -d softrnic_0 $gidopt $hgid $args)
