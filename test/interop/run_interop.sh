@@ -144,7 +144,7 @@ guest_alive() {
     kill -0 "$(cat "$RXE_WORK/run/$NAME.pid" 2>/dev/null)" 2>/dev/null
 }
 
-pass=0; fail=0; envf=0; forgiven=0; results=()
+pass=0; fail=0; envf=0; forgiven=0; lossy_retried=0; results=()
 
 # The guest's health: QEMU alive and its virtio-net transmit queue not
 # stalled. A TCG guest's transmit queue can stall for good under heavy
@@ -600,7 +600,35 @@ iv_config() {
 }
 EOF
 }
-run_iv_case() { judged iv_case "$@"; }
+# A lossy case that FAILs is run once more and the second run decides
+# (the line names the first failure): against the emulated guest, 1% loss
+# with perftest's fixed retry count (7) and timeout (14: 67 ms) ends in
+# RETRY_EXC_ERR now and then (about 1 run in 20 of ib_read_bw, the guest
+# silent for 8 timeouts in a row; doc/interop.md "Flakes"). Two failures
+# in a row fail the suite.
+run_iv_case() {
+    judged iv_case "$@"
+    if [ "${4:-}" = lossy ] && [ "$V" != PASS ] && [ "$V" != ENV ]; then
+        local first=$D
+        unset 'results[-1]'
+        fail=$((fail - 1))
+        echo "interop: $T: failed under loss ($first): running it once more" >&2
+        judged iv_case "$@"
+        unset 'results[-1]'
+        case $V in
+            PASS) pass=$((pass - 1)); lossy_retried=$((lossy_retried + 1))
+                  D="$D  [second run; the first FAILed: $first]" ;;
+            ENV) envf=$((envf - 1)); D="$D  [the first run FAILed: $first]" ;;
+            *) fail=$((fail - 1)); D="$D  [failed twice; the first: $first]" ;;
+        esac
+        case $V in
+            PASS) pass=$((pass + 1)); results+=("PASS      $T  $D") ;;
+            ENV) envf=$((envf + 1)); results+=("ENV-FAIL  $T  $D (the environment's, not softrnic's)") ;;
+            *) fail=$((fail + 1)); results+=("FAIL      $T  $D") ;;
+        esac
+        echo "${results[-1]}" >&2
+    fi
+}
 
 if [ -n "$IBV_LIB" ] && [ "${SOFTRNIC_INTEROP_IBVERBS:-1}" != 0 ]; then
     iv_config "$OUT/ibverbs.json"
@@ -643,7 +671,8 @@ fi
 
 printf '%s\n' "${results[@]}"
 echo "interop: $pass passed, $fail failed, $envf not run (ENV-FAIL: no usable guest);" \
-     "$forgiven environment faults forgiven, $reboots guest reboots" \
+     "$forgiven environment faults forgiven, $reboots guest reboots," \
+     "${lossy_retried:-0} lossy cases passed on a second run" \
      "($(echo "$(date +%s.%N) - $t0" | bc | cut -d. -f1) s)"
 # A softrnic failure always fails the suite; environment faults alone do
 # not, unless SOFTRNIC_INTEROP_ENV_FATAL=1 or they left most cases unjudged.
