@@ -9,14 +9,16 @@ set -euo pipefail
 # the bandwidth plot of scripts/bench.sh (doc/benchmarks.md). universal-ctags:
 # the function-length check of test/layers. libibverbs-dev: the headers
 # softrnic's libibverbs.so.1 is built against; ibverbs-utils and perftest:
-# the unmodified programs the ibverbs suite runs over it (doc/ibverbs.md).
+# the unmodified programs the ibverbs suite runs over it (doc/ibverbs.md);
+# librdmacm-dev and rdmacm-utils likewise for softrnic's librdmacm.so.1
+# (rping, ucmatose; perftest's -R).
 pkgs=(
     build-essential pkg-config meson ninja-build
     libdpdk-dev dpdk-dev libnuma-dev libjansson-dev libisal-dev
     zlib1g-dev libpcap-dev
     python3-scapy tshark iproute2 python3-matplotlib
     clang-14 libclang-rt-14-dev valgrind universal-ctags
-    libibverbs-dev ibverbs-utils perftest
+    libibverbs-dev ibverbs-utils perftest librdmacm-dev rdmacm-utils
 )
 
 missing=()

@@ -71,6 +71,9 @@ struct rnic_cm_id {
 	struct rnic_cm_msg req;      /* passive: the REQ */
 	struct rnic_cm_param param;
 	uint8_t path_mtu;
+	void *ctx;                   /* the caller's (rnic_cm_id_set_context) */
+	bool orphan;                 /* released: no events, freed when closed */
+	bool dead;                   /* freed at the end of this poll */
 };
 
 struct rnic_cm {
@@ -117,6 +120,13 @@ cm_event_simple(struct rnic_cm_id *id, enum rnic_cm_event_type t, uint16_t reaso
 {
 	struct rnic_cm_event ev;
 
+	if (id->orphan) {
+		/* released by its owner: the connection's end frees it */
+		if (t == RNIC_CM_EV_DISCONNECTED || t == RNIC_CM_EV_UNREACHABLE ||
+		    t == RNIC_CM_EV_REJECTED)
+			id->dead = true;
+		return;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.type = t;
 	ev.id = id;
@@ -263,12 +273,14 @@ qp_init(struct rnic_qp *qp)
 static int
 qp_connect(struct rnic_cm_id *id, uint32_t dqpn, uint32_t rq_psn, uint8_t mtu_code,
 	   uint8_t max_dest_rd, uint8_t max_rd, uint8_t retry, uint8_t rnr_retry,
-	   uint8_t tclass, uint8_t hops, uint32_t flow)
+	   uint8_t tclass, uint8_t hops, uint32_t flow, uint8_t ack_timeout)
 {
 	struct rnic_cm *cm = id->cm;
 	struct rnic_qp_attr a;
 	int rc;
 
+	if (id->qp == NULL)
+		return -EINVAL;   /* forgotten: being destroyed */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RNIC_QPS_RTR;
 	a.path_mtu = (enum rnic_mtu)(mtu_code < cm->mtu_code ? mtu_code : cm->mtu_code);
@@ -296,7 +308,7 @@ qp_connect(struct rnic_cm_id *id, uint32_t dqpn, uint32_t rq_psn, uint8_t mtu_co
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RNIC_QPS_RTS;
 	a.sq_psn = id->sq_psn;
-	a.timeout = CM_ACK_TIMEOUT;
+	a.timeout = ack_timeout ? ack_timeout : CM_ACK_TIMEOUT;
 	a.retry_cnt = retry & 7;
 	a.rnr_retry = rnr_retry & 7;
 	a.max_rd_atomic = max_rd;
@@ -440,6 +452,43 @@ rnic_cm_destroy_id(struct rnic_cm_id *id)
 	rte_free(id);
 }
 
+void
+rnic_cm_release_id(struct rnic_cm_id *id)
+{
+	if (id == NULL)
+		return;
+	id->qp = NULL;
+	id->ctx = NULL;
+	if (id->state == CM_REQ_RCVD)
+		rnic_cm_reject(id);       /* never accepted: the peer hears no */
+	if (id->state == CM_ESTABLISHED)
+		rnic_cm_disconnect(id);
+	if (id->state == CM_DREQ_SENT && !id->dead)
+		id->orphan = true;
+	else
+		rnic_cm_destroy_id(id);
+}
+
+void
+rnic_cm_id_forget_qp(struct rnic_cm_id *id)
+{
+	if (id != NULL)
+		id->qp = NULL;
+}
+
+void
+rnic_cm_id_set_context(struct rnic_cm_id *id, void *ctx)
+{
+	if (id != NULL)
+		id->ctx = ctx;
+}
+
+void *
+rnic_cm_id_context(const struct rnic_cm_id *id)
+{
+	return id ? id->ctx : NULL;
+}
+
 struct rnic_qp *
 rnic_cm_id_qp(const struct rnic_cm_id *id)
 {
@@ -522,7 +571,8 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	memcpy(q->primary_remote_gid, dgid, 16);
 	q->primary_hop_limit = 64;
 	q->primary_subnet_local = 1;
-	q->primary_local_ack_timeout = CM_ACK_TIMEOUT;
+	q->primary_local_ack_timeout = param->ack_timeout ? param->ack_timeout : CM_ACK_TIMEOUT;
+	q->primary_traffic_class = param->tclass;
 	memset(&h, 0, sizeof(h));
 	h.ip_version = rnic_gid_is_ipv4(sgid) ? 4 : 6;
 	h.src_port = (uint16_t)(0x8000 | (rte_rand() & 0x7fff));
@@ -568,7 +618,8 @@ rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_p
 				param->path_mtu && param->path_mtu < q->path_mtu ? param->path_mtu :
 				q->path_mtu, resp, init,
 				q->retry_count, q->rnr_retry_count, q->primary_traffic_class,
-				q->primary_hop_limit, q->primary_flow_label);
+				q->primary_hop_limit, q->primary_flow_label,
+				param->ack_timeout ? param->ack_timeout : q->primary_local_ack_timeout);
 	if (rc != 0) {
 		qp_to_error(qp);
 		return rc < 0 ? rc : -rc;
@@ -723,6 +774,8 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 	ev.param.private_data_len = RNIC_CM_PDATA_MAX;
 	memcpy(ev.peer_gid, src_gid, 16);
 	ev.peer_port = h.src_port;
+	ev.peer_qpn = q->local_qpn;
+	ev.local_gid_index = (uint8_t)sidx;
 	cm_event(cm, &ev);
 }
 
@@ -753,7 +806,7 @@ on_rep(struct rnic_cm *cm, const struct rnic_cm_msg *m)
 	if (qp_connect(id, r->local_qpn, id->rq_psn,
 		       id->param.path_mtu ? id->param.path_mtu : cm->mtu_code,
 		       id->param.responder_resources, init, id->param.retry_count,
-		       r->rnr_retry_count, 0, 64, 0) != 0) {
+		       r->rnr_retry_count, id->param.tclass, 64, 0, id->param.ack_timeout) != 0) {
 		qp_to_error(id->qp);
 		send_rej(cm, id->ah, id->peer_gsi, id->local_id, id->remote_id, 1,
 			 RNIC_CM_REJ_CONSUMER, m->hdr.tid);
@@ -955,6 +1008,11 @@ rnic_cm_poll(struct rnic_cm *cm, struct rnic_cm_event *ev)
 		}
 	}
 	cm_timers(cm);
+	for (struct rnic_cm_id *id = TAILQ_FIRST(&cm->ids), *nx; id != NULL; id = nx) {
+		nx = TAILQ_NEXT(id, next);
+		if (id->dead)
+			rnic_cm_destroy_id(id);
+	}
 	if (cm->ev_n == 0)
 		return 0;
 	*ev = cm->ev[cm->ev_head];

@@ -43,6 +43,8 @@ struct rnic_cm_param {
 	uint8_t retry_count;           /**< 0..7 */
 	uint8_t rnr_retry_count;       /**< 0..7 (7: forever) */
 	uint8_t path_mtu;              /**< enum rnic_mtu, at most; 0: the port's */
+	uint8_t ack_timeout;           /**< the QP's local ACK timeout (IBA code); 0: 14 */
+	uint8_t tclass;                /**< active side: the path's traffic class */
 	uint8_t private_data[RNIC_CM_PDATA_MAX];
 	uint8_t private_data_len;
 };
@@ -63,6 +65,8 @@ struct rnic_cm_event {
 	uint16_t reject_reason;        /**< REJECTED */
 	uint8_t peer_gid[16];          /**< the peer's address (GID) */
 	uint16_t peer_port;            /**< CONNECT_REQUEST: its rdma_cm port */
+	uint32_t peer_qpn;             /**< CONNECT_REQUEST: the peer's QP number */
+	uint8_t local_gid_index;       /**< CONNECT_REQUEST: our GID it was sent to */
 };
 
 /** The CM of @p dev: QP1 and its buffers in @p pd. NULL with rte_errno set. */
@@ -105,6 +109,22 @@ int rnic_cm_disconnect(struct rnic_cm_id *id);
 
 /** Forget a connection or a listener (after its last event). */
 void rnic_cm_destroy_id(struct rnic_cm_id *id);
+
+/**
+ * Let the CM finish a connection on its own: the QP is forgotten (the
+ * caller may destroy it); an established connection is disconnected (DREQ)
+ * and freed when DREP comes or the retries end, with no event; one already
+ * disconnecting likewise; any other is freed now. @p id is gone for the
+ * caller either way.
+ */
+void rnic_cm_release_id(struct rnic_cm_id *id);
+
+/** Forget the QP of a connection (it is about to be destroyed). */
+void rnic_cm_id_forget_qp(struct rnic_cm_id *id);
+
+/** The caller's pointer for a connection or a listener (NULL until set). */
+void rnic_cm_id_set_context(struct rnic_cm_id *id, void *ctx);
+void *rnic_cm_id_context(const struct rnic_cm_id *id);
 
 /** The QP of a connection (NULL for a listener or before accept). */
 struct rnic_qp *rnic_cm_id_qp(const struct rnic_cm_id *id);
