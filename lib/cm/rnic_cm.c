@@ -34,6 +34,8 @@
 #define CM_MAX_RETRIES  15
 #define CM_ACK_TIMEOUT  14          /* the data QP's local ACK timeout, ~67 ms */
 #define CM_MIN_RNR      12
+/* An MRA's service timeout: 4.096 us * 2^24, ~69 s, as Linux's rdma_cm */
+#define CM_MRA_TIMEOUT  24
 
 enum cm_state {
 	CM_LISTEN,
@@ -714,6 +716,27 @@ gid_index(struct rnic_cm *cm, const uint8_t gid[16])
 	return -1;
 }
 
+/* The application has not answered a REQ yet and the peer asks again: an
+ * MRA tells it to wait (IBA 12.6.6), as Linux's rdma_cm does (it arms a
+ * delayed MRA for every REQ it passes up, sent on a duplicate). */
+static void
+send_mra(struct rnic_cm_id *id, uint64_t tid)
+{
+	struct rnic_cm *cm = id->cm;
+	struct rnic_cm_msg m;
+	uint8_t mad[RNIC_MAD_LEN];
+
+	if (id->ah == NULL)
+		id->ah = cm_ah(cm, id->peer_gid, id->sgid_index);
+	cm_hdr(cm, &m, RNIC_CM_MRA, tid);
+	m.mra.local_comm_id = id->local_id;
+	m.mra.remote_comm_id = id->remote_id;
+	m.mra.message_mraed = 0;   /* the REQ */
+	m.mra.service_timeout = CM_MRA_TIMEOUT;
+	if (rnic_cm_encode(&m, mad) == 0 && cm_send_to(cm, id->ah, mad, id->peer_gsi) == 0)
+		cm->st.mra_sent++;
+}
+
 static void
 on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
        uint32_t src_qp)
@@ -730,6 +753,8 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 		    memcmp(id->peer_gid, src_gid, 16) == 0) {
 			if (id->state == CM_REP_SENT && id->have_last)
 				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
+			else if (id->state == CM_REQ_RCVD)
+				send_mra(id, m->hdr.tid);
 			return;
 		}
 	if ((q->service_id & ~0xffffull) == RNIC_CM_SID_PS_TCP)

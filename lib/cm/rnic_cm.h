@@ -15,9 +15,9 @@
  * retries of REQ, REP and DREQ after the peer's CM response timeout, up to
  * its max CM retries (then the connection fails: UNREACHABLE, the QP to
  * Error); a duplicate REQ is answered with the same REP, a duplicate DREQ
- * with a DREP. Not done: MRA (never sent; one received extends the wait),
- * LAP/APR (alternate paths), SIDR (UD service resolution), the UD port
- * space.
+ * with a DREP; a duplicate REQ the application has not answered yet with
+ * an MRA (one received extends the wait). Not done: LAP/APR (alternate
+ * paths), SIDR (UD service resolution), the UD port space.
  */
 #ifndef RNIC_CM_H
 #define RNIC_CM_H
@@ -131,7 +131,7 @@ struct rnic_qp *rnic_cm_id_qp(const struct rnic_cm_id *id);
 
 /** CM counters: MADs in and out by kind, and the ones dropped. */
 struct rnic_cm_stats {
-	uint64_t mads_rcvd, mads_sent, mads_dropped, retries, rej_sent;
+	uint64_t mads_rcvd, mads_sent, mads_dropped, retries, rej_sent, mra_sent;
 };
 void rnic_cm_stats_get(const struct rnic_cm *cm, struct rnic_cm_stats *st);
 

@@ -63,6 +63,7 @@ struct scm_id {
 	struct rnic_cm_id *cid;        /* a connection's */
 	struct rnic_cm_id *lid[SCM_MAX_DEV];   /* a listener's, per device */
 	bool bound, listening, addr_ok, route_ok, own_channel, own_cqs;
+	bool afonly;                   /* RDMA_OPTION_ID_AFONLY */
 	uint8_t sgid_index;
 	uint8_t tos, ack_timeout;
 	/* a CONNECT_REQUEST's: what accept without parameters agrees to */
@@ -80,6 +81,7 @@ static struct {
 	struct scm_dev dev[SCM_MAX_DEV];
 	pthread_t thread;
 	bool running, stop;
+	bool down;                     /* at exit: the CMs and engine are gone */
 	uint16_t next_port;
 } g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -326,10 +328,25 @@ scm_exit(void)
 	pthread_mutex_unlock(&g.lock);
 	pthread_join(g.thread, NULL);
 	g.running = false;
+	/* Another thread of the program may still be in (or come to) an
+	 * rdma_* call: after this, they touch no CM (g.down). */
+	pthread_mutex_lock(&g.lock);
+	g.down = true;
 	for (unsigned int d = 0; d < g.ndev; d++) {
 		rnic_cm_destroy(g.dev[d].cm);
 		g.dev[d].cm = NULL;
 	}
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* Under g.lock: false (errno ENODEV) once the library is shutting down. */
+static bool
+cm_up(void)
+{
+	if (!g.down)
+		return true;
+	errno = ENODEV;
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -403,6 +420,26 @@ path_fill(struct scm_id *id)
 	id->id.route.num_paths = 1;
 }
 
+/* Whether the listener @p lis takes a request sent to GID @p idx of @p
+ * dev, as the kernel's: bound to an address, that one; to the IPv4
+ * wildcard, any IPv4 address; to the IPv6 wildcard, any address (IPv4 too,
+ * unless AFONLY). A request no listener takes is refused (REJ 28). */
+static bool
+listener_takes(const struct scm_id *lis, struct scm_dev *dev, uint8_t idx)
+{
+	const struct sockaddr *sa = &lis->id.route.addr.src_addr;
+	union ibv_gid gid;
+	uint8_t want[16];
+
+	if (ibv_query_gid(dev->ctx, 1, idx, &gid) != 0 || sa_gid(sa, want) != 0)
+		return false;
+	if (!gid_is_any(want))
+		return memcmp(want, gid.raw, 16) == 0;
+	if (sa->sa_family == AF_INET)
+		return gid_is_v4(gid.raw);
+	return !lis->afonly || !gid_is_v4(gid.raw);
+}
+
 /* A connection request for the listener @p lis: a new id on its channel. */
 static void
 on_connect_request(struct scm_dev *dev, const struct rnic_cm_event *ev)
@@ -413,7 +450,8 @@ on_connect_request(struct scm_dev *dev, const struct rnic_cm_event *ev)
 	struct rdma_addr *a;
 	union ibv_gid sgid;
 
-	id = lis ? id_alloc(lis->id.channel, lis->id.context) : NULL;
+	id = lis && listener_takes(lis, dev, ev->local_gid_index) ?
+	     id_alloc(lis->id.channel, lis->id.context) : NULL;
 	e = id ? event_new(lis, RDMA_CM_EVENT_CONNECT_REQUEST, 0) : NULL;
 	if (e == NULL) {
 		free(id);
@@ -706,14 +744,16 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		return -1;
 	}
 	pthread_mutex_lock(&g.lock);
-	purge_events(s);
-	/* as rdma-core: every event delivered for it is acknowledged first */
-	while (s->events_out > 0)
-		pthread_cond_wait(&g.acked, &g.lock);
-	for (unsigned int d = 0; d < SCM_MAX_DEV; d++)
+	if (!g.down) {
+		purge_events(s);
+		/* as rdma-core: every event delivered for it is acked first */
+		while (s->events_out > 0 && !g.down)
+			pthread_cond_wait(&g.acked, &g.lock);
+	}
+	for (unsigned int d = 0; d < SCM_MAX_DEV && !g.down; d++)
 		if (s->lid[d] != NULL)
 			rnic_cm_destroy_id(s->lid[d]);
-	if (s->cid != NULL)
+	if (s->cid != NULL && !g.down)
 		rnic_cm_release_id(s->cid);   /* a DREQ if still connected */
 	pthread_mutex_unlock(&g.lock);
 	if (s->own_channel)
@@ -732,6 +772,10 @@ rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 		return -1;
 	}
 	pthread_mutex_lock(&g.lock);
+	if (!cm_up()) {
+		pthread_mutex_unlock(&g.lock);
+		return -1;
+	}
 	while (s->events_out > 0)
 		pthread_cond_wait(&g.acked, &g.lock);
 	purge_events(s);
@@ -816,6 +860,10 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 			return -1;
 	}
 	pthread_mutex_lock(&g.lock);
+	if (!cm_up()) {
+		pthread_mutex_unlock(&g.lock);
+		return -1;
+	}
 	port = ntohs(sa_port(&s->id.route.addr.src_addr));
 	for (unsigned int d = 0; d < g.ndev && err == 0; d++) {
 		if (g.dev[d].cm == NULL || (s->dev != NULL && s->dev != &g.dev[d]))
@@ -889,7 +937,12 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	pthread_mutex_unlock(&g.lock);
 	/* ADDR_RESOLVED means the peer's MAC is known (ARP or ND), as the
 	 * kernel's; outside g.lock: the engine's resolve waits (bounded). */
+	if (!sib_live_enter()) {
+		errno = ENODEV;
+		return -1;
+	}
 	rc = sib_engine_resolve(SIB_CTX(s->dev->ctx)->dev, dgid, mac);
+	sib_live_leave();
 	pthread_mutex_lock(&g.lock);
 	e = event_new(s, rc == 0 ? RDMA_CM_EVENT_ADDR_RESOLVED : RDMA_CM_EVENT_ADDR_ERROR,
 		      rc == 0 ? 0 : -EHOSTUNREACH);
@@ -954,9 +1007,13 @@ rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, siz
 			break;
 		s->ack_timeout = *(uint8_t *)optval;
 		return 0;
-	case RDMA_OPTION_ID_REUSEADDR:
 	case RDMA_OPTION_ID_AFONLY:
-		/* accepted: a listener here takes its port on each device */
+		if (optlen != sizeof(int))
+			break;
+		s->afonly = *(int *)optval != 0;
+		return 0;
+	case RDMA_OPTION_ID_REUSEADDR:
+		/* accepted: nothing here holds a port after its id is gone */
 		if (optlen != sizeof(int))
 			break;
 		return 0;
@@ -1107,7 +1164,8 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 	if (s == NULL || s->id.qp == NULL)
 		return;
 	pthread_mutex_lock(&g.lock);
-	rnic_cm_id_forget_qp(s->cid);   /* the CM thread must not touch it now */
+	if (!g.down)
+		rnic_cm_id_forget_qp(s->cid);   /* the CM thread must not touch it now */
 	pthread_mutex_unlock(&g.lock);
 	ibv_destroy_qp(s->id.qp);
 	s->id.qp = NULL;
@@ -1137,7 +1195,8 @@ param_in(const struct scm_id *s, const struct rdma_conn_param *c, struct rnic_cm
 	p->initiator_depth = c->initiator_depth;
 	p->retry_count = c->retry_count > 7 ? 7 : c->retry_count;
 	p->rnr_retry_count = c->rnr_retry_count > 7 ? 7 : c->rnr_retry_count;
-	memcpy(p->private_data, c->private_data, c->private_data_len);
+	if (c->private_data_len > 0)
+		memcpy(p->private_data, c->private_data, c->private_data_len);
 	p->private_data_len = c->private_data_len;
 	return 0;
 }
@@ -1161,6 +1220,10 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	}
 	q = (struct sib_qp *)s->id.qp;
 	pthread_mutex_lock(&g.lock);
+	if (!cm_up()) {
+		pthread_mutex_unlock(&g.lock);
+		return -1;
+	}
 	s->cid = rnic_cm_connect(s->dev->cm, q->qp, s->id.route.addr.addr.ibaddr.dgid.raw,
 				 s->sgid_index, ntohs(sa_port(&s->id.route.addr.dst_addr)), &p);
 	if (s->cid != NULL)
@@ -1189,7 +1252,7 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		return -1;
 	}
 	pthread_mutex_lock(&g.lock);
-	rc = rnic_cm_accept(s->cid, ((struct sib_qp *)s->id.qp)->qp, &p);
+	rc = g.down ? -ENODEV : rnic_cm_accept(s->cid, ((struct sib_qp *)s->id.qp)->qp, &p);
 	pthread_mutex_unlock(&g.lock);
 	if (rc != 0) {
 		errno = -rc;
@@ -1211,7 +1274,7 @@ rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_dat
 		return -1;
 	}
 	pthread_mutex_lock(&g.lock);
-	rc = rnic_cm_reject(s->cid);
+	rc = g.down ? -ENODEV : rnic_cm_reject(s->cid);
 	pthread_mutex_unlock(&g.lock);
 	if (rc != 0) {
 		errno = -rc;
@@ -1231,7 +1294,7 @@ rdma_disconnect(struct rdma_cm_id *id)
 		return -1;
 	}
 	pthread_mutex_lock(&g.lock);
-	rc = rnic_cm_disconnect(s->cid);
+	rc = g.down ? -ENODEV : rnic_cm_disconnect(s->cid);
 	pthread_mutex_unlock(&g.lock);
 	if (rc == -EINVAL && s->id.qp != NULL) {
 		/* not established (any more): the QP to Error all the same,

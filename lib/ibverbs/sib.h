@@ -113,6 +113,10 @@ void sib_engine_port_addr(unsigned int idx, uint8_t mac[6], uint32_t *ipv4_be, u
 struct rnic_device *sib_engine_get(unsigned int idx);
 /* Drop a reference; the last one stops the pollers and frees the devices. */
 void sib_engine_put(void);
+/* The engine is still there (not torn down at exit): true with the read
+ * side of its life lock held, to be dropped by sib_live_leave. */
+bool sib_live_enter(void);
+void sib_live_leave(void);
 /* Run the poller thread's roles once if nobody does right now. */
 unsigned int sib_engine_help(void);
 /* Resolve @p ip to a MAC on @p dev: waits for the link, then ARP. */

@@ -637,12 +637,41 @@ sib_engine_put(void)
 	pthread_mutex_unlock(&eng.lock);
 }
 
+/* The engine's life against the program's other threads: a thread that
+ * calls exit() while another still tears its objects down (rping's CM
+ * thread does on a rejected connection while main frees its buffers) runs
+ * the destructor below under it. The verbs that destroy or modify take the
+ * read side; the destructor takes the write side and marks the engine
+ * gone, after which those verbs touch no engine memory: destroys succeed
+ * (as on a disassociated device), the rest fail with ENODEV. */
+static pthread_rwlock_t life = PTHREAD_RWLOCK_INITIALIZER;
+static bool gone;
+
+bool
+sib_live_enter(void)
+{
+	pthread_rwlock_rdlock(&life);
+	if (!gone)
+		return true;
+	pthread_rwlock_unlock(&life);
+	return false;
+}
+
+void
+sib_live_leave(void)
+{
+	pthread_rwlock_unlock(&life);
+}
+
 /* At exit: stop the engine if the program did not close its devices, and
  * close the ports and EAL, so a memif server's socket file and EAL's
  * runtime files do not outlive the process. */
 static void __attribute__((destructor))
 sib_engine_exit(void)
 {
+	pthread_rwlock_wrlock(&life);
+	gone = true;
+	pthread_rwlock_unlock(&life);
 	if (!eng.eal_up)
 		return;
 	pthread_mutex_lock(&eng.lock);

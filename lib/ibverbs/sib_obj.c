@@ -51,7 +51,12 @@ int
 ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct sib_pd *p = (struct sib_pd *)pd;
-	int rc = rnic_dealloc_pd(p->pd);
+	int rc = 0;
+
+	if (sib_live_enter()) {
+		rc = rnic_dealloc_pd(p->pd);
+		sib_live_leave();
+	}
 
 	if (rc != 0)
 		return sib_err(rc);
@@ -121,7 +126,12 @@ int
 ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct sib_mr *m = (struct sib_mr *)mr;
-	int rc = rnic_dereg_mr(m->mr);
+	int rc = 0;
+
+	if (sib_live_enter()) {
+		rc = rnic_dereg_mr(m->mr);
+		sib_live_leave();
+	}
 
 	if (rc != 0)
 		return sib_err(rc);
@@ -168,10 +178,13 @@ int
 ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct sib_cq *q = (struct sib_cq *)cq;
-	int rc;
+	int rc = 0;
 
-	sib_notify_forget(q);
-	rc = rnic_destroy_cq(q->cq);
+	if (sib_live_enter()) {
+		sib_notify_forget(q);
+		rc = rnic_destroy_cq(q->cq);
+		sib_live_leave();
+	}
 	if (rc != 0)
 		return sib_err(rc);
 	if (cq->channel != NULL)
@@ -277,7 +290,12 @@ int
 ibv_destroy_ah(struct ibv_ah *ah)
 {
 	struct sib_ah *a = (struct sib_ah *)ah;
-	int rc = rnic_destroy_ah(a->ah);
+	int rc = 0;
+
+	if (sib_live_enter()) {
+		rc = rnic_destroy_ah(a->ah);
+		sib_live_leave();
+	}
 
 	if (rc != 0)
 		return sib_err(rc);
@@ -459,7 +477,10 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 		if (rc != 0)
 			return rc;
 	}
+	if (!sib_live_enter())
+		return ENODEV;
 	rc = rnic_modify_qp(q->qp, &ra, mask);
+	sib_live_leave();
 	if (rc != 0)
 		return sib_err(rc);
 	if (mask & IBV_QP_STATE)
@@ -522,7 +543,12 @@ ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct sib_qp *q = (struct sib_qp *)qp;
 	struct sib_context *c = q->ctx;
-	int rc = rnic_destroy_qp(q->qp);
+	int rc = 0;
+
+	if (sib_live_enter()) {
+		rc = rnic_destroy_qp(q->qp);
+		sib_live_leave();
+	}
 
 	if (rc != 0)
 		return sib_err(rc);

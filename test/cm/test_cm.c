@@ -13,7 +13,8 @@
  *    service ID); a listener that rejects: REJECTED, reason 28;
  *  - a second listener on a port already listened on: EADDRINUSE;
  *  - garbage MADs to QP1 (wrong class, unknown attribute): counted as
- *    dropped, no event; a REQ sent twice: one CONNECT_REQUEST; a REQ with
+ *    dropped, no event; a REQ sent twice: one CONNECT_REQUEST, and an MRA
+ *    back for the duplicate while it is unanswered; a REQ with
  *    a wrong Q_Key: dropped by the engine (drop_qkey), no event;
  *  - a peer whose CM never answers: the REQ tried 15 more times, then
  *    UNREACHABLE and the QP in Error (about 4 s);
@@ -362,10 +363,33 @@ garbage(void)
 		rnic_cma_hdr_encode(&h, m.req.private_data);
 		EXPECT(lid != NULL && rnic_cm_encode(&m, mad) == 0, "a REQ encoded");
 		raw_send(ud, ah, mad, RNIC_GSI_QKEY);
-		raw_send(ud, ah, mad, RNIC_GSI_QKEY);
 		n = drain_b(2000, &ev);
+		{
+			/* asked again before the application answered: an MRA
+			 * for the REQ comes back, and no second event */
+			struct rnic_sge ms = { (uintptr_t)A.buf + 20480, RNIC_UD_GRH_LEN + RNIC_MAD_LEN,
+					       rnic_mr_lkey(A.mr) };
+			struct rnic_recv_wr r = { .wr_id = 10, .sg_list = &ms, .num_sge = 1 }, *rbad;
+			struct rnic_cm_stats m0, m1;
+			struct rnic_cm_msg mra;
+			struct rnic_wc wc;
+			struct rnic_cm_event ev2;
+
+			rnic_cm_stats_get(cmb, &m0);
+			EXPECT(rnic_post_recv(ud, &r, &rbad) == 0, "receive on the raw QP");
+			raw_send(ud, ah, mad, RNIC_GSI_QKEY);
+			EXPECT(drain_b(2000, &ev2) == 0, "the duplicate REQ: no second CONNECT_REQUEST");
+			rnic_cm_stats_get(cmb, &m1);
+			EXPECT(wait_wc(A.cq, &wc) == 0 && wc.wr_id == 10 &&
+			       rnic_cm_decode(A.buf + 20480 + RNIC_UD_GRH_LEN, RNIC_MAD_LEN, &mra) ==
+			       RNIC_MAD_OK && mra.hdr.attr_id == RNIC_CM_MRA &&
+			       mra.mra.remote_comm_id == 0x1234 && mra.mra.message_mraed == 0 &&
+			       mra.mra.service_timeout == 24 && mra.hdr.tid == 42 &&
+			       m1.mra_sent == m0.mra_sent + 1,
+			       "the duplicate REQ, unanswered: an MRA for the REQ (service timeout 24)");
+		}
 		EXPECT(n == 1 && ev.type == RNIC_CM_EV_CONNECT_REQUEST && ev.peer_port == 40000,
-		       "a duplicate REQ: one CONNECT_REQUEST (%u events)", n);
+		       "a REQ: one CONNECT_REQUEST (%u events)", n);
 		if (n == 1) {
 			/* The REJ goes back to the QP the REQ came from. */
 			struct rnic_sge rs = { (uintptr_t)A.buf + 16384, RNIC_UD_GRH_LEN + RNIC_MAD_LEN,
@@ -473,9 +497,9 @@ main(int argc, char **argv)
 	       (unsigned long)sb.mads_sent, (unsigned long)sb.mads_rcvd, (unsigned long)sb.retries,
 	       (unsigned long)sb.rej_sent);
 	EXPECT(sa.retries == 15 && sb.retries == 0, "no retries but the unanswered REQ's 15");
-	EXPECT(sb.mads_rcvd == sa.mads_sent + raw_sent && sa.mads_rcvd + 1 == sb.mads_sent,
-	       "every MAD arrived (A -> B: and %u of the raw QP; B -> A: one REJ to the raw QP)",
-	       raw_sent);
+	EXPECT(sb.mads_rcvd == sa.mads_sent + raw_sent && sa.mads_rcvd + 2 == sb.mads_sent,
+	       "every MAD arrived (A -> B: and %u of the raw QP; B -> A: and an MRA and a REJ "
+	       "to the raw QP)", raw_sent);
 	rnic_cm_destroy(cma);
 	rnic_cm_destroy(cmb);
 	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);

@@ -64,6 +64,30 @@ FULL = QUICK + [
     ("ib_read_lat", "-F -a -n 100", PERF_LAT),
     ("ib_write_bw", "-F -q 4", PERF_BW),
 ]
+# Programs that connect through rdma_cm (librdmacm.so.1 over softrnic,
+# issue 21): (program, server args, client args, check). {srv} is the
+# server's address, {port} the rdma_cm port; the server is ready when the
+# library notes its listener (SOFTRNIC_RDMACM_READY).
+CM_DONE = r"^test complete"
+RPING_10 = r"(?s)(ping data: rdma-ping-\d+.*){10}"
+RDMACM = [
+    ("ucmatose", "-p {port}", "-s {srv} -p {port}", CM_DONE),
+    ("ucmatose", "-p {port} -c 4 -C 50 -S 4000", "-s {srv} -p {port} -c 4 -C 50 -S 4000",
+     CM_DONE),
+    ("ucmatose", "-b {srv6} -p {port}", "-s {srv6} -p {port}", CM_DONE),
+    ("rping", "-s -v -C 10 -p {port}", "-c -v -C 10 -a {srv} -p {port}", RPING_10),
+    ("ib_write_bw", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_BW),
+    ("ib_read_bw", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_BW),
+    ("ib_send_bw", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_BW),
+    ("ib_write_lat", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_LAT),
+    # refused: an IPv6 request to a listener bound to an IPv4 address (REJ
+    # 28, as the kernel); rping's CM thread then calls exit(-1) while main
+    # frees its verbs objects, which must not crash (255, not SIGSEGV).
+    # The server is stopped once the client has ended.
+    ("rping", "-s -a {srv} -C 3 -p {port}", "-c -a {srv6} -C 3 -p {port}",
+     r"RDMA_CM_EVENT_REJECTED, error 28", 255),
+]
+SRV_IP, SRV_IP6 = "10.0.9.1", "fd00::9:1"
 BAD = re.compile(r"(?i)\b(error|failed|couldn't|unable|invalid|mismatch)\b")
 # memif's multi-process hook, off with --no-shconf or a second prefix: not ours
 BENIGN = re.compile(r"mp action callback|^EAL: |rte_pmd_memif_probe")
@@ -89,7 +113,8 @@ def write_configs(tmp, case_id, loss):
         vdev = "--vdev=net_memif0,role=%s,socket=%s,socket-abstract=no,%s" % (role, sock,
                                                                             MEMIF_RING)
         extra = [vdev]
-        port = {"name": role, "device": "net_memif0", "mac": mac, "ipv4": ip}
+        port = {"name": role, "device": "net_memif0", "mac": mac, "ipv4": ip,
+                "ipv6": ["fd00::9:%s" % ip.rsplit(".", 1)[1]]}
         if loss and role == "client":
             # the client's port through net_impair: loss both ways
             extra.append("--vdev=net_impair0,port=net_memif0,drop=%s,seed=%d"
@@ -152,31 +177,52 @@ def base_env(libdir):
     return dict(os.environ, LD_LIBRARY_PATH=libdir, **SAN_ENV)
 
 
-def run_pair(libdir, tmp, case_id, prog, args, check, loss, limit):
+def run_pair(libdir, tmp, case_id, prog, args, check, loss, limit, cm_args=None,
+             want_rc=0):
+    """A server and a client process. cm_args: the client's arguments of
+    an rdma_cm program (RDMACM); else both take @args, the client the
+    server's name, and they meet over TCP first (perftest, pingpong).
+    want_rc other than 0: the client must exit with it, and the server is
+    stopped once the client has ended (its result is not judged)."""
     cfgs = write_configs(tmp, case_id, loss)
     port = free_port()
     env = base_env(libdir)
-    pflag = ["-p", str(port)]
-    argv = ["/usr/bin/" + prog] + args.split() + pflag
     senv = dict(env, SOFTRNIC_CONFIG=cfgs["server"])
     cenv = dict(env, SOFTRNIC_CONFIG=cfgs["client"])
+    if cm_args is None:
+        argv = ["/usr/bin/" + prog] + args.split() + ["-p", str(port)]
+        cargv = argv + ["localhost"]
+        what = "TCP %d" % port
+
+        def ready():
+            return tcp_listening(port)
+    else:
+        fill = {"srv": SRV_IP, "srv6": SRV_IP6, "port": port}
+        argv = ["/usr/bin/" + prog] + args.format(**fill).split()
+        cargv = ["/usr/bin/" + prog] + cm_args.format(**fill).split()
+        note = os.path.join(tmp, "ready%d" % case_id)
+        senv["SOFTRNIC_RDMACM_READY"] = note
+        what = "rdma_cm port %d" % port
+
+        def ready():
+            return os.path.exists(note) and os.path.getsize(note) > 0
     deadline = time.monotonic() + limit
     srv = subprocess.Popen(argv, env=senv, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     why = None
-    while not tcp_listening(port):
+    while not ready():
         if srv.poll() is not None:
             why = "server exited (%d) before listening" % srv.returncode
             break
         if time.monotonic() > deadline:
-            why = "server not listening on TCP %d within %d s" % (port, limit)
+            why = "server not listening on %s within %d s" % (what, limit)
             break
         time.sleep(0.05)
     cout = ""
     crc = None
     if why is None:
         try:
-            cli = subprocess.run(argv + ["localhost"], env=cenv, stdout=subprocess.PIPE,
+            cli = subprocess.run(cargv, env=cenv, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True,
                                  timeout=max(1, deadline - time.monotonic()))
             cout, crc = cli.stdout, cli.returncode
@@ -185,14 +231,20 @@ def run_pair(libdir, tmp, case_id, prog, args, check, loss, limit):
             if isinstance(cout, bytes):
                 cout = cout.decode(errors="replace")
             why = "client still running after %d s" % limit
+    if want_rc != 0:
+        srv.terminate()
     try:
         sout, _ = srv.communicate(timeout=max(1, deadline - time.monotonic() + 5))
     except subprocess.TimeoutExpired:
         srv.kill()
         sout, _ = srv.communicate()
         why = why or "server still running after %d s" % limit
-    if why is None and crc != 0:
-        why = "client exit %d" % crc
+    if why is None and crc != want_rc:
+        why = "client exit %d (want %d)" % (crc, want_rc)
+    if want_rc != 0:
+        if why is None and not re.search(check, cout, re.M):
+            why = "no /%s/ in the client's output" % check
+        return why, cout, sout
     if why is None and srv.returncode != 0:
         why = "server exit %d" % srv.returncode
     if why is None and not re.search(check, cout, re.M):
@@ -330,6 +382,8 @@ def main():
     ap.add_argument("libdir")
     ap.add_argument("--set", choices=("quick", "full"), default="quick")
     ap.add_argument("--only", help="run only cases of this program")
+    ap.add_argument("--no-rdmacm", action="store_true",
+                    help="leave out the rdma_cm programs (librdmacm.so.1)")
     ap.add_argument("--loss", help="drop probability on the client's port (net_impair)")
     ap.add_argument("--limit", type=int, default=90, help="seconds per case")
     ap.add_argument("--sanitized", action="store_true")
@@ -350,7 +404,12 @@ def main():
             return compare(libdir, tmp, o.rounds, o.seconds)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    cases = QUICK if o.set == "quick" else FULL
+    cases = [(p, a, None, c, 0) for p, a, c in (QUICK if o.set == "quick" else FULL)]
+    if os.path.exists(os.path.join(libdir, "librdmacm.so.1")) and not o.no_rdmacm:
+        cases += [c if len(c) == 5 else c + (0,) for c in RDMACM]
+    elif not o.no_rdmacm:
+        print("ibverbs: %s/librdmacm.so.1 is not built (librdmacm-dev missing?)" % libdir)
+        return 1
     if o.only:
         cases = [c for c in cases if c[0] == o.only]
     tmp = tempfile.mkdtemp(prefix="softrnic-ibverbs-")
@@ -367,12 +426,14 @@ def main():
             if why is not None:
                 failed += 1
                 print(out)
-        for i, (prog, args, check) in enumerate(cases):
+        for i, (prog, args, cm_args, check, want_rc) in enumerate(cases):
             t0 = time.monotonic()
             ran += 1
-            why, cout, sout = run_pair(libdir, tmp, i, prog, args, check, o.loss, o.limit)
+            why, cout, sout = run_pair(libdir, tmp, i, prog, args, check, o.loss, o.limit,
+                                       cm_args, want_rc)
+            shown = args if cm_args is None else "%s | %s" % (args, cm_args)
             print('ibverbs: program=%s args="%s"%s result=%s%s time=%.1fs' % (
-                prog, args, " loss=%s" % o.loss if o.loss else "",
+                prog, shown, " loss=%s" % o.loss if o.loss else "",
                 "PASS" if why is None else "FAIL", "" if why is None else " (%s)" % why,
                 time.monotonic() - t0), flush=True)
             if why is not None:
