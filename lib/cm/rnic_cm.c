@@ -70,6 +70,7 @@ struct rnic_cm_id {
 	bool ah_wait;                /* last not sent: no MAC for the peer yet */
 	uint64_t timeout_tsc;
 	unsigned int retries;
+	uint8_t max_retries;         /* per message: ours (active), the REQ's (passive) */
 	struct rnic_cm_msg req;      /* passive: the REQ */
 	struct rnic_cm_param param;
 	uint8_t path_mtu;
@@ -230,7 +231,7 @@ cm_send_msg(struct rnic_cm_id *id, struct rnic_cm_msg *m, bool timed)
 		id->ah = cm_ah(cm, id->peer_gid, id->sgid_index);
 	id->timed = timed;
 	if (timed)
-		id->retries = CM_MAX_RETRIES;
+		id->retries = id->max_retries;
 	if (id->ah == NULL) {
 		/* the peer's MAC is not known yet: try again shortly */
 		id->ah_wait = true;
@@ -426,6 +427,7 @@ id_new(struct rnic_cm *cm, enum cm_state st)
 		id->local_id = (uint32_t)rte_rand();
 	} while (id->local_id == 0);
 	id->timeout_tsc = cm_timeout_tsc(cm, CM_RESP_TIMEOUT);
+	id->max_retries = CM_MAX_RETRIES;
 	id->peer_gsi = RNIC_GSI_QPN;
 	TAILQ_INSERT_TAIL(&cm->ids, id, next);
 	return id;
@@ -781,6 +783,8 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 		return;
 	}
 	id->req = *m;
+	/* the REQ says how often either side may send a message again */
+	id->max_retries = q->max_cm_retries;
 	id->peer_gsi = src_qp;
 	id->remote_id = q->local_comm_id;
 	id->remote_qpn = q->local_qpn;

@@ -384,6 +384,23 @@ event_post(struct scm_id *id, struct scm_event *e)
 		fprintf(stderr, "softrnic rdma_cm: event channel write: %s\n", strerror(errno));
 }
 
+/* An event the caller's own call produces (the address, the route):
+ * queued at once. 0, or -1 with errno ENOMEM. */
+static int
+queue_event(struct scm_id *id, enum rdma_cm_event_type type, int status)
+{
+	struct scm_event *e = event_new(id, type, status);
+
+	if (e == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	pthread_mutex_lock(&g.lock);
+	event_post(id, e);
+	pthread_mutex_unlock(&g.lock);
+	return 0;
+}
+
 static void
 conn_param_out(struct scm_event *e, const struct rnic_cm_param *p)
 {
@@ -897,7 +914,6 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	struct scm_id *s = (struct scm_id *)id;
 	struct rdma_addr *a;
 	uint8_t dgid[16], mac[6];
-	struct scm_event *e;
 	int rc;
 
 	(void)timeout_ms;   /* the engine's resolve is bounded on its own */
@@ -943,44 +959,24 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	}
 	rc = sib_engine_resolve(SIB_CTX(s->dev->ctx)->dev, dgid, mac);
 	sib_live_leave();
-	pthread_mutex_lock(&g.lock);
-	e = event_new(s, rc == 0 ? RDMA_CM_EVENT_ADDR_RESOLVED : RDMA_CM_EVENT_ADDR_ERROR,
-		      rc == 0 ? 0 : -EHOSTUNREACH);
-	if (e != NULL) {
-		s->addr_ok = rc == 0;
-		event_post(s, e);
-	}
-	pthread_mutex_unlock(&g.lock);
-	if (e == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return 0;
+	s->addr_ok = rc == 0;
+	return queue_event(s, rc == 0 ? RDMA_CM_EVENT_ADDR_RESOLVED : RDMA_CM_EVENT_ADDR_ERROR,
+			   rc == 0 ? 0 : -EHOSTUNREACH);
 }
 
 int
 rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	struct scm_id *s = (struct scm_id *)id;
-	struct scm_event *e;
 
 	(void)timeout_ms;
 	if (s == NULL || !s->addr_ok) {
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&g.lock);
 	path_fill(s);
 	s->route_ok = true;
-	e = event_new(s, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
-	if (e != NULL)
-		event_post(s, e);
-	pthread_mutex_unlock(&g.lock);
-	if (e == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return 0;
+	return queue_event(s, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
 }
 
 int

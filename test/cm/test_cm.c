@@ -14,7 +14,9 @@
  *  - a second listener on a port already listened on: EADDRINUSE;
  *  - garbage MADs to QP1 (wrong class, unknown attribute): counted as
  *    dropped, no event; a REQ sent twice: one CONNECT_REQUEST, and an MRA
- *    back for the duplicate while it is unanswered; a REQ with
+ *    back for the duplicate while it is unanswered; a REQ allowing 2 CM
+ *    retries, accepted, never answered by an RTU: the REP sent 3 times,
+ *    then UNREACHABLE; a REQ with
  *    a wrong Q_Key: dropped by the engine (drop_qkey), no event;
  *  - a peer whose CM never answers: the REQ tried 15 more times, then
  *    UNREACHABLE and the QP in Error (about 4 s);
@@ -416,6 +418,55 @@ garbage(void)
 		       "a REQ with a wrong Q_Key: dropped by the engine (%u events, drop_qkey +%lu)",
 		       n, (unsigned long)(d1.drop_qkey - d0.drop_qkey));
 		raw_sent--;   /* it never reached B's CM */
+
+		/* Accepted, but no RTU ever comes: B sends its REP again as
+		 * often as the REQ's max CM retries say (2), one response
+		 * timeout apart (the REQ's: 2^8 x 4.096 us, at least 1 ms), then
+		 * UNREACHABLE. */
+		{
+			struct rnic_qp *qb = rc_qp(&B);
+			struct rnic_cm_param p = { .responder_resources = 1, .initiator_depth = 1 };
+			struct rnic_cm_stats r0, r1;
+			struct rnic_wc wc;
+			uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+			unsigned int reps = 0;
+			int unreach = 0;
+
+			for (int k = 0; k < 4; k++) {
+				struct rnic_sge rs = { (uintptr_t)A.buf + 24576 + 512 * k,
+						       RNIC_UD_GRH_LEN + RNIC_MAD_LEN, rnic_mr_lkey(A.mr) };
+				struct rnic_recv_wr r = { .wr_id = 20 + k, .sg_list = &rs,
+							  .num_sge = 1 }, *rbad;
+
+				rnic_post_recv(ud, &r, &rbad);
+			}
+			m.req.local_comm_id = 0x9abc;
+			m.req.max_cm_retries = 2;
+			m.req.remote_cm_response_timeout = 8;
+			m.hdr.tid = 43;
+			rnic_cm_encode(&m, mad);
+			raw_send(ud, ah, mad, RNIC_GSI_QKEY);
+			n = drain_b(2000, &ev);
+			rnic_cm_stats_get(cmb, &r0);
+			EXPECT(n == 1 && ev.type == RNIC_CM_EV_CONNECT_REQUEST &&
+			       rnic_cm_accept(ev.id, qb, &p) == 0, "a REQ allowing 2 retries, accepted");
+			while (!unreach && rte_get_tsc_cycles() < end) {
+				struct rnic_cm_event e2;
+
+				test_poll_pair(&A, &B);
+				if (rnic_poll_cq(A.cq, 1, &wc) == 1 && wc.wr_id >= 20 && wc.wr_id < 24)
+					reps++;
+				if (rnic_cm_poll(cmb, &e2) == 1)
+					unreach = e2.type == RNIC_CM_EV_UNREACHABLE && e2.id == ev.id;
+			}
+			while (rnic_poll_cq(A.cq, 1, &wc) == 1)
+				reps += wc.wr_id >= 20 && wc.wr_id < 24;
+			rnic_cm_stats_get(cmb, &r1);
+			EXPECT(unreach && reps == 3 && r1.retries == r0.retries + 2,
+			       "no RTU: the REP sent 1 + 2 times (%u), then UNREACHABLE", reps);
+			rnic_cm_destroy_id(ev.id);
+			rnic_destroy_qp(qb);
+		}
 		rnic_cm_destroy_id(lid);
 	}
 	rnic_destroy_ah(ah);
@@ -496,10 +547,11 @@ main(int argc, char **argv)
 	       (unsigned long)sa.mads_sent, (unsigned long)sa.mads_rcvd, (unsigned long)sa.retries,
 	       (unsigned long)sb.mads_sent, (unsigned long)sb.mads_rcvd, (unsigned long)sb.retries,
 	       (unsigned long)sb.rej_sent);
-	EXPECT(sa.retries == 15 && sb.retries == 0, "no retries but the unanswered REQ's 15");
-	EXPECT(sb.mads_rcvd == sa.mads_sent + raw_sent && sa.mads_rcvd + 2 == sb.mads_sent,
-	       "every MAD arrived (A -> B: and %u of the raw QP; B -> A: and an MRA and a REJ "
-	       "to the raw QP)", raw_sent);
+	EXPECT(sa.retries == 15 && sb.retries == 2,
+	       "no retries but the unanswered REQ's 15 and the unanswered REP's 2");
+	EXPECT(sb.mads_rcvd == sa.mads_sent + raw_sent && sa.mads_rcvd + 5 == sb.mads_sent,
+	       "every MAD arrived (A -> B: and %u of the raw QP; B -> A: and an MRA, a REJ "
+	       "and 3 REPs to the raw QP)", raw_sent);
 	rnic_cm_destroy(cma);
 	rnic_cm_destroy(cmb);
 	printf("%u passed, %u failed\n", test_verify_passed, test_verify_failed);

@@ -380,6 +380,22 @@ wait_host() {
     wait "$pid"
 }
 
+# end_pair PID GUEST_LOG GUEST_PROGRAM: wait for softrnic's side (PID),
+# then for the guest's "RC=" line (10 s only when softrnic's side failed:
+# the guest's program may wait for it forever; then it is killed). Sets
+# the caller's hrc and grc (empty: the guest's never ended) and clears bg.
+end_pair() {
+    wait_host "$1" "$2"; hrc=$?; bg=
+    local gwait=60
+    [ "$hrc" != 0 ] && gwait=10
+    grc=
+    if wait_for "$2" "^RC=" $gwait guest; then
+        grc=$(sed -n 's/^RC=//p' "$2")
+    else
+        "$R" con "$NAME" "killall $3" 1 >/dev/null 2>&1
+    fi
+}
+
 # run_pt_case TEST ROLE(softrnic's: client|server) SIZE ITERS [lossy] [softrnic options]
 #   TEST: write|read|send (ib_<t>_bw), atomic-fa|atomic-cs (ib_atomic_bw
 #   -A FETCH_AND_ADD|CMP_AND_SWAP), write_lat|send_lat|read_lat; SIZE: bytes,
@@ -557,15 +573,7 @@ iv_case() {
               [ -z "$(ss -Hltn 'sport = :18515' 2>/dev/null)" ]; do sleep 0.1; done
         "$R" con "$NAME" "$gcmd 10.99.0.1 > /share/$NAME-$tag.log 2>&1; echo RC=\$? >> /share/$NAME-$tag.log &" 1 >/dev/null
     fi
-    wait_host "$bg" "$glog"; hrc=$?; bg=
-    # softrnic's side failed: the guest's program may wait for it forever
-    local gwait=60
-    [ "$hrc" != 0 ] && gwait=10
-    if wait_for "$glog" "^RC=" $gwait guest; then
-        grc=$(sed -n 's/^RC=//p' "$glog")
-    else
-        "$R" con "$NAME" "killall ${gbin##*/}" 1 >/dev/null 2>&1
-    fi
+    end_pair "$bg" "$glog" "${gbin##*/}"
     local el=$(echo "$(date +%s.%N) - $ts" | bc)
     local clog=$hlog slog=$glog row srow=1
     [ "$role" = server ] && clog=$glog slog=$hlog
@@ -686,14 +694,7 @@ cm_case() {
         fi
         bg=$!
     fi
-    wait_host "$bg" "$glog"; hrc=$?; bg=
-    local gwait=60
-    [ "$hrc" != 0 ] && gwait=10
-    if wait_for "$glog" "^RC=" $gwait guest; then
-        grc=$(sed -n 's/^RC=//p' "$glog")
-    else
-        "$R" con "$NAME" "killall $prog" 1 >/dev/null 2>&1
-    fi
+    end_pair "$bg" "$glog" "$prog"
     local el=$(echo "$(date +%s.%N) - $ts" | bc) clog=$hlog row
     [ "$role" = server ] && clog=$glog
     row=$(grep -E "$pat" "$clog" 2>/dev/null | tail -1 | tr -s ' \t' ' ')
