@@ -75,6 +75,7 @@ struct rnic_cm_id {
 	struct rnic_cm_param param;
 	uint8_t path_mtu;
 	void *ctx;                   /* the caller's (rnic_cm_id_set_context) */
+	bool ud;                     /* the UDP port space: SIDR, no connection */
 	bool orphan;                 /* released: no events, freed when closed */
 	bool dead;                   /* freed at the end of this poll */
 };
@@ -133,6 +134,8 @@ cm_event_simple(struct rnic_cm_id *id, enum rnic_cm_event_type t, uint16_t reaso
 	memset(&ev, 0, sizeof(ev));
 	ev.type = t;
 	ev.id = id;
+	ev.ud = id->ud;
+	ev.timed_out = t == RNIC_CM_EV_UNREACHABLE;   /* the other kind is on_sidr_rep's */
 	ev.reject_reason = reason;
 	memcpy(ev.peer_gid, id->peer_gid, 16);
 	ev.peer_port = id->port;
@@ -505,13 +508,13 @@ rnic_cm_stats_get(const struct rnic_cm *cm, struct rnic_cm_stats *st)
 	*st = cm->st;
 }
 
-struct rnic_cm_id *
-rnic_cm_listen(struct rnic_cm *cm, uint16_t port)
+static struct rnic_cm_id *
+listen_ps(struct rnic_cm *cm, uint16_t port, bool ud)
 {
 	struct rnic_cm_id *id;
 
 	TAILQ_FOREACH(id, &cm->ids, next)
-		if (id->state == CM_LISTEN && id->port == port) {
+		if (id->state == CM_LISTEN && id->port == port && id->ud == ud) {
 			rte_errno = EADDRINUSE;
 			return NULL;
 		}
@@ -521,7 +524,112 @@ rnic_cm_listen(struct rnic_cm *cm, uint16_t port)
 		return NULL;
 	}
 	id->port = port;
+	id->ud = ud;
 	return id;
+}
+
+struct rnic_cm_id *
+rnic_cm_listen(struct rnic_cm *cm, uint16_t port)
+{
+	return listen_ps(cm, port, false);
+}
+
+struct rnic_cm_id *
+rnic_cm_listen_ud(struct rnic_cm *cm, uint16_t port)
+{
+	return listen_ps(cm, port, true);
+}
+
+/* The rdma_cm header of a REQ or SIDR_REQ from @p sgid to @p dgid. */
+static void
+cma_hdr_fill(const uint8_t sgid[16], const uint8_t dgid[16], uint8_t *pdata)
+{
+	struct rnic_cma_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.ip_version = rnic_gid_is_ipv4(sgid) ? 4 : 6;
+	h.src_port = (uint16_t)(0x8000 | (rte_rand() & 0x7fff));
+	if (h.ip_version == 4) {
+		memcpy(h.src_addr + 12, sgid + 12, 4);
+		memcpy(h.dst_addr + 12, dgid + 12, 4);
+	} else {
+		memcpy(h.src_addr, sgid, 16);
+		memcpy(h.dst_addr, dgid, 16);
+	}
+	rnic_cma_hdr_encode(&h, pdata);
+}
+
+struct rnic_cm_id *
+rnic_cm_resolve_ud(struct rnic_cm *cm, const uint8_t dgid[16], uint8_t sgid_index,
+		   uint16_t port, const struct rnic_cm_param *param)
+{
+	struct rnic_cm_id *id;
+	struct rnic_cm_msg m;
+	uint8_t sgid[16];
+
+	if (cm == NULL || dgid == NULL || param == NULL ||
+	    param->private_data_len > RNIC_CM_PDATA_MAX ||
+	    rnic_dev_query_gid(cm->dev, sgid_index, sgid) != 0 ||
+	    rnic_gid_is_ipv4(sgid) != rnic_gid_is_ipv4(dgid)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	id = id_new(cm, CM_REQ_SENT);
+	if (id == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	id->ud = true;
+	id->port = port;
+	id->param = *param;
+	id->sgid_index = sgid_index;
+	memcpy(id->peer_gid, dgid, 16);
+	cm_hdr(cm, &m, RNIC_CM_SIDR_REQ, 0);
+	m.sidr_req.request_id = id->local_id;
+	m.sidr_req.pkey = RNIC_DEFAULT_PKEY;
+	m.sidr_req.service_id = RNIC_CM_SID_PS_UDP | port;
+	cma_hdr_fill(sgid, dgid, m.sidr_req.private_data);
+	memcpy(m.sidr_req.private_data + RNIC_CMA_HDR_LEN, param->private_data,
+	       param->private_data_len);
+	if (cm_send_msg(id, &m, true) != 0 && id->ah == NULL) {
+		rnic_cm_destroy_id(id);
+		rte_errno = EHOSTUNREACH;
+		return NULL;
+	}
+	return id;
+}
+
+/* The answer to a SIDR_REQ: @p status, and with RNIC_CM_SIDR_OK the QP
+ * and Q_Key that serve it. Kept as the id's last message (a duplicate
+ * SIDR_REQ gets it again). */
+static int
+send_sidr_rep(struct rnic_cm_id *id, uint8_t status, uint32_t qpn, uint32_t qkey,
+	      const struct rnic_cm_param *param)
+{
+	struct rnic_cm_msg m;
+
+	cm_hdr(id->cm, &m, RNIC_CM_SIDR_REP, id->req.hdr.tid);
+	m.sidr_rep.request_id = id->remote_id;
+	m.sidr_rep.status = status;
+	m.sidr_rep.service_id = id->req.sidr_req.service_id;
+	if (status == RNIC_CM_SIDR_OK) {
+		m.sidr_rep.qpn = qpn & 0xffffff;
+		m.sidr_rep.qkey = qkey;
+	}
+	if (param != NULL)
+		memcpy(m.sidr_rep.private_data, param->private_data, param->private_data_len);
+	id->state = CM_CLOSED;
+	return cm_send_msg(id, &m, false);
+}
+
+int
+rnic_cm_accept_ud(struct rnic_cm_id *id, uint32_t qpn, uint32_t qkey,
+		  const struct rnic_cm_param *param)
+{
+	if (id == NULL || !id->ud || id->state != CM_REQ_RCVD || param == NULL ||
+	    param->private_data_len > RNIC_CM_PDATA_MAX)
+		return -EINVAL;
+	return send_sidr_rep(id, RNIC_CM_SIDR_OK, qpn, qkey, param);
 }
 
 struct rnic_cm_id *
@@ -531,7 +639,6 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	struct rnic_cm_id *id;
 	struct rnic_cm_msg m;
 	struct rnic_cm_req *q = &m.req;
-	struct rnic_cma_hdr h;
 	uint8_t sgid[16];
 
 	if (cm == NULL || qp == NULL || dgid == NULL || param == NULL ||
@@ -577,17 +684,7 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	q->primary_subnet_local = 1;
 	q->primary_local_ack_timeout = param->ack_timeout ? param->ack_timeout : CM_ACK_TIMEOUT;
 	q->primary_traffic_class = param->tclass;
-	memset(&h, 0, sizeof(h));
-	h.ip_version = rnic_gid_is_ipv4(sgid) ? 4 : 6;
-	h.src_port = (uint16_t)(0x8000 | (rte_rand() & 0x7fff));
-	if (h.ip_version == 4) {
-		memcpy(h.src_addr + 12, sgid + 12, 4);
-		memcpy(h.dst_addr + 12, dgid + 12, 4);
-	} else {
-		memcpy(h.src_addr, sgid, 16);
-		memcpy(h.dst_addr, dgid, 16);
-	}
-	rnic_cma_hdr_encode(&h, q->private_data);
+	cma_hdr_fill(sgid, dgid, q->private_data);
 	memcpy(q->private_data + RNIC_CMA_HDR_LEN, param->private_data,
 	       param->private_data_len);
 	if (cm_send_msg(id, &m, true) != 0 && id->ah == NULL) {
@@ -606,7 +703,7 @@ rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_p
 	uint8_t resp, init;
 	int rc;
 
-	if (id == NULL || qp == NULL || param == NULL || id->state != CM_REQ_RCVD ||
+	if (id == NULL || qp == NULL || param == NULL || id->state != CM_REQ_RCVD || id->ud ||
 	    param->private_data_len > RNIC_CM_REP_PDATA)
 		return -EINVAL;
 	q = &id->req.req;
@@ -668,6 +765,8 @@ rnic_cm_reject(struct rnic_cm_id *id)
 {
 	if (id == NULL || id->state != CM_REQ_RCVD)
 		return -EINVAL;
+	if (id->ud)
+		return send_sidr_rep(id, RNIC_CM_SIDR_REJECT, 0, 0, NULL);
 	if (id->ah == NULL)
 		id->ah = cm_ah(id->cm, id->peer_gid, id->sgid_index);
 	send_rej(id->cm, id->ah, id->peer_gsi, id->local_id, id->remote_id, 0,
@@ -751,7 +850,7 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 
 	/* A duplicate: the same connection from the same peer. */
 	TAILQ_FOREACH(id, &cm->ids, next)
-		if (id->state != CM_LISTEN && id->remote_id == q->local_comm_id &&
+		if (id->state != CM_LISTEN && !id->ud && id->remote_id == q->local_comm_id &&
 		    memcmp(id->peer_gid, src_gid, 16) == 0) {
 			if (id->state == CM_REP_SENT && id->have_last)
 				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
@@ -761,7 +860,7 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 		}
 	if ((q->service_id & ~0xffffull) == RNIC_CM_SID_PS_TCP)
 		TAILQ_FOREACH(id, &cm->ids, next)
-			if (id->state == CM_LISTEN && id->port == (q->service_id & 0xffff)) {
+			if (id->state == CM_LISTEN && !id->ud && id->port == (q->service_id & 0xffff)) {
 				lid = id;
 				break;
 			}
@@ -934,12 +1033,98 @@ on_mra(struct rnic_cm *cm, const struct rnic_cm_msg *m)
 			       id->timeout_tsc;
 }
 
+/* SIDR_REQ (the UDP port space): a listener on the port hears of it; a
+ * duplicate gets the answer already sent; none: status 1. */
+static void
+on_sidr_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
+	    const uint8_t dst_gid[16], uint32_t src_qp)
+{
+	const struct rnic_cm_sidr_req *q = &m->sidr_req;
+	struct rnic_cm_id *id, *lid = NULL;
+	struct rnic_cma_hdr h;
+	struct rnic_cm_event ev;
+	int sidx = gid_index(cm, dst_gid);
+
+	TAILQ_FOREACH(id, &cm->ids, next)
+		if (id->state != CM_LISTEN && id->ud && id->remote_id == q->request_id &&
+		    memcmp(id->peer_gid, src_gid, 16) == 0) {
+			if (id->state == CM_CLOSED && id->have_last)
+				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
+			return;
+		}
+	if ((q->service_id & ~0xffffull) == RNIC_CM_SID_PS_UDP)
+		TAILQ_FOREACH(id, &cm->ids, next)
+			if (id->state == CM_LISTEN && id->ud && id->port == (q->service_id & 0xffff)) {
+				lid = id;
+				break;
+			}
+	id = id_new(cm, CM_REQ_RCVD);
+	if (id == NULL) {
+		cm->st.mads_dropped++;
+		return;
+	}
+	id->ud = true;
+	id->req = *m;
+	id->peer_gsi = src_qp;
+	id->remote_id = q->request_id;
+	id->sgid_index = (uint8_t)(sidx < 0 ? 0 : sidx);
+	memcpy(id->peer_gid, src_gid, 16);
+	if (lid == NULL || sidx < 0 ||
+	    rnic_cma_hdr_decode(q->private_data, sizeof(q->private_data), &h) != 0) {
+		send_sidr_rep(id, RNIC_CM_SIDR_UNSUPPORTED, 0, 0, NULL);
+		return;   /* kept, CLOSED: a duplicate gets the same answer */
+	}
+	id->port = h.src_port;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = RNIC_CM_EV_CONNECT_REQUEST;
+	ev.ud = true;
+	ev.id = id;
+	ev.listen_id = lid;
+	memcpy(ev.param.private_data, q->private_data + RNIC_CMA_HDR_LEN, RNIC_CM_PDATA_MAX);
+	ev.param.private_data_len = RNIC_CM_PDATA_MAX;
+	memcpy(ev.peer_gid, src_gid, 16);
+	ev.peer_port = h.src_port;
+	ev.local_gid_index = id->sgid_index;
+	cm_event(cm, &ev);
+}
+
+/* SIDR_REP: the service's QP and Q_Key (ESTABLISHED), or why not
+ * (UNREACHABLE with the status). */
+static void
+on_sidr_rep(struct rnic_cm *cm, const struct rnic_cm_msg *m)
+{
+	const struct rnic_cm_sidr_rep *r = &m->sidr_rep;
+	struct rnic_cm_id *id = find_local(cm, r->request_id);
+	struct rnic_cm_event ev;
+
+	if (id == NULL || !id->ud || id->state != CM_REQ_SENT)
+		return;
+	id->state = CM_CLOSED;
+	id->deadline = 0;
+	id->remote_qpn = r->qpn;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = r->status == RNIC_CM_SIDR_OK ? RNIC_CM_EV_ESTABLISHED : RNIC_CM_EV_UNREACHABLE;
+	ev.reject_reason = r->status;
+	ev.ud = true;
+	ev.id = id;
+	ev.peer_qpn = r->qpn;
+	ev.qkey = r->qkey;
+	memcpy(ev.peer_gid, id->peer_gid, 16);
+	ev.local_gid_index = id->sgid_index;
+	memcpy(ev.param.private_data, r->private_data, RNIC_CM_PDATA_MAX);
+	ev.param.private_data_len = RNIC_CM_PDATA_MAX;
+	if (!id->orphan)
+		cm_event(cm, &ev);
+	else
+		id->dead = true;
+}
+
 /* A receive slot: the GRH area, then the MAD. */
 static void
 on_recv(struct rnic_cm *cm, const struct rnic_wc *wc)
 {
 	const uint8_t *p = cm->buf + (size_t)wc->wr_id * CM_SLOT;
-	uint8_t src_gid[16];
+	uint8_t src_gid[16], dst_gid[16];
 	struct rnic_cm_msg m;
 
 	cm->st.mads_rcvd++;
@@ -952,11 +1137,14 @@ on_recv(struct rnic_cm *cm, const struct rnic_wc *wc)
 	/* The sender's address: an IPv6 header is the GRH; else 20 zero
 	 * bytes and the IPv4 header. */
 	memset(src_gid, 0, sizeof(src_gid));
+	memset(dst_gid, 0, sizeof(dst_gid));
 	if ((p[0] >> 4) == 6) {
 		memcpy(src_gid, p + 8, 16);
+		memcpy(dst_gid, p + 24, 16);
 	} else {
-		src_gid[10] = src_gid[11] = 0xff;
+		src_gid[10] = src_gid[11] = dst_gid[10] = dst_gid[11] = 0xff;
 		memcpy(src_gid + 12, p + 20 + 12, 4);
+		memcpy(dst_gid + 12, p + 20 + 16, 4);
 	}
 	if (rnic_cm_decode(p + RNIC_UD_GRH_LEN, RNIC_MAD_LEN, &m) != RNIC_MAD_OK) {
 		cm->st.mads_dropped++;
@@ -970,6 +1158,8 @@ on_recv(struct rnic_cm *cm, const struct rnic_wc *wc)
 	case RNIC_CM_DREQ: on_dreq(cm, &m, src_gid, wc->src_qp); break;
 	case RNIC_CM_DREP: on_drep(cm, &m); break;
 	case RNIC_CM_MRA: on_mra(cm, &m); break;
+	case RNIC_CM_SIDR_REQ: on_sidr_req(cm, &m, src_gid, dst_gid, wc->src_qp); break;
+	case RNIC_CM_SIDR_REP: on_sidr_rep(cm, &m); break;
 	default: cm->st.mads_dropped++; break;
 	}
 }

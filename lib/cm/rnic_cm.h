@@ -16,8 +16,8 @@
  * its max CM retries (then the connection fails: UNREACHABLE, the QP to
  * Error); a duplicate REQ is answered with the same REP, a duplicate DREQ
  * with a DREP; a duplicate REQ the application has not answered yet with
- * an MRA (one received extends the wait). Not done: LAP/APR (alternate
- * paths), SIDR (UD service resolution), the UD port space.
+ * an MRA (one received extends the wait); SIDR for the UDP port space.
+ * Not done: LAP/APR (alternate paths).
  */
 #ifndef RNIC_CM_H
 #define RNIC_CM_H
@@ -67,6 +67,9 @@ struct rnic_cm_event {
 	uint16_t peer_port;            /**< CONNECT_REQUEST: its rdma_cm port */
 	uint32_t peer_qpn;             /**< CONNECT_REQUEST: the peer's QP number */
 	uint8_t local_gid_index;       /**< CONNECT_REQUEST: our GID it was sent to */
+	bool ud;                       /**< the UDP port space (SIDR) */
+	bool timed_out;                /**< UNREACHABLE: no answer (else a SIDR status) */
+	uint32_t qkey;                 /**< UD ESTABLISHED: the service's Q_Key */
 };
 
 /** The CM of @p dev: QP1 and its buffers in @p pd. NULL with rte_errno set. */
@@ -100,6 +103,25 @@ struct rnic_cm_id *rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp,
  * follows the peer's RTU. @return 0 or -errno.
  */
 int rnic_cm_accept(struct rnic_cm_id *id, struct rnic_qp *qp, const struct rnic_cm_param *param);
+
+/**
+ * The UDP port space (SIDR, IBA 12.11): listen for SIDR_REQs on rdma_cm
+ * port @p port (service ID RNIC_CM_SID_PS_UDP | port); each comes as a
+ * CONNECT_REQUEST with ud set, answered by rnic_cm_accept_ud (SIDR_REP:
+ * the QP number and Q_Key that serve it) or rnic_cm_reject (status 2). A
+ * SIDR_REQ for a port nobody listens on is answered with status 1.
+ */
+struct rnic_cm_id *rnic_cm_listen_ud(struct rnic_cm *cm, uint16_t port);
+int rnic_cm_accept_ud(struct rnic_cm_id *id, uint32_t qpn, uint32_t qkey,
+		      const struct rnic_cm_param *param);
+/**
+ * Ask which UD QP serves port @p port at @p dgid (SIDR_REQ, retried as a
+ * REQ is): ESTABLISHED with ud set, peer_qpn and qkey, or UNREACHABLE
+ * (reject_reason: the SIDR_REP's status, or the timeout).
+ */
+struct rnic_cm_id *rnic_cm_resolve_ud(struct rnic_cm *cm, const uint8_t dgid[16],
+				      uint8_t sgid_index, uint16_t port,
+				      const struct rnic_cm_param *param);
 
 /** Refuse a CONNECT_REQUEST (REJ, reason 28: consumer reject). */
 int rnic_cm_reject(struct rnic_cm_id *id);

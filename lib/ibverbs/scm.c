@@ -416,6 +416,29 @@ conn_param_out(struct scm_event *e, const struct rnic_cm_param *p)
 	c->rnr_retry_count = p->rnr_retry_count;
 }
 
+/* The UD parameters of an event (the UDP port space): the private data;
+ * for the active side's ESTABLISHED also the service's QP, Q_Key and the
+ * address to reach it (@p s: the id, its GIDs and traffic class). */
+static void
+ud_param_out(struct scm_event *e, const struct rnic_cm_event *ev, const struct scm_id *s)
+{
+	struct rdma_ud_param *u = &e->ev.param.ud;
+
+	memcpy(e->pdata, ev->param.private_data, sizeof(e->pdata));
+	u->private_data = e->pdata;
+	u->private_data_len = ev->param.private_data_len;
+	if (s == NULL)
+		return;
+	u->qp_num = ev->peer_qpn;
+	u->qkey = ev->qkey;
+	u->ah_attr.is_global = 1;
+	u->ah_attr.port_num = 1;
+	memcpy(u->ah_attr.grh.dgid.raw, ev->peer_gid, 16);
+	u->ah_attr.grh.sgid_index = s->sgid_index;
+	u->ah_attr.grh.hop_limit = 64;
+	u->ah_attr.grh.traffic_class = s->tos;
+}
+
 static struct scm_id *id_alloc(struct rdma_event_channel *ch, void *context);
 
 static void
@@ -479,7 +502,7 @@ on_connect_request(struct scm_dev *dev, const struct rnic_cm_event *ev)
 	id->id.ps = lis->id.ps;
 	id->id.verbs = dev->ctx;
 	id->id.port_num = 1;
-	id->id.qp_type = IBV_QPT_RC;
+	id->id.qp_type = lis->id.qp_type;
 	id->dev = dev;
 	id->cid = ev->id;
 	id->bound = id->addr_ok = id->route_ok = true;
@@ -503,10 +526,14 @@ on_connect_request(struct scm_dev *dev, const struct rnic_cm_event *ev)
 	path_fill(id);
 	e->ev.id = &id->id;
 	e->ev.listen_id = &lis->id;
-	conn_param_out(e, &ev->param);
-	e->ev.param.conn.responder_resources = id->req_resp;
-	e->ev.param.conn.initiator_depth = id->req_init;
-	e->ev.param.conn.qp_num = ev->peer_qpn;
+	if (ev->ud) {
+		ud_param_out(e, ev, NULL);
+	} else {
+		conn_param_out(e, &ev->param);
+		e->ev.param.conn.responder_resources = id->req_resp;
+		e->ev.param.conn.initiator_depth = id->req_init;
+		e->ev.param.conn.qp_num = ev->peer_qpn;
+	}
 	event_post(lis, e);
 }
 
@@ -526,14 +553,18 @@ dispatch(struct scm_dev *dev, const struct rnic_cm_event *ev)
 	switch (ev->type) {
 	case RNIC_CM_EV_ESTABLISHED:
 		e = event_new(id, RDMA_CM_EVENT_ESTABLISHED, 0);
-		if (e)
+		if (e && ev->ud)
+			ud_param_out(e, ev, id);
+		else if (e)
 			conn_param_out(e, &ev->param);
 		break;
 	case RNIC_CM_EV_REJECTED:
 		e = event_new(id, RDMA_CM_EVENT_REJECTED, ev->reject_reason);
 		break;
 	case RNIC_CM_EV_UNREACHABLE:
-		e = event_new(id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
+		/* a SIDR_REP's status when there was one (as the kernel) */
+		e = event_new(id, RDMA_CM_EVENT_UNREACHABLE,
+			      ev->timed_out ? -ETIMEDOUT : ev->reject_reason);
 		break;
 	case RNIC_CM_EV_DISCONNECTED:
 		e = event_new(id, RDMA_CM_EVENT_DISCONNECTED, 0);
@@ -701,8 +732,8 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	}
 	if (scm_ready() != 0)
 		return -1;
-	if (ps != RDMA_PS_TCP) {
-		/* UDP/IB port spaces need SIDR, which lib/cm does not do */
+	if (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP) {
+		/* the IB port space (AF_IB addressing) and IPoIB: not on RoCE here */
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
@@ -720,6 +751,8 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		return -1;
 	}
 	s->own_channel = own;
+	s->id.ps = ps;
+	s->id.qp_type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
 	*id = &s->id;
 	return 0;
 }
@@ -885,7 +918,8 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 	for (unsigned int d = 0; d < g.ndev && err == 0; d++) {
 		if (g.dev[d].cm == NULL || (s->dev != NULL && s->dev != &g.dev[d]))
 			continue;
-		s->lid[d] = rnic_cm_listen(g.dev[d].cm, port);
+		s->lid[d] = s->id.ps == RDMA_PS_UDP ? rnic_cm_listen_ud(g.dev[d].cm, port) :
+			    rnic_cm_listen(g.dev[d].cm, port);
 		if (s->lid[d] == NULL)
 			err = EADDRINUSE;
 		else
@@ -1025,6 +1059,28 @@ rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, siz
 /* QPs                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* A UD QP of the UDP port space goes to RTS at once, with rdma_cm's
+ * Q_Key (as rdma-core's ucma_init_ud_qp). */
+static int
+ud_qp_ready(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = 1,
+		.qkey = RNIC_CMA_UDP_QKEY,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
 /* The QP to Init, so receives can be posted before the connection (as
  * rdma-core's rdma_create_qp does). */
 static int
@@ -1090,8 +1146,9 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		errno = EINVAL;
 		return -1;
 	}
-	if (attr->qp_type != IBV_QPT_RC) {
-		errno = EOPNOTSUPP;   /* the TCP port space connects RC QPs */
+	if (attr->qp_type != s->id.qp_type) {
+		/* the TCP port space connects RC QPs, the UDP one has UD QPs */
+		errno = EOPNOTSUPP;
 		return -1;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || attr->pd == NULL) {
@@ -1109,7 +1166,7 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
 		attr->recv_cq = s->id.recv_cq;
 	}
 	qp = ibv_create_qp_ex(s->id.verbs, attr);
-	if (qp == NULL || qp_to_init(qp) != 0) {
+	if (qp == NULL || (attr->qp_type == IBV_QPT_UD ? ud_qp_ready(qp) : qp_to_init(qp)) != 0) {
 		int err = errno ? errno : EINVAL;
 
 		if (qp)
@@ -1208,7 +1265,7 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		errno = EINVAL;
 		return -1;
 	}
-	if (s->id.qp == NULL) {
+	if (s->id.qp == NULL && s->id.ps == RDMA_PS_TCP) {
 		/* a QP of the caller's own (conn_param->qp_num) would need
 		 * rdma_init_qp_attr, which is not provided */
 		errno = ENOSYS;
@@ -1220,8 +1277,14 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		pthread_mutex_unlock(&g.lock);
 		return -1;
 	}
-	s->cid = rnic_cm_connect(s->dev->cm, q->qp, s->id.route.addr.addr.ibaddr.dgid.raw,
-				 s->sgid_index, ntohs(sa_port(&s->id.route.addr.dst_addr)), &p);
+	if (s->id.ps == RDMA_PS_UDP)   /* SIDR: which QP serves the port */
+		s->cid = rnic_cm_resolve_ud(s->dev->cm, s->id.route.addr.addr.ibaddr.dgid.raw,
+					    s->sgid_index,
+					    ntohs(sa_port(&s->id.route.addr.dst_addr)), &p);
+	else
+		s->cid = rnic_cm_connect(s->dev->cm, q->qp, s->id.route.addr.addr.ibaddr.dgid.raw,
+					 s->sgid_index, ntohs(sa_port(&s->id.route.addr.dst_addr)),
+					 &p);
 	if (s->cid != NULL)
 		rnic_cm_id_set_context(s->cid, s);
 	pthread_mutex_unlock(&g.lock);
@@ -1242,6 +1305,24 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	if (s == NULL || s->cid == NULL || param_in(s, conn_param, &p) != 0) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (s->id.ps == RDMA_PS_UDP) {
+		/* SIDR_REP: the QP (ours, or the one the caller names) and
+		 * rdma_cm's Q_Key */
+		uint32_t qpn = s->id.qp ? s->id.qp->qp_num : conn_param ? conn_param->qp_num : 0;
+
+		if (qpn == 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		pthread_mutex_lock(&g.lock);
+		rc = g.down ? -ENODEV : rnic_cm_accept_ud(s->cid, qpn, RNIC_CMA_UDP_QKEY, &p);
+		pthread_mutex_unlock(&g.lock);
+		if (rc != 0) {
+			errno = -rc;
+			return -1;
+		}
+		return 0;
 	}
 	if (s->id.qp == NULL) {
 		errno = ENOSYS;   /* as rdma_connect */

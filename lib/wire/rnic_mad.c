@@ -86,6 +86,21 @@ static const struct cm_field dreq_fields[] = {
 	F(R, remote_qpn, 8, 0, 24), B(R, private_data, 12),
 };
 #undef R
+
+#define R struct rnic_cm_sidr_req
+static const struct cm_field sidr_req_fields[] = {
+	F(R, request_id, 0, 0, 32), F(R, pkey, 4, 0, 16), F(R, service_id, 8, 0, 64),
+	B(R, private_data, 16),
+};
+#undef R
+
+#define R struct rnic_cm_sidr_rep
+static const struct cm_field sidr_rep_fields[] = {
+	F(R, request_id, 0, 0, 32), F(R, status, 4, 0, 8), F(R, info_length, 5, 0, 8),
+	F(R, qpn, 8, 0, 24), F(R, service_id, 12, 0, 64), F(R, qkey, 20, 0, 32),
+	B(R, info, 24), B(R, private_data, 96),
+};
+#undef R
 #undef F
 #undef B
 
@@ -102,6 +117,10 @@ static const struct {
 	{ RNIC_CM_RTU, "RTU", rtu_fields, sizeof(rtu_fields) / sizeof(rtu_fields[0]) },
 	{ RNIC_CM_DREQ, "DREQ", dreq_fields, sizeof(dreq_fields) / sizeof(dreq_fields[0]) },
 	{ RNIC_CM_DREP, "DREP", rtu_fields, sizeof(rtu_fields) / sizeof(rtu_fields[0]) },
+	{ RNIC_CM_SIDR_REQ, "SIDR_REQ", sidr_req_fields,
+	  sizeof(sidr_req_fields) / sizeof(sidr_req_fields[0]) },
+	{ RNIC_CM_SIDR_REP, "SIDR_REP", sidr_rep_fields,
+	  sizeof(sidr_rep_fields) / sizeof(sidr_rep_fields[0]) },
 };
 
 static int

@@ -4,7 +4,8 @@
  * Management datagrams of the InfiniBand communication manager (IBA vol. 1
  * chapters 13.4 and 12.6) as RoCEv2 carries them: a 256-byte MAD in a UD
  * SEND to QP1 (the GSI) with the GSI Q_Key. The common MAD header and the
- * CM messages REQ, MRA, REJ, REP, RTU, DREQ and DREP are decoded into host
+ * CM messages REQ, MRA, REJ, REP, RTU, DREQ, DREP, SIDR_REQ and SIDR_REP
+ * are decoded into host
  * structs and encoded from them, field by field as IBA's message tables
  * place them (byte offset, bit offset from the most significant bit,
  * width); the rdma_cm IP header that RDMA CM puts at the start of a REQ's
@@ -36,6 +37,8 @@ enum rnic_cm_attr {
 	RNIC_CM_RTU = 0x0014,
 	RNIC_CM_DREQ = 0x0015,
 	RNIC_CM_DREP = 0x0016,
+	RNIC_CM_SIDR_REQ = 0x0017,
+	RNIC_CM_SIDR_REP = 0x0018,
 };
 
 /** Private data of each message (bytes). */
@@ -47,6 +50,9 @@ enum rnic_cm_attr {
 #define RNIC_CM_RTU_PDATA  224
 #define RNIC_CM_DREQ_PDATA 220
 #define RNIC_CM_DREP_PDATA 224
+#define RNIC_CM_SIDR_REQ_PDATA 216
+#define RNIC_CM_SIDR_REP_PDATA 136
+#define RNIC_CM_SIDR_REP_INFO  72
 
 /** The common MAD header (IBA 13.4.3), host order. */
 struct rnic_mad_hdr {
@@ -158,6 +164,30 @@ struct rnic_cm_dreq {
 	uint8_t private_data[RNIC_CM_DREQ_PDATA];
 };
 
+/** SIDR_REQ (IBA table 119): which QP serves a service ID (UD). */
+struct rnic_cm_sidr_req {
+	uint32_t request_id;
+	uint16_t pkey;
+	uint64_t service_id;
+	uint8_t private_data[RNIC_CM_SIDR_REQ_PDATA];
+};
+
+/** SIDR_REP (IBA table 120); status values in table 121. */
+struct rnic_cm_sidr_rep {
+	uint32_t request_id;
+	uint8_t status;
+	uint8_t info_length;
+	uint32_t qpn;                      /**< 24 bits */
+	uint64_t service_id;
+	uint32_t qkey;
+	uint8_t info[RNIC_CM_SIDR_REP_INFO];
+	uint8_t private_data[RNIC_CM_SIDR_REP_PDATA];
+};
+
+#define RNIC_CM_SIDR_OK          0   /**< the QP and Q_Key are valid */
+#define RNIC_CM_SIDR_UNSUPPORTED 1   /**< no service for the service ID */
+#define RNIC_CM_SIDR_REJECT      2   /**< the service provider said no */
+
 /** A decoded CM MAD. */
 struct rnic_cm_msg {
 	struct rnic_mad_hdr hdr;           /**< hdr.attr_id says which member */
@@ -168,6 +198,8 @@ struct rnic_cm_msg {
 		struct rnic_cm_rep rep;
 		struct rnic_cm_rtu rtu;        /**< also DREP */
 		struct rnic_cm_dreq dreq;
+		struct rnic_cm_sidr_req sidr_req;
+		struct rnic_cm_sidr_rep sidr_rep;
 	};
 };
 
@@ -204,6 +236,10 @@ const char *rnic_cm_attr_name(uint16_t attr_id);
 
 /** Service IDs of the TCP port space: this | destination port. */
 #define RNIC_CM_SID_PS_TCP   0x0000000001060000ull
+/** ... and of the UDP port space (UD QPs, resolved by SIDR). */
+#define RNIC_CM_SID_PS_UDP   0x0000000001110000ull
+/** The Q_Key of UD QPs of the UDP port space (rdma_cm's RDMA_UDP_QKEY). */
+#define RNIC_CMA_UDP_QKEY    0x01234567u
 /** Bytes of the rdma_cm header at the start of a REQ's private data. */
 #define RNIC_CMA_HDR_LEN     36
 

@@ -12,6 +12,9 @@
  *  - a connect to a port nobody listens on: REJECTED, reason 8 (invalid
  *    service ID); a listener that rejects: REJECTED, reason 28;
  *  - a second listener on a port already listened on: EADDRINUSE;
+ *  - SIDR (the UDP port space): a UD listener hears a SIDR_REQ, its answer
+ *    (QP number, Q_Key) comes back as ESTABLISHED; status 1 for a port
+ *    nobody listens on, 2 for a refusal;
  *  - garbage MADs to QP1 (wrong class, unknown attribute): counted as
  *    dropped, no event; a REQ sent twice: one CONNECT_REQUEST, and an MRA
  *    back for the duplicate while it is unanswered; a REQ allowing 2 CM
@@ -473,6 +476,68 @@ garbage(void)
 	rnic_destroy_qp(ud);
 }
 
+/* The UDP port space (SIDR): B listens for UD on 7600 (a TCP listener on
+ * the same port is another service); A asks which QP serves it: B sees a
+ * CONNECT_REQUEST (ud) with A's private data and answers with a QP number
+ * and the Q_Key, which A gets in ESTABLISHED (ud). Nobody on the port:
+ * UNREACHABLE with the SIDR status 1, not a timeout; refused: status 2. */
+static void
+sidr(void)
+{
+	struct rnic_cm_param p, none;
+	struct rnic_cm_id *ca, *lid, *tcp;
+	struct rnic_cm_event ev, ev2;
+	uint8_t dgid[16];
+
+	memset(&p, 0, sizeof(p));
+	memset(&none, 0, sizeof(none));
+	memcpy(p.private_data, "sidr?", 6);
+	p.private_data_len = 6;
+	rnic_dev_query_gid(B.dev, 0, dgid);
+	lid = rnic_cm_listen_ud(cmb, 7600);
+	tcp = rnic_cm_listen(cmb, 7600);
+	EXPECT(lid != NULL && tcp != NULL && rnic_cm_listen_ud(cmb, 7600) == NULL &&
+	       rte_errno == EADDRINUSE, "UD and TCP listeners on one port; a second UD one: EADDRINUSE");
+	ca = rnic_cm_resolve_ud(cma, dgid, 0, 7600, &p);
+	memset(&ev, 0, sizeof(ev));
+	EXPECT(ca != NULL && next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_CONNECT_REQUEST &&
+	       ev.ud && ev.listen_id == lid && memcmp(ev.param.private_data, "sidr?", 6) == 0,
+	       "SIDR_REQ: CONNECT_REQUEST (ud) at the UD listener, with the private data");
+	if (ev.type == RNIC_CM_EV_CONNECT_REQUEST && ev.id != NULL) {
+		struct rnic_qp *qb = rc_qp(&B);
+
+		EXPECT(rnic_cm_accept(ev.id, qb, &none) == -EINVAL &&
+		       rnic_cm_accept_ud(ev.id, 0x123456, RNIC_CMA_UDP_QKEY, &none) == 0,
+		       "answered with a QP number and the Q_Key (an RC accept refused)");
+		rnic_destroy_qp(qb);
+		EXPECT(next_event(cma, &ev2) == 0 && ev2.type == RNIC_CM_EV_ESTABLISHED && ev2.ud &&
+		       ev2.id == ca && ev2.peer_qpn == 0x123456 && ev2.qkey == RNIC_CMA_UDP_QKEY,
+		       "SIDR_REP: ESTABLISHED (ud) with the QP number and Q_Key");
+		rnic_cm_destroy_id(ev.id);
+	}
+	rnic_cm_destroy_id(ca);
+
+	ca = rnic_cm_resolve_ud(cma, dgid, 0, 7601, &p);
+	memset(&ev2, 0, sizeof(ev2));
+	EXPECT(ca != NULL && next_event(cma, &ev2) == 0 && ev2.type == RNIC_CM_EV_UNREACHABLE &&
+	       !ev2.timed_out && ev2.reject_reason == RNIC_CM_SIDR_UNSUPPORTED,
+	       "SIDR for a port nobody listens on: UNREACHABLE, status 1 (%u)", ev2.reject_reason);
+	rnic_cm_destroy_id(ca);
+
+	ca = rnic_cm_resolve_ud(cma, dgid, 0, 7600, &p);
+	memset(&ev, 0, sizeof(ev));
+	EXPECT(ca != NULL && next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_CONNECT_REQUEST &&
+	       rnic_cm_reject(ev.id) == 0, "a SIDR_REQ refused");
+	memset(&ev2, 0, sizeof(ev2));
+	EXPECT(next_event(cma, &ev2) == 0 && ev2.type == RNIC_CM_EV_UNREACHABLE &&
+	       !ev2.timed_out && ev2.reject_reason == RNIC_CM_SIDR_REJECT,
+	       "refused: UNREACHABLE, status 2 (%u)", ev2.reject_reason);
+	rnic_cm_destroy_id(ev.id);
+	rnic_cm_destroy_id(ca);
+	rnic_cm_destroy_id(tcp);
+	rnic_cm_destroy_id(lid);
+}
+
 /* A peer whose CM does not answer (B's is not polled): A's REQ is tried
  * again every CM response timeout (~268 ms) up to its 15 retries, then
  * UNREACHABLE and the QP in Error. */
@@ -539,6 +604,7 @@ main(int argc, char **argv)
 	full_cycle(0, "IPv4");
 	full_cycle(1, "IPv6");
 	rejections();
+	sidr();
 	garbage();
 	unreachable();
 	rnic_cm_stats_get(cma, &sa);

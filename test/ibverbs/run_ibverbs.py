@@ -80,6 +80,11 @@ RDMACM = [
     ("ib_read_bw", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_BW),
     ("ib_send_bw", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_BW),
     ("ib_write_lat", "-R -F -p {port}", "-R -F -p {port} {srv}", PERF_LAT),
+    # the UDP port space: SIDR finds the server's UD QP
+    ("udaddy", "", "-s {srv}", CM_DONE),   # its -p is the port space; port 7174
+    ("udaddy", "-b {srv6}", "-s {srv6}", CM_DONE),
+    ("ib_send_bw", "-R -c UD -F -p {port}", "-R -c UD -F -p {port} {srv}", PERF_BW),
+    ("ib_send_lat", "-R -c UD -F -p {port}", "-R -c UD -F -p {port} {srv}", PERF_LAT),
     # refused: an IPv6 request to a listener bound to an IPv4 address (REJ
     # 28, as the kernel); rping's CM thread then calls exit(-1) while main
     # frees its verbs objects, which must not crash (255, not SIGSEGV).

@@ -8,7 +8,7 @@
  * the first, the client resolves from the second). What the unmodified
  * programs of run_ibverbs.py do not show:
  *
- * - rdma_getaddrinfo, rdma_get_devices, rdma_event_str; the UDP port
+ * - rdma_getaddrinfo, rdma_get_devices, rdma_event_str; the IB port
  *   space refused (EPROTONOSUPPORT), a bind to an address no device has
  *   (EADDRNOTAVAIL), a non-blocking channel with nothing queued (EAGAIN).
  * - A connect to a port nobody listens on: REJECTED, status 8 (invalid
@@ -20,6 +20,10 @@
  *   the REP's private data at the client, a SEND whose data arrives,
  *   rdma_disconnect: DISCONNECTED at both ends; over IPv4 and IPv6.
  * - rdma_destroy_id of a connected id: the peer sees DISCONNECTED (DREQ).
+ * - The UDP port space (SIDR): a UD QP ready at creation (an RC one
+ *   refused), the request's private data, the server's QP number, Q_Key
+ *   and address in the client's ESTABLISHED, a datagram sent with them
+ *   arriving; a port nobody listens on: UNREACHABLE, status 1.
  *
  * Every wait is bounded (5 s). Exit status: the number of failed checks.
  */
@@ -189,8 +193,8 @@ test_misc(void)
 	CHECK(strcmp(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED), "RDMA_CM_EVENT_ESTABLISHED") == 0,
 	      "rdma_event_str");
 	errno = 0;
-	CHECK(rdma_create_id(cli_ch, &id, NULL, RDMA_PS_UDP) == -1 && errno == EPROTONOSUPPORT,
-	      "the UDP port space: EPROTONOSUPPORT (%d)", errno);
+	CHECK(rdma_create_id(cli_ch, &id, NULL, RDMA_PS_IB) == -1 && errno == EPROTONOSUPPORT,
+	      "the IB port space: EPROTONOSUPPORT (%d)", errno);
 	CHECK(rdma_create_id(cli_ch, &id, NULL, RDMA_PS_TCP) == 0, "rdma_create_id");
 	set_addr(&ss, "10.9.9.9", 7000);
 	errno = 0;
@@ -361,6 +365,142 @@ out:
 	rdma_destroy_id(lis);
 }
 
+/* The UDP port space: SIDR resolves the server's UD QP, whose number, Q_Key
+ * and address the client's ESTABLISHED carries; a datagram sent with them
+ * arrives. A port nobody listens on: UNREACHABLE, status 1. */
+static void
+test_ud(void)
+{
+	struct rdma_cm_id *lis, *c = NULL, *child = NULL;
+	struct rdma_cm_event *ev;
+	struct sockaddr_storage ss, d;
+	struct ibv_qp_init_attr qa = qp_attr();
+	struct ibv_ah *ah = NULL;
+	struct ibv_mr *smr = NULL, *rmr = NULL;
+	static char sbuf[MSG], rbuf[40 + MSG];
+	struct rdma_conn_param p;
+	struct rdma_ud_param ud;
+	struct ibv_wc wc;
+	int st = -1;
+
+	qa.qp_type = IBV_QPT_UD;
+	if (rdma_create_id(srv_ch, &lis, NULL, RDMA_PS_UDP) != 0) {
+		CHECK(0, "UD: rdma_create_id(RDMA_PS_UDP)");
+		return;
+	}
+	set_addr(&ss, "10.0.1.1", 7020);
+	CHECK(rdma_bind_addr(lis, (struct sockaddr *)&ss) == 0 && rdma_listen(lis, 4) == 0,
+	      "UD: listener on 10.0.1.1 port 7020");
+	set_addr(&ss, "10.0.1.2", 0);
+	set_addr(&d, "10.0.1.1", 7021);
+	if (rdma_create_id(cli_ch, &c, NULL, RDMA_PS_UDP) != 0 ||
+	    rdma_resolve_addr(c, (struct sockaddr *)&ss, (struct sockaddr *)&d, 2000) != 0 ||
+	    expect(cli_ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) != 0 ||
+	    rdma_resolve_route(c, 2000) != 0 ||
+	    expect(cli_ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL) != 0) {
+		CHECK(0, "UD: client resolved");
+		goto out;
+	}
+	memset(&p, 0, sizeof(p));
+	CHECK(rdma_connect(c, &p) == 0 && expect(cli_ch, RDMA_CM_EVENT_UNREACHABLE, &st) == 0 &&
+	      st == 1, "UD: SIDR for a port nobody listens on: UNREACHABLE, status 1 (%d)", st);
+	rdma_destroy_id(c);
+	c = NULL;
+
+	set_addr(&d, "10.0.1.1", 7020);
+	if (rdma_create_id(cli_ch, &c, NULL, RDMA_PS_UDP) != 0 ||
+	    rdma_resolve_addr(c, (struct sockaddr *)&ss, (struct sockaddr *)&d, 2000) != 0 ||
+	    expect(cli_ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) != 0 ||
+	    rdma_resolve_route(c, 2000) != 0 ||
+	    expect(cli_ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL) != 0) {
+		CHECK(0, "UD: client resolved");
+		goto out;
+	}
+	{
+		struct ibv_qp_init_attr rc = qp_attr();
+
+		errno = 0;
+		CHECK(rdma_create_qp(c, NULL, &rc) == -1 && errno == EOPNOTSUPP,
+		      "UD: an RC QP on a UDP port space id: EOPNOTSUPP (%d)", errno);
+	}
+	CHECK(rdma_create_qp(c, NULL, &qa) == 0 && c->qp && c->qp->state == IBV_QPS_RTS,
+	      "UD: rdma_create_qp: a UD QP, ready to send (RTS)");
+	p.private_data = "ud-hello";
+	p.private_data_len = 9;
+	CHECK(rdma_connect(c, &p) == 0, "UD: rdma_connect (SIDR_REQ)");
+	ev = next_event(srv_ch);
+	if (ev == NULL || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		CHECK(0, "UD: CONNECT_REQUEST");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		goto out;
+	}
+	child = ev->id;
+	CHECK(ev->listen_id == lis && child->qp_type == IBV_QPT_UD && ev->param.ud.private_data &&
+	      strcmp(ev->param.ud.private_data, "ud-hello") == 0,
+	      "UD: CONNECT_REQUEST with the client's private data, a UD id");
+	rdma_ack_cm_event(ev);
+	qa = qp_attr();
+	qa.qp_type = IBV_QPT_UD;
+	CHECK(rdma_create_qp(child, NULL, &qa) == 0, "UD: the server's UD QP");
+	if (child->qp == NULL)
+		goto out;
+	rmr = ibv_reg_mr(child->qp->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	{
+		struct ibv_sge sg = { (uintptr_t)rbuf, sizeof(rbuf), rmr ? rmr->lkey : 0 };
+		struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *bad;
+
+		CHECK(rmr && ibv_post_recv(child->qp, &wr, &bad) == 0, "UD: a receive posted");
+	}
+	CHECK(rdma_accept(child, NULL) == 0, "UD: rdma_accept (SIDR_REP)");
+	ev = next_event(cli_ch);
+	memset(&ud, 0, sizeof(ud));
+	if (ev && ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		ud = ev->param.ud;
+	CHECK(ev && ev->event == RDMA_CM_EVENT_ESTABLISHED && ud.qp_num == child->qp->qp_num &&
+	      ud.qkey == RDMA_UDP_QKEY && ud.ah_attr.is_global &&
+	      ud.ah_attr.grh.dgid.raw[10] == 0xff && ud.ah_attr.grh.dgid.raw[12] == 10 &&
+	      ud.ah_attr.grh.dgid.raw[15] == 1,
+	      "UD: ESTABLISHED with the server's QP number (%u), rdma_cm's Q_Key, its address",
+	      ud.qp_num);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ah = ibv_create_ah(c->qp->pd, &ud.ah_attr);
+	smr = ibv_reg_mr(c->qp->pd, sbuf, MSG, 0);
+	for (int i = 0; i < MSG; i++)
+		sbuf[i] = (char)(i * 5 + 1);
+	{
+		struct ibv_sge sg = { (uintptr_t)sbuf, MSG, smr ? smr->lkey : 0 };
+		struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sg, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_send_wr *bad;
+
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = ud.qp_num;
+		wr.wr.ud.remote_qkey = ud.qkey;
+		CHECK(ah && smr && ibv_post_send(c->qp, &wr, &bad) == 0 &&
+		      one_wc(c->send_cq, &wc) == 0 && one_wc(child->recv_cq, &wc) == 0 &&
+		      wc.byte_len == 40 + MSG && memcmp(sbuf, rbuf + 40, MSG) == 0,
+		      "UD: a datagram to the QP SIDR named arrived, data checked");
+	}
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (smr)
+		ibv_dereg_mr(smr);
+	if (rmr)
+		ibv_dereg_mr(rmr);
+	if (c) {
+		rdma_destroy_qp(c);
+		rdma_destroy_id(c);
+	}
+	if (child) {
+		rdma_destroy_qp(child);
+		rdma_destroy_id(child);
+	}
+	rdma_destroy_id(lis);
+}
+
 int
 main(void)
 {
@@ -384,6 +524,7 @@ main(void)
 	test_connect("10.0.1.2", "10.0.1.1", 7010, false);
 	test_connect("fd00:1::2", "fd00:1::1", 7011, false);
 	test_connect("10.0.1.2", "10.0.1.1", 7012, true);
+	test_ud();
 	rdma_destroy_event_channel(srv_ch);
 	rdma_destroy_event_channel(cli_ch);
 	printf("rdmacm-api: %d failed\n", failed);

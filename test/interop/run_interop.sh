@@ -671,6 +671,7 @@ cm_case() {
         ib_write_bw) sargs="-R -F -n 1000"; cargs="$sargs"
                      pat='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+[[:space:]]*$' ;;
         ucmatose) sargs="-C 100${sb:+ -b $sb}"; cargs="-C 100 -s"; pat='^test complete' ;;
+        udaddy) sargs="-C 100${sb:+ -b $sb}"; cargs="-C 100 -s"; pat='^test complete' ;;
         rping) sargs="-s -v -C 10${sb:+ -a $sb}"; cargs="-c -v -V -C 10 -a"
                pat='^ping data: rdma-ping-9:' ;;
     esac
@@ -745,8 +746,11 @@ if [ -n "$IBV_LIB" ] && [ "${SOFTRNIC_INTEROP_IBVERBS:-1}" != 0 ]; then
             for r in client server; do
                 judged cm_case ucmatose $r
                 judged cm_case rping $r
+                judged cm_case udaddy $r
                 judged cm_case ucmatose $r ipv6
+                judged cm_case rping $r ipv6
             done
+            judged cm_case udaddy client ipv6
         fi
         # RoCEv2 over IPv6 (issue 21): link-local GIDs, neighbour discovery
         for r in client server; do

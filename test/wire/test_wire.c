@@ -1710,7 +1710,8 @@ static int
 test_cm_mad(void)
 {
 	static const uint16_t attrs[] = { RNIC_CM_REQ, RNIC_CM_MRA, RNIC_CM_REJ, RNIC_CM_REP,
-					  RNIC_CM_RTU, RNIC_CM_DREQ, RNIC_CM_DREP };
+					  RNIC_CM_RTU, RNIC_CM_DREQ, RNIC_CM_DREP,
+					  RNIC_CM_SIDR_REQ, RNIC_CM_SIDR_REP };
 	uint8_t mad[RNIC_MAD_LEN], again[RNIC_MAD_LEN];
 	struct rnic_cm_msg a, b;
 	struct rnic_cma_hdr h, h2;
@@ -1759,6 +1760,34 @@ test_cm_mad(void)
 	a.rej.message_rejected = 2;
 	VERIFY(rnic_cm_encode(&a, mad) == 0 && mad[24 + 10] == 0 && mad[24 + 11] == 8 &&
 	       mad[24 + 8] == 0x80, "REJ reason and message rejected");
+	/* SIDR (tshark has no SIDR dissector: IBA tables 119 and 120 as the
+	 * kernel's ibta_vol1_c12.h places them): SIDR_REQ's P_Key at 4, its
+	 * service ID at 8, private data at 16; SIDR_REP's status at 4, QPN
+	 * at 8 (24 bits), service ID at 12, Q_Key at 20, private data at 96. */
+	memset(&a, 0, sizeof(a));
+	a.hdr = (struct rnic_mad_hdr){ .base_version = 1, .mgmt_class = 7, .class_version = 2,
+				       .method = 3, .attr_id = RNIC_CM_SIDR_REQ };
+	a.sidr_req.request_id = 0x11223344;
+	a.sidr_req.pkey = 0xffff;
+	a.sidr_req.service_id = RNIC_CM_SID_PS_UDP | 7174;
+	a.sidr_req.private_data[0] = 0x5a;
+	VERIFY(rnic_cm_encode(&a, mad) == 0 && mad[17] == 0x17 && mad[24] == 0x11 &&
+	       mad[24 + 3] == 0x44 && mad[24 + 4] == 0xff && mad[24 + 5] == 0xff &&
+	       mad[24 + 12] == 0x01 && mad[24 + 13] == 0x11 && mad[24 + 14] == 0x1c &&
+	       mad[24 + 15] == 0x06 && mad[24 + 16] == 0x5a, "SIDR_REQ fields at IBA's places");
+	memset(&a, 0, sizeof(a));
+	a.hdr = (struct rnic_mad_hdr){ .base_version = 1, .mgmt_class = 7, .class_version = 2,
+				       .method = 3, .attr_id = RNIC_CM_SIDR_REP };
+	a.sidr_rep.request_id = 0x11223344;
+	a.sidr_rep.status = 2;
+	a.sidr_rep.qpn = 0xabcdef;
+	a.sidr_rep.service_id = RNIC_CM_SID_PS_UDP | 7174;
+	a.sidr_rep.qkey = RNIC_CMA_UDP_QKEY;
+	a.sidr_rep.private_data[0] = 0x5b;
+	VERIFY(rnic_cm_encode(&a, mad) == 0 && mad[17] == 0x18 && mad[24 + 4] == 2 &&
+	       mad[24 + 8] == 0xab && mad[24 + 10] == 0xef && mad[24 + 11] == 0 &&
+	       mad[24 + 19] == 0x06 && mad[24 + 20] == 0x01 && mad[24 + 23] == 0x67 &&
+	       mad[24 + 96] == 0x5b, "SIDR_REP fields at IBA's places");
 	/* Refusals. */
 	a.hdr.attr_id = 0x0019;   /* LAP: not carried */
 	VERIFY(rnic_cm_encode(&a, mad) == -1, "unknown attribute encoded");
