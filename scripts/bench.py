@@ -59,7 +59,10 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
   bench: test=loss loss=P mode=gbn goodput_ratio=X gbps=G lossfree_gbps=B ...
-  bench: test=cc flows=N mode=dcqcn|off drops=D utilization=U jain=J p99_queue=Q ...
+  bench: test=cc flows=N mode=dcqcn|off drops=D utilization=U jain=J p99_queue=Q
+         retransmits=R goodput_ratio=G gbps=X ...
+    (utilization: what the bottleneck carried, frames as its shaper counts
+    them, over its rate; goodput_ratio: the payload delivered over it)
   bench: warning ...
 The fixed fields come first; after them min=/max= of the samples, n= (the
 samples taken; fewer than the rounds when a measurement failed even after
@@ -405,24 +408,29 @@ def parse_cc(text):
     dr = re.search(r"tx_bottleneck_dropped=(\d+)", text)
     p99 = re.search(r"tx_bottleneck_depth_p99=(\d+)", text)
     rt = re.search(r"^counters \(client\):.*?(?: tx_retransmits=(\d+)|$)", text, re.M)
-    if bw is None or not fl or not dr or not p99:
+    link = re.search(r"^link: tx_gbps=([0-9.]+)$", text, re.M)
+    if bw is None or not fl or not dr or not p99 or not link:
         return None
     return {"mpps": bw["mpps"], "bw": bw["bw"], "jain": float(fl.group(1)),
             "drops": int(dr.group(1)), "p99": int(p99.group(1)),
-            "rexmit": int(rt.group(1)) if rt and rt.group(1) else 0}
+            "rexmit": int(rt.group(1)) if rt and rt.group(1) else 0,
+            "link": float(link.group(1))}
 
 
 def cc_line(flows, mode, runs):
     """@runs: per-round parse_cc dicts (or None)."""
     def med(k):
         return median([None if r is None else r[k] for r in runs])
-    bw = med("bw")
-    util = None if bw is None else bw / (CC_RATE_MBPS / 1000)
+    bw, link = med("bw"), med("link")
+    rate = CC_RATE_MBPS / 1000
+    util = None if link is None else link / rate
+    good = None if bw is None else bw / rate
     line = (f"bench: test=cc flows={flows} mode={mode} drops={fmt(med('drops'), 0)} "
             f"utilization={fmt(util, 3)} jain={fmt(med('jain'), 3)} "
             f"p99_queue={fmt(med('p99'), 0)} retransmits={fmt(med('rexmit'), 0)} "
-            f"gbps={fmt(bw, 2)}" + stats_fields("gbps", [None if r is None else r["bw"]
-                                                       for r in runs], 2))
+            f"goodput_ratio={fmt(good, 3)} gbps={fmt(bw, 2)}"
+            + stats_fields("gbps", [None if r is None else r["bw"] for r in runs], 2)
+            + stats_fields("link_gbps", [None if r is None else r["link"] for r in runs], 3))
     if bw is None:
         line += " failed=1"
     return line, []
@@ -1199,14 +1207,17 @@ def selftest():
                  "flows: n=4 gbps=1.055,1.038,1.038,1.020 jain=0.999\n"
                  " 65536      19100            4.58               4.17                 0.007958\n"
                  "counters (client): tx_pkts=5 tx_retransmits=12 acks_rcvd=3\n"
-                 "impair: tx_impair_dropped=0 tx_bottleneck_dropped=7 tx_bottleneck_depth_p99=89\n")
+                 "impair: tx_impair_dropped=0 tx_bottleneck_dropped=7 tx_bottleneck_depth_p99=89\n"
+                 "link: tx_gbps=4.4950\n")
     check("parse cc", parse_cc(canned_cc),
-          {"mpps": 0.007958, "bw": 4.17, "jain": 0.999, "drops": 7, "p99": 89, "rexmit": 12})
+          {"mpps": 0.007958, "bw": 4.17, "jain": 0.999, "drops": 7, "p99": 89, "rexmit": 12,
+           "link": 4.495})
     check("parse cc no flows", parse_cc(canned_cc.replace("flows:", "x:")), None)
+    check("parse cc no link", parse_cc(canned_cc.replace("link:", "x:")), None)
     line, warn = cc_line(4, "dcqcn", [parse_cc(canned_cc), None, parse_cc(canned_cc)])
-    check("cc line", line.split()[:9],
-          ["bench:", "test=cc", "flows=4", "mode=dcqcn", "drops=7", "utilization=0.834",
-           "jain=0.999", "p99_queue=89", "retransmits=12"])
+    check("cc line", line.split()[:11],
+          ["bench:", "test=cc", "flows=4", "mode=dcqcn", "drops=7", "utilization=0.899",
+           "jain=0.999", "p99_queue=89", "retransmits=12", "goodput_ratio=0.834", "gbps=4.17"])
     # The plan: every figure once per round, turns and rotation.
     sec = list(SECTIONS)
     p0, p1 = plan_round(0, sec), plan_round(1, sec)

@@ -112,6 +112,7 @@ struct dir {
 	uint64_t t_first, t_last;    /* first post, last completion */
 	uint64_t m_t0, m_c0;         /* -D: measured span start */
 	uint64_t m_t1, m_c1;         /* -D: measured span end */
+	uint64_t m_ob0, m_ob1;       /* -D on an impaired link: its port's TX bytes then */
 	bool measuring;
 	struct sample *smp;
 	uint32_t n_smp, cap_smp;
@@ -285,12 +286,23 @@ dir_trace_write(const struct dir *d)
 	fclose(f);
 }
 
+/* The bytes the side's port has sent (on an impaired link: what left its
+ * bottleneck, frames as the shaper counts them). */
+static uint64_t
+port_obytes(const struct dir *d)
+{
+	struct rte_eth_stats st;
+
+	return rte_eth_stats_get(d->s->port_id, &st) == 0 ? st.obytes : 0;
+}
+
 static void
 dir_measure_start(struct dir *d, uint64_t now)
 {
 	d->measuring = true;
 	d->m_t0 = now;
 	d->m_c0 = d->completed;
+	d->m_ob0 = port_obytes(d);
 	d->n_smp = 0;
 	d->next_smp = 0;
 	dir_sample(d, now);
@@ -576,6 +588,11 @@ dir_result(const struct dir *d, struct perf_result *r)
 	r->errors = d->errors;
 	if (d->o->impair && d->s->nqp > 1)
 		flows_report(d);
+	/* What the link carried in the measured span (headers, ACKs and
+	 * resends included): against a bottleneck's rate, its utilisation. */
+	if (d->o->impair && p->duration > 0 && t1 > t0)
+		fprintf(stderr, "link: tx_gbps=%.4f\n",
+			(double)(d->m_ob1 - d->m_ob0) * 8 / secs_of(t1 - t0) / 1e9);
 	dir_trace_write(d);
 }
 
@@ -875,6 +892,7 @@ bw_loop(struct bw_run *b)
 					if (!d->stopping) {
 						d->m_t1 = now;
 						d->m_c1 = d->completed;
+						d->m_ob1 = port_obytes(d);
 						dir_stop(d);
 					}
 				}

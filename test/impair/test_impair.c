@@ -1351,7 +1351,8 @@ rings_drain(void)
  * redone), the rest ECT(0); then 4 Not-ECT packets at depth >= 4 are
  * never marked. They leave no faster than the rate: the last of 8 no
  * sooner than 7 packet times after the first (a lower bound, so no
- * machine is too slow for it). xstats count it all.
+ * machine is too slow for it). xstats count it all. The queue is the
+ * port's: two TX queues share it.
  */
 static struct rte_mbuf *
 mk_ecn_pkt(uint32_t seq, uint8_t ecn)
@@ -1463,6 +1464,21 @@ test_bottleneck(void)
 	VERIFY_GOTO(xstat(pid, "tx_bottleneck_dropped") == 0, fail, "band drops");
 	printf("  RED band: %" PRIu64 " of 100 marked\n", xstat(pid, "tx_bottleneck_marked"));
 	VERIFY_GOTO(rte_vdev_uninit("net_impair_bn") == 0, fail, "uninit 2");
+	/* One bottleneck for the port, whichever TX queue sends (softrnic's
+	 * RX role resends on a queue of its own): 6 packets on each of two
+	 * queues into an 8-packet queue; the idle link takes the first at
+	 * once, 8 wait, 3 are tail-dropped (a queue per TX queue: none). */
+	VERIFY_GOTO(impair_up("net_impair_bn", "port=" LOOP_NAME ",rate_mbps=1,queue_pkts=8", 2,
+			      &pid) == 0, fail, "up 3");
+	for (i = 0; i < 12; i++)
+		VERIFY_GOTO((b[i] = mk_ecn_pkt(i + 1, 0x02)) != NULL, fail, "mbufs");
+	VERIFY_GOTO(rte_eth_tx_burst(pid, 0, b, 6) == 6 && rte_eth_tx_burst(pid, 1, b + 6, 6) == 6,
+		    fail, "two queues' bursts");
+	VERIFY_GOTO(xstat(pid, "tx_bottleneck_dropped") == 3 &&
+		    xstat(pid, "tx_bottleneck_depth_max") == 8, fail,
+		    "two queues into one 8-packet bottleneck: %" PRIu64 " dropped, depth max %" PRIu64,
+		    xstat(pid, "tx_bottleneck_dropped"), xstat(pid, "tx_bottleneck_depth_max"));
+	VERIFY_GOTO(rte_vdev_uninit("net_impair_bn") == 0, fail, "uninit 3");
 	/* the band's first packet left at once into the loop ring */
 	for (i = 0; i < 2; i++) {
 		struct rte_mbuf *m;

@@ -102,7 +102,6 @@ struct impair_txq {
 	uint64_t pkts;
 	uint64_t bytes;
 	uint64_t discarded;    /* backlog the underlying port refused at stop */
-	struct impair_shaper sh;
 } __rte_cache_aligned;
 
 /* dev_private. */
@@ -115,6 +114,12 @@ struct impair_port {
 	bool started;
 	struct impair_cfg cfg[2]; /* [RNIC_IMPAIR_TX], [RNIC_IMPAIR_RX] */
 	struct impair_shaper_cfg shc;
+	/* The bottleneck is the port's, one queue for every TX queue (a
+	 * switch port: softrnic's RX role sends its ACKs and resends on a TX
+	 * queue of its own, and they share the link with the data); shlock
+	 * is taken inside a TX queue's lock. */
+	rte_spinlock_t shlock;
+	struct impair_shaper sh;
 };
 
 /* Impair ports by port id, for the rnic_impair_* calls (control path). */
@@ -135,8 +140,8 @@ static const struct {
 	IMPAIR_XSTATS(IMPAIR_XSTAT_ENTRY)
 #undef IMPAIR_XSTAT_ENTRY
 };
-/* The bottleneck's, after them: summed over the TX queues (depth_max:
- * the largest). Reading the depths unlocked is a snapshot. */
+/* The bottleneck's (the port's one queue), after them. Reading the depths
+ * unlocked is a snapshot. */
 static const char *const impair_sh_xstats[] = {
 	"tx_bottleneck_marked", "tx_bottleneck_dropped", "tx_bottleneck_depth",
 	"tx_bottleneck_depth_max", "tx_bottleneck_depth_p99",
@@ -250,13 +255,16 @@ impair_ipv4(struct rte_mbuf *m)
 	return (struct rte_ipv4_hdr *)(p + off);
 }
 
-/* Into the bottleneck's queue: tail drop, RED marking. Lock held. */
+/* Into the bottleneck's queue: tail drop, RED marking. q's lock held. */
 static void
 impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
 {
 	const struct impair_shaper_cfg *c = &q->port->shc;
-	struct impair_shaper *sh = &q->sh;
+	struct impair_shaper *sh = &q->port->sh;
 
+	if (k == 0)
+		return;
+	rte_spinlock_lock(&q->port->shlock);
 	for (uint16_t i = 0; i < k; i++) {
 		uint32_t d = sh->n;
 		struct rte_ipv4_hdr *ip;
@@ -287,16 +295,22 @@ impair_shaper_put(struct impair_txq *q, struct rte_mbuf **m, uint16_t k)
 		if (sh->n > sh->depth_max)
 			sh->depth_max = sh->n;
 	}
+	rte_spinlock_unlock(&q->port->shlock);
 }
 
-/* Out of the bottleneck's queue, at its rate. Lock held, backlog empty. */
+/* Out of the bottleneck's queue, at its rate, through @p q's underlying
+ * queue (whichever TX queue put a packet in). q's lock held, its backlog
+ * empty. */
 static void
 impair_shaper_release(struct impair_txq *q)
 {
 	const struct impair_shaper_cfg *c = &q->port->shc;
-	struct impair_shaper *sh = &q->sh;
+	struct impair_shaper *sh = &q->port->sh;
 	uint64_t now = rte_rdtsc();
 
+	if (__atomic_load_n(&sh->n, __ATOMIC_RELAXED) == 0 ||
+	    !rte_spinlock_trylock(&q->port->shlock))
+		return;   /* another queue is releasing: it sends for all */
 	while (sh->n > 0 && (int64_t)(now - sh->next_tsc) >= 0) {
 		struct rte_mbuf *m = sh->m[sh->head];
 		uint64_t t = (uint64_t)m->pkt_len * 8 * c->tsc_per_kbit / 1000;
@@ -308,19 +322,23 @@ impair_shaper_release(struct impair_txq *q)
 		/* A link that was idle gives no credit for the idle time. */
 		sh->next_tsc = (sh->next_tsc + t > now ? sh->next_tsc : now) + t;
 	}
+	rte_spinlock_unlock(&q->port->shlock);
 }
 
+/* The bottleneck's queue emptied (stop, release): counted as @p q's. */
 static void
 impair_shaper_free(struct impair_txq *q)
 {
-	struct impair_shaper *sh = &q->sh;
+	struct impair_shaper *sh = &q->port->sh;
 
+	rte_spinlock_lock(&q->port->shlock);
 	while (sh->n > 0) {
 		rte_pktmbuf_free(sh->m[sh->head]);
 		sh->head = (sh->head + 1) % IMPAIR_SHAPER_MAX;
 		sh->n--;
 		q->discarded++;
 	}
+	rte_spinlock_unlock(&q->port->shlock);
 }
 
 /*
@@ -396,7 +414,7 @@ impair_tx_poke_one(struct impair_port *p, uint16_t qid)
 	if (q == NULL ||
 	    (__atomic_load_n(&q->eng.nb_held, __ATOMIC_RELAXED) == 0 &&
 	     __atomic_load_n(&q->backlog.n, __ATOMIC_RELAXED) == 0 &&
-	     __atomic_load_n(&q->sh.n, __ATOMIC_RELAXED) == 0))
+	     __atomic_load_n(&p->sh.n, __ATOMIC_RELAXED) == 0))
 		return;
 	if (!rte_spinlock_trylock(&q->lock))
 		return;
@@ -691,9 +709,12 @@ impair_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	rte_spinlock_init(&q->lock);
 	rnic_impair_engine_init(&q->eng, &p->cfg[RNIC_IMPAIR_TX],
 				RNIC_IMPAIR_TX, qid);
-	q->sh.rng = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)qid << 32) ^ p->cfg[RNIC_IMPAIR_TX].p.seed;
-	if (q->sh.rng == 0)
-		q->sh.rng = 1;
+	if (qid == 0) {
+		rte_spinlock_init(&p->shlock);
+		p->sh.rng = 0x9e3779b97f4a7c15ULL ^ p->cfg[RNIC_IMPAIR_TX].p.seed;
+		if (p->sh.rng == 0)
+			p->sh.rng = 1;
+	}
 	dev->data->tx_queues[qid] = q;
 	return 0;
 }
@@ -887,28 +908,17 @@ impair_xstats_get_names(struct rte_eth_dev *dev,
 	return IMPAIR_NB_XSTATS;
 }
 
-/* The depth 99% of arrivals met or found below it, over the TX queues. */
+/* The depth 99% of arrivals met or found below it. */
 static uint64_t
-impair_depth_p99(const struct rte_eth_dev_data *d)
+impair_depth_p99(const struct impair_port *p)
 {
-	uint64_t total = 0, acc = 0;
+	uint64_t total = p->sh.depth_samples, acc = 0;
 	uint32_t depth;
 
-	for (uint16_t i = 0; i < d->nb_tx_queues; i++) {
-		const struct impair_txq *q = d->tx_queues[i];
-
-		if (q != NULL)
-			total += q->sh.depth_samples;
-	}
 	if (total == 0)
 		return 0;
 	for (depth = 0; depth <= IMPAIR_SHAPER_MAX; depth++) {
-		for (uint16_t i = 0; i < d->nb_tx_queues; i++) {
-			const struct impair_txq *q = d->tx_queues[i];
-
-			if (q != NULL)
-				acc += q->sh.hist[depth];
-		}
+		acc += p->sh.hist[depth];
 		if (acc * 100 >= total * 99)
 			break;
 	}
@@ -935,19 +945,11 @@ impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs,
 		}
 	}
 	{
-		uint64_t v[RTE_DIM(impair_sh_xstats)] = { 0 };
+		uint64_t v[RTE_DIM(impair_sh_xstats)] = {
+			p->sh.marked, p->sh.dropped, __atomic_load_n(&p->sh.n, __ATOMIC_RELAXED),
+			p->sh.depth_max, impair_depth_p99(p),
+		};
 
-		for (i = 0; i < dev->data->nb_tx_queues; i++) {
-			const struct impair_txq *q = dev->data->tx_queues[i];
-
-			if (q == NULL)
-				continue;
-			v[0] += q->sh.marked;
-			v[1] += q->sh.dropped;
-			v[2] += __atomic_load_n(&q->sh.n, __ATOMIC_RELAXED);
-			v[3] = RTE_MAX(v[3], q->sh.depth_max);
-		}
-		v[4] = impair_depth_p99(dev->data);
 		for (i = 0; i < RTE_DIM(v); i++, k++) {
 			xs[k].id = k;
 			xs[k].value = v[i];
@@ -972,14 +974,14 @@ impair_xstats_reset(struct rte_eth_dev *dev)
 			if (e != NULL)
 				memset(&e->cnt, 0, sizeof(e->cnt));
 		}
-	for (i = 0; i < d->nb_tx_queues; i++) {
-		struct impair_txq *q = d->tx_queues[i];
+	{
+		struct impair_port *p = d->dev_private;
 
-		if (q != NULL) {
-			q->sh.marked = q->sh.dropped = q->sh.depth_max = 0;
-			q->sh.depth_samples = 0;
-			memset(q->sh.hist, 0, sizeof(q->sh.hist));
-		}
+		rte_spinlock_lock(&p->shlock);
+		p->sh.marked = p->sh.dropped = p->sh.depth_max = 0;
+		p->sh.depth_samples = 0;
+		memset(p->sh.hist, 0, sizeof(p->sh.hist));
+		rte_spinlock_unlock(&p->shlock);
 	}
 	return impair_stats_reset(dev);
 }
