@@ -540,6 +540,34 @@ rnic_cm_listen_ud(struct rnic_cm *cm, uint16_t port)
 	return listen_ps(cm, port, true);
 }
 
+/* The active side's id towards port @p port at @p dgid from GID
+ * @p sgid_index (its GID into @p sgid); NULL with rte_errno for bad
+ * arguments (EINVAL) or no memory. */
+static struct rnic_cm_id *
+active_id(struct rnic_cm *cm, const uint8_t dgid[16], uint8_t sgid_index, uint16_t port,
+	  const struct rnic_cm_param *param, uint8_t sgid[16])
+{
+	struct rnic_cm_id *id;
+
+	if (cm == NULL || dgid == NULL || param == NULL ||
+	    param->private_data_len > RNIC_CM_PDATA_MAX ||
+	    rnic_dev_query_gid(cm->dev, sgid_index, sgid) != 0 ||
+	    rnic_gid_is_ipv4(sgid) != rnic_gid_is_ipv4(dgid)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	id = id_new(cm, CM_REQ_SENT);
+	if (id == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	id->port = port;
+	id->param = *param;
+	id->sgid_index = sgid_index;
+	memcpy(id->peer_gid, dgid, 16);
+	return id;
+}
+
 /* The rdma_cm header of a REQ or SIDR_REQ from @p sgid to @p dgid. */
 static void
 cma_hdr_fill(const uint8_t sgid[16], const uint8_t dgid[16], uint8_t *pdata)
@@ -567,23 +595,10 @@ rnic_cm_resolve_ud(struct rnic_cm *cm, const uint8_t dgid[16], uint8_t sgid_inde
 	struct rnic_cm_msg m;
 	uint8_t sgid[16];
 
-	if (cm == NULL || dgid == NULL || param == NULL ||
-	    param->private_data_len > RNIC_CM_PDATA_MAX ||
-	    rnic_dev_query_gid(cm->dev, sgid_index, sgid) != 0 ||
-	    rnic_gid_is_ipv4(sgid) != rnic_gid_is_ipv4(dgid)) {
-		rte_errno = EINVAL;
+	id = active_id(cm, dgid, sgid_index, port, param, sgid);
+	if (id == NULL)
 		return NULL;
-	}
-	id = id_new(cm, CM_REQ_SENT);
-	if (id == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
 	id->ud = true;
-	id->port = port;
-	id->param = *param;
-	id->sgid_index = sgid_index;
-	memcpy(id->peer_gid, dgid, 16);
 	cm_hdr(cm, &m, RNIC_CM_SIDR_REQ, 0);
 	m.sidr_req.request_id = id->local_id;
 	m.sidr_req.pkey = RNIC_DEFAULT_PKEY;
@@ -641,23 +656,19 @@ rnic_cm_connect(struct rnic_cm *cm, struct rnic_qp *qp, const uint8_t dgid[16],
 	struct rnic_cm_req *q = &m.req;
 	uint8_t sgid[16];
 
-	if (cm == NULL || qp == NULL || dgid == NULL || param == NULL ||
-	    param->private_data_len > RNIC_CM_PDATA_MAX ||
-	    rnic_dev_query_gid(cm->dev, sgid_index, sgid) != 0 ||
-	    rnic_gid_is_ipv4(sgid) != rnic_gid_is_ipv4(dgid) || qp_init(qp) != 0) {
+	if (qp == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	id = id_new(cm, CM_REQ_SENT);
-	if (id == NULL) {
-		rte_errno = ENOMEM;
+	id = active_id(cm, dgid, sgid_index, port, param, sgid);
+	if (id == NULL)
+		return NULL;
+	if (qp_init(qp) != 0) {
+		rnic_cm_destroy_id(id);
+		rte_errno = EINVAL;
 		return NULL;
 	}
 	id->qp = qp;
-	id->port = port;
-	id->param = *param;
-	id->sgid_index = sgid_index;
-	memcpy(id->peer_gid, dgid, 16);
 	id->rq_psn = (uint32_t)rte_rand() & RNIC_PSN_MASK;
 	cm_hdr(cm, &m, RNIC_CM_REQ, 0);
 	q->local_comm_id = id->local_id;

@@ -120,23 +120,36 @@ qp_attr(void)
 	return a;
 }
 
-/* A client id from @p src to @p dst:@p port, routed, with a QP. */
+/* A client id of port space @p ps from @p src to @p dst:@p port, its
+ * address and route resolved. */
 static struct rdma_cm_id *
-client(const char *src, const char *dst, int port)
+resolved(enum rdma_port_space ps, const char *src, const char *dst, int port)
 {
 	struct sockaddr_storage s, d;
 	struct rdma_cm_id *id;
-	struct ibv_qp_init_attr qa = qp_attr();
 
 	set_addr(&s, src, 0);
 	set_addr(&d, dst, port);
-	if (rdma_create_id(cli_ch, &id, NULL, RDMA_PS_TCP) != 0)
+	if (rdma_create_id(cli_ch, &id, NULL, ps) != 0)
 		return NULL;
 	if (rdma_resolve_addr(id, (struct sockaddr *)&s, (struct sockaddr *)&d, 2000) != 0 ||
 	    expect(cli_ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) != 0 ||
 	    rdma_resolve_route(id, 2000) != 0 ||
-	    expect(cli_ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL) != 0 ||
-	    rdma_create_qp(id, NULL, &qa) != 0) {
+	    expect(cli_ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL) != 0) {
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	return id;
+}
+
+/* A client id from @p src to @p dst:@p port, routed, with an RC QP. */
+static struct rdma_cm_id *
+client(const char *src, const char *dst, int port)
+{
+	struct rdma_cm_id *id = resolved(RDMA_PS_TCP, src, dst, port);
+	struct ibv_qp_init_attr qa = qp_attr();
+
+	if (id != NULL && rdma_create_qp(id, NULL, &qa) != 0) {
 		rdma_destroy_id(id);
 		return NULL;
 	}
@@ -373,7 +386,7 @@ test_ud(void)
 {
 	struct rdma_cm_id *lis, *c = NULL, *child = NULL;
 	struct rdma_cm_event *ev;
-	struct sockaddr_storage ss, d;
+	struct sockaddr_storage ss;
 	struct ibv_qp_init_attr qa = qp_attr();
 	struct ibv_ah *ah = NULL;
 	struct ibv_mr *smr = NULL, *rmr = NULL;
@@ -391,13 +404,8 @@ test_ud(void)
 	set_addr(&ss, "10.0.1.1", 7020);
 	CHECK(rdma_bind_addr(lis, (struct sockaddr *)&ss) == 0 && rdma_listen(lis, 4) == 0,
 	      "UD: listener on 10.0.1.1 port 7020");
-	set_addr(&ss, "10.0.1.2", 0);
-	set_addr(&d, "10.0.1.1", 7021);
-	if (rdma_create_id(cli_ch, &c, NULL, RDMA_PS_UDP) != 0 ||
-	    rdma_resolve_addr(c, (struct sockaddr *)&ss, (struct sockaddr *)&d, 2000) != 0 ||
-	    expect(cli_ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) != 0 ||
-	    rdma_resolve_route(c, 2000) != 0 ||
-	    expect(cli_ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL) != 0) {
+	c = resolved(RDMA_PS_UDP, "10.0.1.2", "10.0.1.1", 7021);
+	if (c == NULL) {
 		CHECK(0, "UD: client resolved");
 		goto out;
 	}
@@ -407,12 +415,8 @@ test_ud(void)
 	rdma_destroy_id(c);
 	c = NULL;
 
-	set_addr(&d, "10.0.1.1", 7020);
-	if (rdma_create_id(cli_ch, &c, NULL, RDMA_PS_UDP) != 0 ||
-	    rdma_resolve_addr(c, (struct sockaddr *)&ss, (struct sockaddr *)&d, 2000) != 0 ||
-	    expect(cli_ch, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) != 0 ||
-	    rdma_resolve_route(c, 2000) != 0 ||
-	    expect(cli_ch, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL) != 0) {
+	c = resolved(RDMA_PS_UDP, "10.0.1.2", "10.0.1.1", 7020);
+	if (c == NULL) {
 		CHECK(0, "UD: client resolved");
 		goto out;
 	}
