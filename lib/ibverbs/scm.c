@@ -446,14 +446,17 @@ path_fill(struct scm_id *id)
 {
 	struct rdma_addr *a = &id->id.route.addr;
 	struct ibv_sa_path_rec *p = &id->path;
+	struct ibv_port_attr pa;
 
 	memset(p, 0, sizeof(*p));
+	/* the port's RoCE MTU, as the kernel's path for RoCE */
+	p->mtu = id->id.verbs && ibv_query_port(id->id.verbs, 1, &pa) == 0 ? pa.active_mtu :
+		 IBV_MTU_1024;
 	p->sgid = a->addr.ibaddr.sgid;
 	p->dgid = a->addr.ibaddr.dgid;
 	p->pkey = htobe16(0xffff);
 	p->hop_limit = 64;
 	p->traffic_class = id->tos;
-	p->mtu = IBV_MTU_1024;
 	p->reversible = 1;
 	p->numb_path = 1;
 	id->id.route.path_rec = p;
