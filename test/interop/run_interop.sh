@@ -224,6 +224,20 @@ judged() {
     echo "${results[-1]}" >&2
 }
 
+# not_passed [FAIL_DETAIL]: the verdict of a case that did not pass: ENV
+# when the guest shows a fault of its own (env_fault), else FAIL; the logs
+# shown either way. Reads the caller's tag, hlog, glog, hrc and grc.
+not_passed() {
+    local why
+    if why=$(env_fault "$glog"); then
+        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
+        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
+    else
+        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none}${1:+ $1}"
+        show_logs "$tag" FAIL "$hlog" "$glog"
+    fi
+}
+
 # show_logs TAG VERDICT HOST_LOG GUEST_LOG: a failed attempt's logs.
 show_logs() {
     echo "---- $1 ($2): softrnic"; cat "$3"; echo "---- $1 ($2): guest"; cat "$4" 2>/dev/null
@@ -262,12 +276,8 @@ pp_case() {
     if [ "$hrc" = 0 ] && grep -q "verified: messages=$n .* errors=0" "$hlog" && [ "$grc" = 0 ] &&
        grep -q "iters in" "$glog"; then
         V=PASS D="n=$n  guest ${usec} usec/iter  (${el%.*} s)"
-    elif why=$(env_fault "$glog"); then
-        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
-        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
     else
-        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none}"
-        show_logs "$tag" FAIL "$hlog" "$glog"
+        not_passed
     fi
 }
 run_case() { judged pp_case "$@"; }
@@ -339,12 +349,8 @@ rp_case() {
     if [ "$hrc" = 0 ] && grep -q "iterations=10 errors=0" "$hlog" && [ "$grc" = 0 ] &&
        [ "$pings" = 10 ]; then
         V=PASS D="10 pings, guest printed $pings  (${el%.*} s)"
-    elif why=$(env_fault "$glog"); then
-        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
-        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
     else
-        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none} guest pings=${pings:-0}"
-        show_logs "$tag" FAIL "$hlog" "$glog"
+        not_passed "guest pings=${pings:-0}"
     fi
 }
 if [ -x "$RP" ] && [ "${SOFTRNIC_INTEROP_RPING:-1}" != 0 ]; then
@@ -451,12 +457,8 @@ pt_case() {
         # figures are then meaningless (0 or inf), the run is not.
         grep -q "Correlation coefficient" "$glog" 2>/dev/null &&
             D="$D  (guest clock calibration failed: its figures are void)"
-    elif why=$(env_fault "$glog"); then
-        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
-        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
     else
-        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none}"
-        show_logs "$tag" FAIL "$hlog" "$glog"
+        not_passed
     fi
 }
 
@@ -585,12 +587,8 @@ iv_case() {
         V=PASS D="args=\"$args\"  client:$row  (${el%.*} s)"
         grep -q "Correlation coefficient" "$glog" 2>/dev/null &&
             D="$D  (guest clock calibration failed: its figures are void)"
-    elif why=$(env_fault "$glog"); then
-        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
-        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
     else
-        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none} args=\"$args\""
-        show_logs "$tag" FAIL "$hlog" "$glog"
+        not_passed "args=\"$args\""
     fi
 }
 # iv_config FILE [lossy]: the library's configuration (config/README.md).
@@ -701,12 +699,8 @@ cm_case() {
     row=$(grep -E "$pat" "$clog" 2>/dev/null | tail -1 | tr -s ' \t' ' ')
     if [ "$hrc" = 0 ] && [ "$grc" = 0 ] && [ -n "$row" ]; then
         V=PASS D="client:$row  (${el%.*} s)"
-    elif why=$(env_fault "$glog"); then
-        V=ENV D="softrnic rc=$hrc guest rc=${grc:-none}: $why"
-        show_logs "$tag" ENV-FAIL "$hlog" "$glog"
     else
-        V=FAIL D="softrnic rc=$hrc guest rc=${grc:-none}"
-        show_logs "$tag" FAIL "$hlog" "$glog"
+        not_passed
     fi
 }
 
