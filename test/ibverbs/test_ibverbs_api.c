@@ -40,16 +40,8 @@
 
 #include <infiniband/verbs.h>
 
-static int failed;
+#include "check.h"
 
-#define CHECK(cond, ...) do { \
-	if (cond) { \
-		printf("ok   "); printf(__VA_ARGS__); printf("\n"); \
-	} else { \
-		printf("FAIL "); printf(__VA_ARGS__); printf(" (%s:%d)\n", __FILE__, __LINE__); \
-		failed++; \
-	} \
-} while (0)
 
 #define QKEY 0x11111111u
 #define BUF 4096

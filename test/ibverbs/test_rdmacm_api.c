@@ -39,16 +39,8 @@
 
 #include <rdma/rdma_cma.h>
 
-static int failed;
+#include "check.h"
 
-#define CHECK(cond, ...) do { \
-	if (cond) { \
-		printf("ok   "); printf(__VA_ARGS__); printf("\n"); \
-	} else { \
-		printf("FAIL "); printf(__VA_ARGS__); printf(" (%s:%d)\n", __FILE__, __LINE__); \
-		failed++; \
-	} \
-} while (0)
 
 #define WAIT_MS 5000
 #define MSG 64
