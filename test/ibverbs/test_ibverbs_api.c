@@ -42,7 +42,6 @@
 
 #include "check.h"
 
-
 #define QKEY 0x11111111u
 #define BUF 4096
 

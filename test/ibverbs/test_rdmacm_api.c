@@ -41,7 +41,6 @@
 
 #include "check.h"
 
-
 #define WAIT_MS 5000
 #define MSG 64
 
