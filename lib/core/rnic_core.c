@@ -149,12 +149,26 @@ rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool re
 		return RNIC_MEMCHK_PD_ERR;
 	if ((mr->access & access) != access)
 		return RNIC_MEMCHK_FLAGS_ERR;
-	base = (uint64_t)(uintptr_t)mr->addr;
+	/* remote: the IOVA; local SGEs were translated when posted */
+	base = remote ? mr->iova : (uint64_t)(uintptr_t)mr->addr;
 	/* Written so that no sum can overflow 64 bits. */
 	if (va < base || len > mr->length || va - base > mr->length - len)
 		return RNIC_MEMCHK_LENGTH_ERR;
 	*out = mr;
 	return RNIC_MEMCHK_OK;
+}
+
+uint64_t
+rnic_mr_local(struct rnic_device *dev, uint32_t lkey, uint64_t addr, uint32_t len)
+{
+	struct rnic_mr *mr = mr_slot(dev, lkey);
+	uint64_t base = (uint64_t)(uintptr_t)(mr ? mr->addr : NULL);
+
+	if (mr == NULL || mr->lkey != lkey || mr->iova == base)
+		return addr;
+	if (addr < mr->iova || len > mr->length || addr - mr->iova > mr->length - len)
+		return UINT64_MAX;   /* outside it: no MR covers this */
+	return base + (addr - mr->iova);
 }
 
 struct rnic_mr *

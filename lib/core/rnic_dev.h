@@ -181,6 +181,11 @@ struct rnic_device {
 	struct rnic_mr **mrs;         /* [MR-TABLE] by key index, as qps */
 	uint32_t max_mrs;
 	uint32_t mr_key_seq;
+	/* MRs registered with an IOVA other than their address: while there
+	 * are any, posted SGEs are translated (rnic_mr_local). W: control
+	 * thread; R: posting threads (a stale 0 can only miss an MR whose
+	 * registration the poster had not seen yet). */
+	uint32_t iova_mrs;
 	uint32_t n_pds;
 	uint32_t n_qps;               /* QPs that exist (<= max_qps) */
 	uint32_t n_cqs;               /* CQs that exist (<= max_cqs) */

@@ -48,6 +48,11 @@ enum rnic_memchk {
 struct rnic_mr {
 	struct rnic_pd *pd;
 	uint8_t *addr;
+	/* The address peers and work requests name the MR's first byte by
+	 * (verbs' IOVA; addr unless registered with another): R_Key accesses
+	 * are checked against [iova, iova + length) and reach addr + (va -
+	 * iova); local SGEs are translated when posted (rnic_mr_local). */
+	uint64_t iova;
 	uint64_t length;
 	uint32_t lkey;
 	uint32_t rkey;
@@ -99,6 +104,23 @@ struct rnic_cq {
  */
 int rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
 		  uint64_t va, uint64_t len, int access, struct rnic_mr **out);
+
+/* Where remote address @p va of @p mr (checked by rnic_mr_check) is in
+ * this process; NULL @p mr (a zero-length access): @p va itself. */
+static inline uint64_t
+rnic_mr_host(const struct rnic_mr *mr, uint64_t va)
+{
+	return mr == NULL ? va : (uint64_t)(uintptr_t)mr->addr + (va - mr->iova);
+}
+
+/*
+ * A local SGE's address as posted (in its MR's IOVA space) -> where it is
+ * in this process, for MRs registered with an IOVA other than their
+ * address (dev->iova_mrs). An SGE outside its MR's IOVA range becomes an
+ * address no MR covers, so that the engine's check fails it. Other SGEs
+ * are left as they are.
+ */
+uint64_t rnic_mr_local(struct rnic_device *dev, uint32_t lkey, uint64_t addr, uint32_t len);
 
 /* The MR @p key names with a valid R_Key in @p pd, or NULL. */
 struct rnic_mr *rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key);

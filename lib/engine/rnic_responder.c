@@ -688,7 +688,7 @@ dup_read(struct resp_ctx *c, struct rnic_rd_res *r)
 		c->st->drop_dup_rd_atomic++;
 		return RESP_DONE;
 	}
-	r->va = pkt->ext.reth_va;
+	r->va = rnic_mr_host(mr, pkt->ext.reth_va);
 	r->length = pkt->ext.reth_len;
 	r->sent = 0;
 	r->cur_psn = pkt->bth.psn;
@@ -873,7 +873,7 @@ resp_write_rkey(struct resp_ctx *c)
 	if (((c->mask & RNIC_M_LAST) && pkt->payload_len != pkt->ext.reth_len) ||
 	    (!(c->mask & RNIC_M_LAST) && pkt->ext.reth_len <= c->qp->pmtu))
 		return RESP_ERR_INV_REQ;
-	rs->wr_va = pkt->ext.reth_va;
+	rs->wr_va = rnic_mr_host(mr, pkt->ext.reth_va);
 	rs->wr_left = pkt->ext.reth_len;
 	rs->wr_total = pkt->ext.reth_len;
 	return RESP_WRITE;
@@ -917,7 +917,7 @@ resp_write(struct resp_ctx *c)
  */
 static struct rnic_rd_res *
 rd_atomic_take(struct resp_ctx *c, uint32_t rkey, uint64_t va, uint64_t len, int access,
-	       enum resp_state *next)
+	       enum resp_state *next, uint64_t *host)
 {
 	struct rnic_rd_res *r;
 	struct rnic_mr *mr;
@@ -933,6 +933,9 @@ rd_atomic_take(struct resp_ctx *c, uint32_t rkey, uint64_t va, uint64_t len, int
 		*next = RESP_ERR_ACCESS;
 		return NULL;
 	}
+	*host = rnic_mr_host(mr, va);
+	if (access == RNIC_ACCESS_REMOTE_ATOMIC && (*host & (RNIC_ATOMIC_LEN - 1)))
+		return NULL;   /* aligned IOVA, unaligned memory: an MR with an odd IOVA */
 	r = res_take(c->qp);
 	if (r != NULL)
 		pending_drop_ack(c->qp);   /* the READ response/atomic ACK covers it */
@@ -948,9 +951,10 @@ resp_read(struct resp_ctx *c)
 	uint32_t len = pkt->ext.reth_len, npsn;
 	enum resp_state next;
 	struct rnic_rd_res *r;
+	uint64_t host;
 
 	r = rd_atomic_take(c, pkt->ext.reth_rkey, pkt->ext.reth_va, len,
-			   RNIC_ACCESS_REMOTE_READ, &next);
+			   RNIC_ACCESS_REMOTE_READ, &next, &host);
 	if (r == NULL)
 		return next;
 	npsn = RTE_MAX(1u, (len + c->qp->pmtu - 1) / c->qp->pmtu);
@@ -958,7 +962,8 @@ resp_read(struct resp_ctx *c)
 	r->type = RNIC_MQ_READ;
 	r->psn = pkt->bth.psn;
 	r->last_psn = rnic_psn_add(r->psn, npsn - 1);
-	r->va = r->orig_va = pkt->ext.reth_va;
+	r->va = host;                   /* where the responses read from */
+	r->orig_va = pkt->ext.reth_va;  /* what a duplicate is matched with */
 	r->rkey = pkt->ext.reth_rkey;
 	r->length = r->orig_len = len;
 	r->cur_psn = r->psn;
@@ -977,13 +982,13 @@ resp_atomic(struct resp_ctx *c)
 	const struct rnic_pkt *pkt = c->pkt;
 	enum resp_state next;
 	struct rnic_rd_res *r;
-	uint64_t *p;
+	uint64_t *p, host;
 
 	r = rd_atomic_take(c, pkt->ext.atm_rkey, pkt->ext.atm_va, RNIC_ATOMIC_LEN,
-			   RNIC_ACCESS_REMOTE_ATOMIC, &next);
+			   RNIC_ACCESS_REMOTE_ATOMIC, &next, &host);
 	if (r == NULL)
 		return next;
-	p = (uint64_t *)(uintptr_t)pkt->ext.atm_va;
+	p = (uint64_t *)(uintptr_t)host;
 	if (pkt->bth.opcode == RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_CMP_SWAP)) {
 		uint64_t expect = pkt->ext.atm_cmp;
 

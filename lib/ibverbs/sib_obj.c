@@ -80,14 +80,13 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int
 	if (access & ~(unsigned int)(SIB_ACCESS_IBA | SIB_ACCESS_HINTS))
 		/* ZERO_BASED, ON_DEMAND, REMOTE_ATOMIC_WRITE, FLUSH: not offered */
 		return fail_null(EOPNOTSUPP);
-	if (iova != (uintptr_t)addr)
-		return fail_null(EOPNOTSUPP);     /* the VA is the address on the wire */
 	if (length == 0 || length > UINT32_MAX)
 		return fail_null(EINVAL);
 	m = calloc(1, sizeof(*m));
 	if (m == NULL)
 		return fail_null(ENOMEM);
-	m->mr = rnic_reg_mr(p->pd, addr, length, (int)(access & SIB_ACCESS_IBA));
+	/* iova: what peers and SGEs name the first byte by (ibv_reg_mr_iova2) */
+	m->mr = rnic_reg_mr_iova(p->pd, addr, length, iova, (int)(access & SIB_ACCESS_IBA));
 	if (m->mr == NULL) {
 		free(m);
 		return fail_null(rte_errno);

@@ -41,12 +41,19 @@ rnic_dealloc_pd(struct rnic_pd *pd)
 struct rnic_mr *
 rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access)
 {
+	return rnic_reg_mr_iova(pd, addr, length, (uint64_t)(uintptr_t)addr, access);
+}
+
+struct rnic_mr *
+rnic_reg_mr_iova(struct rnic_pd *pd, void *addr, uint64_t length, uint64_t iova, int access)
+{
 	struct rnic_device *dev;
 	struct rnic_mr *mr;
 	uint32_t i, key;
 
 	if (pd == NULL || addr == NULL || length == 0 || (access & ~RNIC_ACCESS_ALL) ||
-	    ((uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr))
+	    ((uint64_t)(uintptr_t)addr + length < (uint64_t)(uintptr_t)addr) ||
+	    iova + length < iova)
 		return rnic_fail_null(EINVAL);
 	/* IBA 10.6.3.1: remote write/atomic need local write. */
 	if ((access & (RNIC_ACCESS_REMOTE_WRITE | RNIC_ACCESS_REMOTE_ATOMIC)) &&
@@ -64,6 +71,7 @@ rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access)
 	key = (i << 8) | (++dev->mr_key_seq & 0xff);
 	mr->pd = pd;
 	mr->addr = addr;
+	mr->iova = iova;
 	mr->length = length;
 	mr->lkey = key;
 	mr->rkey = key;
@@ -72,6 +80,8 @@ rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access)
 	mr->rkey_valid = 1;
 	mr->valid = 1;
 	pd->refs++;
+	if (iova != (uint64_t)(uintptr_t)addr)
+		__atomic_fetch_add(&dev->iova_mrs, 1, __ATOMIC_RELEASE);
 	STORE_REL(&dev->mrs[i], mr);
 	return mr;
 }
@@ -87,6 +97,8 @@ rnic_dereg_mr(struct rnic_mr *mr)
 	STORE_REL(&mr->valid, 0);
 	STORE_REL(&dev->mrs[mr->index], NULL);
 	rnic_dev_quiesce(dev);   /* no lcore still holds the pointer */
+	if (mr->iova != (uint64_t)(uintptr_t)mr->addr)
+		__atomic_fetch_sub(&dev->iova_mrs, 1, __ATOMIC_RELEASE);
 	mr->pd->refs--;
 	rte_free(mr);
 	return 0;

@@ -92,6 +92,17 @@ send_wr_check(const struct rnic_qp *qp, const struct rnic_send_wr *wr, uint64_t 
 	return 0;
 }
 
+/* SGEs of MRs registered with an IOVA other than their address: to where
+ * the bytes are (rnic_mr_local); nothing to do while the device has none. */
+static inline void
+sges_local(const struct rnic_qp *qp, struct rnic_sge *sge, uint32_t n)
+{
+	if (__atomic_load_n(&qp->dev->iova_mrs, __ATOMIC_ACQUIRE) == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		sge[i].addr = rnic_mr_local(qp->dev, sge[i].lkey, sge[i].addr, sge[i].length);
+}
+
 /* The remote side of a WQE: address, key, operands, UD destination. */
 static void
 wqe_fill_remote(const struct rnic_qp *qp, struct rnic_wqe *w, const struct rnic_send_wr *wr)
@@ -150,6 +161,7 @@ wqe_fill(const struct rnic_qp *qp, uint32_t idx, const struct rnic_send_wr *wr,
 	} else {
 		memcpy(w->sge, wr->sg_list, sizeof(struct rnic_sge) * wr->num_sge);
 		w->num_sge = (uint8_t)wr->num_sge;
+		sges_local(qp, w->sge, w->num_sge);
 	}
 }
 
@@ -215,6 +227,7 @@ post_recv_list(struct rnic_qp *qp, struct rnic_recv_wr **wrp)
 		r->num_sge = (uint32_t)wr->num_sge;
 		r->total_len = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 		memcpy(r->sge, wr->sg_list, sizeof(struct rnic_sge) * wr->num_sge);
+		sges_local(qp, r->sge, (uint32_t)wr->num_sge);
 	}
 	if (pi != start) {
 		STORE_REL(&qp->app.rq_pi, pi);   /* [RQ-PI] */

@@ -98,6 +98,13 @@ int rnic_dealloc_pd(struct rnic_pd *pd);
  *         ENOSPC (MR table full).
  */
 struct rnic_mr *rnic_reg_mr(struct rnic_pd *pd, void *addr, uint64_t length, int access);
+/**
+ * As rnic_reg_mr, with the MR's first byte named @p iova (verbs' IOVA) by
+ * peers (R_Key accesses) and by SGEs (L_Key): [iova, iova + length) maps
+ * onto [addr, addr + length). rnic_reg_mr is this with iova = addr.
+ */
+struct rnic_mr *rnic_reg_mr_iova(struct rnic_pd *pd, void *addr, uint64_t length, uint64_t iova,
+				 int access);
 
 int rnic_dereg_mr(struct rnic_mr *mr);
 

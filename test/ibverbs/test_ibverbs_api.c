@@ -21,6 +21,10 @@
  *   WRITE, SEND, RDMA READ and fetch-and-add in one
  *   ibv_wr_start..ibv_wr_complete batch each; the data and the atomic's
  *   old value checked.
+ * - ibv_reg_mr_iova2: a WRITE, a READ, a fetch-and-add and a SEND named
+ *   by IOVAs reach the bytes they map to at both ends (one IOVA shifts
+ *   the alignment); a remote address or a local SGE outside the IOVA range
+ *   (the buffer's own address) fails.
  * - Asynchronous events: async_fd is pollable, non-blocking
  *   ibv_get_async_event says EAGAIN when none is queued, and a CQ overrun
  *   raises IBV_EVENT_QP_FATAL for the QP, seen through poll().
@@ -416,6 +420,126 @@ test_rc_builder(struct side *a, struct side *b, int gi)
 	ibv_destroy_qp(qb);
 }
 
+static int
+post1(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t id, uint32_t lkey, uint64_t addr,
+      uint32_t len, uint32_t rkey, uint64_t raddr)
+{
+	struct ibv_sge sg = { addr, len, lkey };
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sg, .num_sge = 1, .opcode = op,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 7;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* One completion of @p cq within 5 s, its status (-1: none came). */
+static int
+status1(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+
+	return poll_one(cq, &wc) == 1 ? (int)wc.status : -1;
+}
+
+/*
+ * ibv_reg_mr_iova2: MRs whose first byte peers and SGEs name by an IOVA
+ * other than its address (a on 0x10000000, b on 0x4000 + 8: an IOVA that
+ * shifts the alignment by 8 bytes, still 8-aligned). A WRITE, a READ and a
+ * fetch-and-add named by IOVAs reach the right bytes at both ends; an
+ * address outside the IOVA range, remote (though inside the buffer's real
+ * addresses) or local, fails.
+ */
+static void
+test_iova(struct side *a, struct side *b)
+{
+	const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC;
+	uint8_t *ab = aligned_alloc(4096, BUF), *bb = aligned_alloc(4096, BUF);
+	const uint64_t aio = 0x10000000, bio = 0x4008;
+	struct ibv_mr *am = NULL, *bm = NULL;
+	struct ibv_qp *qa = rc_qp_ex(a), *qb = rc_qp_ex(b);
+	uint64_t *ctr, old = 0;
+
+	printf("-- MRs with an IOVA (ibv_reg_mr_iova2)\n");
+	if (ab == NULL || bb == NULL || qa == NULL || qb == NULL ||
+	    rc_connect(qa, qb->qp_num, &b->gid, 0) || rc_connect(qb, qa->qp_num, &a->gid, 0)) {
+		CHECK(0, "buffers and RC QPs");
+		goto out;
+	}
+	memset(ab, 0, BUF);
+	memset(bb, 0, BUF);
+	am = ibv_reg_mr_iova2(a->pd, ab, BUF, aio, acc);
+	bm = ibv_reg_mr_iova2(b->pd, bb + 8, BUF - 8, bio, acc);
+	CHECK(am && bm && am->addr == ab && bm->addr == bb + 8,
+	      "ibv_reg_mr_iova2 with IOVAs 0x%llx and 0x%llx", (unsigned long long)aio,
+	      (unsigned long long)bio);
+	if (am == NULL || bm == NULL)
+		goto out;
+	for (int i = 0; i < 256; i++) {
+		ab[100 + i] = (uint8_t)(i * 7 + 3);
+		bb[8 + 1000 + i] = (uint8_t)(i * 13 + 5);
+	}
+	/* a's bytes 100.. (IOVA aio + 100) to b's IOVA bio + 200 = bb + 8 + 200 */
+	CHECK(post1(qa, IBV_WR_RDMA_WRITE, 1, am->lkey, aio + 100, 256, bm->rkey, bio + 200) == 0 &&
+	      status1(a->cq) == IBV_WC_SUCCESS && memcmp(bb + 8 + 200, ab + 100, 256) == 0,
+	      "WRITE from IOVA to IOVA: the bytes at the addresses they map to");
+	/* b's IOVA bio + 1000 read into a's IOVA aio + 2000 */
+	CHECK(post1(qa, IBV_WR_RDMA_READ, 2, am->lkey, aio + 2000, 256, bm->rkey, bio + 1000) == 0 &&
+	      status1(a->cq) == IBV_WC_SUCCESS && memcmp(ab + 2000, bb + 8 + 1000, 256) == 0,
+	      "READ from IOVA into IOVA");
+	ctr = (uint64_t *)(bb + 8 + 3000);
+	*ctr = 40;
+	CHECK(post1(qa, IBV_WR_ATOMIC_FETCH_AND_ADD, 3, am->lkey, aio + 3000, 8, bm->rkey,
+		    bio + 3000) == 0 && status1(a->cq) == IBV_WC_SUCCESS && *ctr == 47 &&
+	      (memcpy(&old, ab + 3000, 8), old == 40),
+	      "fetch-and-add at an IOVA: 40 -> 47, the old value at a's IOVA");
+	/* a SEND into a receive posted at b's IOVA bio + 500 */
+	{
+		struct ibv_sge sg = { bio + 500, 256, bm->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 9, .sg_list = &sg, .num_sge = 1 }, *rbad;
+
+		CHECK(ibv_post_recv(qb, &rw, &rbad) == 0 &&
+		      post1(qa, IBV_WR_SEND, 6, am->lkey, aio + 100, 256, 0, 0) == 0 &&
+		      status1(a->cq) == IBV_WC_SUCCESS && status1(b->cq) == IBV_WC_SUCCESS &&
+		      memcmp(bb + 8 + 500, ab + 100, 256) == 0,
+		      "SEND into a receive posted at an IOVA");
+	}
+	/* b's real address is no IOVA of its MR: a remote access error */
+	CHECK(post1(qa, IBV_WR_RDMA_WRITE, 4, am->lkey, aio, 16, bm->rkey, (uintptr_t)(bb + 8)) == 0 &&
+	      status1(a->cq) == IBV_WC_REM_ACCESS_ERR,
+	      "a remote address outside the IOVA range (the buffer's own): remote access error");
+out:
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	/* a fresh pair for the local check: the one above went to Error */
+	qa = rc_qp_ex(a);
+	qb = rc_qp_ex(b);
+	if (am && bm && qa && qb && rc_connect(qa, qb->qp_num, &b->gid, 0) == 0 &&
+	    rc_connect(qb, qa->qp_num, &a->gid, 0) == 0)
+		CHECK(post1(qa, IBV_WR_RDMA_WRITE, 5, am->lkey, (uintptr_t)ab, 16, bm->rkey, bio) ==
+		      0 && status1(a->cq) == IBV_WC_LOC_PROT_ERR,
+		      "a local SGE at the buffer's own address (not its IOVA): local protection error");
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (am)
+		ibv_dereg_mr(am);
+	if (bm)
+		ibv_dereg_mr(bm);
+	free(ab);
+	free(bb);
+}
+
 static void
 test_async(struct side *a, struct side *b)
 {
@@ -482,6 +606,7 @@ main(void)
 	test_ud(&a, &b, 1);
 	test_rc_builder(&a, &b, 0);
 	test_rc_builder(&a, &b, 1);
+	test_iova(&a, &b);
 	test_async(&a, &b);
 	side_close(&a);
 	side_close(&b);
