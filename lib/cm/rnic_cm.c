@@ -36,6 +36,12 @@
 #define CM_MIN_RNR      12
 /* An MRA's service timeout: 4.096 us * 2^24, ~69 s, as Linux's rdma_cm */
 #define CM_MRA_TIMEOUT  24
+/* A REQ or SIDR_REQ for a port nobody listens on waits this long for a
+ * listener before it is refused (REJ 8, SIDR status 1): a server that
+ * listens again right after its first connection (perftest's -R: its
+ * client connects the data QP right after their handshake) gets it. */
+#define CM_HOLD_MS      100
+#define CM_HOLDS        8
 
 enum cm_state {
 	CM_LISTEN,
@@ -96,6 +102,14 @@ struct rnic_cm {
 	uint64_t tid_next;
 	uint64_t hz;
 	uint8_t mtu_code;            /* the device's RoCE MTU as IBA codes it */
+	/* requests for a port with no listener, held (CM_HOLD_MS) */
+	struct cm_hold {
+		uint64_t deadline;   /* TSC; 0: a free slot */
+		struct rnic_cm_msg m;
+		uint8_t src_gid[16], dst_gid[16];
+		uint32_t src_qp;
+	} hold[CM_HOLDS];
+	bool no_hold;                /* replaying a held request: refuse it */
 };
 
 /* ------------------------------------------------------------------ */
@@ -508,6 +522,8 @@ rnic_cm_stats_get(const struct rnic_cm *cm, struct rnic_cm_stats *st)
 	*st = cm->st;
 }
 
+static void cm_hold_replay(struct rnic_cm *cm);
+
 static struct rnic_cm_id *
 listen_ps(struct rnic_cm *cm, uint16_t port, bool ud)
 {
@@ -525,6 +541,7 @@ listen_ps(struct rnic_cm *cm, uint16_t port, bool ud)
 	}
 	id->port = port;
 	id->ud = ud;
+	cm_hold_replay(cm);   /* requests that came a little early */
 	return id;
 }
 
@@ -849,6 +866,81 @@ send_mra(struct rnic_cm_id *id, uint64_t tid)
 		cm->st.mra_sent++;
 }
 
+/* Keep a request for a port nobody listens on, CM_HOLD_MS at most (a
+ * repeat of one already kept is dropped). false: refuse it now (a replay,
+ * or no room). */
+static bool
+cm_hold(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
+	const uint8_t dst_gid[16], uint32_t src_qp)
+{
+	struct cm_hold *free_slot = NULL;
+
+	if (cm->no_hold)
+		return false;
+	for (unsigned int i = 0; i < CM_HOLDS; i++) {
+		struct cm_hold *h = &cm->hold[i];
+
+		if (h->deadline == 0) {
+			if (free_slot == NULL)
+				free_slot = h;
+		} else if (h->m.hdr.attr_id == m->hdr.attr_id && h->m.hdr.tid == m->hdr.tid &&
+			   memcmp(h->src_gid, src_gid, 16) == 0) {
+			return true;   /* its retransmission */
+		}
+	}
+	if (free_slot == NULL)
+		return false;
+	free_slot->m = *m;
+	memcpy(free_slot->src_gid, src_gid, 16);
+	memcpy(free_slot->dst_gid, dst_gid, 16);
+	free_slot->src_qp = src_qp;
+	free_slot->deadline = rte_get_tsc_cycles() + cm->hz * CM_HOLD_MS / 1000;
+	cm->st.held++;
+	return true;
+}
+
+static void on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
+		   uint32_t src_qp);
+static void on_sidr_req(struct rnic_cm *cm, const struct rnic_cm_msg *m,
+			const uint8_t src_gid[16], const uint8_t dst_gid[16], uint32_t src_qp);
+
+/* Held requests again: each that a listener now takes, and each whose
+ * time is up (refused now). */
+static void
+cm_hold_replay(struct rnic_cm *cm)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	for (unsigned int i = 0; i < CM_HOLDS; i++) {
+		struct cm_hold *h = &cm->hold[i];
+		struct cm_hold c;
+
+		if (h->deadline == 0)
+			continue;
+		if (now < h->deadline) {
+			/* only when a listener for it exists now */
+			bool ud = h->m.hdr.attr_id == RNIC_CM_SIDR_REQ;
+			uint64_t sid = ud ? h->m.sidr_req.service_id : h->m.req.service_id;
+			struct rnic_cm_id *id;
+			bool found = false;
+
+			TAILQ_FOREACH(id, &cm->ids, next)
+				if (id->state == CM_LISTEN && id->ud == ud && id->port == (sid & 0xffff))
+					found = true;
+			if (!found)
+				continue;
+		}
+		c = *h;
+		h->deadline = 0;
+		cm->no_hold = true;
+		if (c.m.hdr.attr_id == RNIC_CM_SIDR_REQ)
+			on_sidr_req(cm, &c.m, c.src_gid, c.dst_gid, c.src_qp);
+		else
+			on_req(cm, &c.m, c.src_gid, c.src_qp);
+		cm->no_hold = false;
+	}
+}
+
 static void
 on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
        uint32_t src_qp)
@@ -875,6 +967,8 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 				lid = id;
 				break;
 			}
+	if (lid == NULL && cm_hold(cm, m, src_gid, q->primary_remote_gid, src_qp))
+		return;
 	sidx = gid_index(cm, q->primary_remote_gid);
 	if (lid == NULL || sidx < 0 || q->transport_service_type != 0 ||
 	    rnic_cma_hdr_decode(q->private_data, sizeof(q->private_data), &h) != 0) {
@@ -1069,6 +1163,8 @@ on_sidr_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_g
 				lid = id;
 				break;
 			}
+	if (lid == NULL && cm_hold(cm, m, src_gid, dst_gid, src_qp))
+		return;
 	id = id_new(cm, CM_REQ_RCVD);
 	if (id == NULL) {
 		cm->st.mads_dropped++;
@@ -1181,6 +1277,8 @@ cm_timers(struct rnic_cm *cm)
 {
 	uint64_t now = rte_get_tsc_cycles();
 	struct rnic_cm_id *id;
+
+	cm_hold_replay(cm);
 
 	TAILQ_FOREACH(id, &cm->ids, next) {
 		if (id->deadline == 0 || now < id->deadline)

@@ -11,8 +11,9 @@
  * polled by that thread or by lcores as for any QP.
  *
  * What it does: REQ -> REP -> RTU, both sides; REJ (no listener: reason 8,
- * invalid service ID; rnic_cm_reject: 28, consumer reject); DREQ -> DREP;
- * retries of REQ, REP and DREQ after the peer's CM response timeout, up to
+ * invalid service ID, once the request has waited 100 ms for a listener
+ * that may be about to come up; rnic_cm_reject: 28, consumer reject);
+ * DREQ -> DREP; retries of REQ, REP and DREQ after the peer's CM response timeout, up to
  * its max CM retries (then the connection fails: UNREACHABLE, the QP to
  * Error); a duplicate REQ is answered with the same REP, a duplicate DREQ
  * with a DREP; a duplicate REQ the application has not answered yet with
@@ -154,6 +155,7 @@ struct rnic_qp *rnic_cm_id_qp(const struct rnic_cm_id *id);
 /** CM counters: MADs in and out by kind, and the ones dropped. */
 struct rnic_cm_stats {
 	uint64_t mads_rcvd, mads_sent, mads_dropped, retries, rej_sent, mra_sent;
+	uint64_t held;   /* requests that waited for a listener (CM_HOLD_MS) */
 };
 void rnic_cm_stats_get(const struct rnic_cm *cm, struct rnic_cm_stats *st);
 

@@ -10,7 +10,9 @@
  *    DISCONNECTED and both QPs are in Error;
  *  - the same over IPv6 (GID 1; the peer's MAC by neighbour discovery);
  *  - a connect to a port nobody listens on: REJECTED, reason 8 (invalid
- *    service ID); a listener that rejects: REJECTED, reason 28;
+ *    service ID, after the 100 ms it waits for a listener); a listener that
+ *    rejects: REJECTED, reason 28; a REQ that comes before its listener
+ *    is taken by the listener that comes up within that time;
  *  - a second listener on a port already listened on: EADDRINUSE;
  *  - SIDR (the UDP port space): a UD listener hears a SIDR_REQ, its answer
  *    (QP number, Q_Key) comes back as ESTABLISHED; status 1 for a port
@@ -248,6 +250,40 @@ rejections(void)
 	rnic_cm_destroy_id(ca);
 	rnic_cm_destroy_id(cb);
 	rnic_cm_destroy_id(lid);
+
+	/* A REQ a little early (perftest's -R client connects its data QP
+	 * right after the handshake, before its server listens again): it
+	 * waits (up to 100 ms) and the listener that comes up takes it. */
+	{
+		struct rnic_qp *qa3 = rc_qp(&A);
+		struct rnic_cm_stats h0, h1;
+
+		rnic_cm_stats_get(cmb, &h0);
+		ca = rnic_cm_connect(cma, qa3, dgid, 0, 7003, &p);
+		for (int i = 0; i < 200; i++) {
+			test_poll_pair(&A, &B);
+			EXPECT(rnic_cm_poll(cmb, &ev) == 0, "no event while nobody listens");
+		}
+		rnic_cm_stats_get(cmb, &h1);
+		lid = rnic_cm_listen(cmb, 7003);
+		memset(&ev, 0, sizeof(ev));
+		EXPECT(ca != NULL && h1.held == h0.held + 1 && lid != NULL &&
+		       next_event(cmb, &ev) == 0 && ev.type == RNIC_CM_EV_CONNECT_REQUEST &&
+		       ev.listen_id == lid,
+		       "a REQ before its listener: held (%lu), taken by the listener that came up",
+		       (unsigned long)(h1.held - h0.held));
+		if (ev.type == RNIC_CM_EV_CONNECT_REQUEST && ev.id != NULL) {
+			struct rnic_cm_id *cb3 = ev.id;
+
+			rnic_cm_reject(cb3);
+			EXPECT(next_event(cma, &ev) == 0 && ev.type == RNIC_CM_EV_REJECTED &&
+			       ev.reject_reason == RNIC_CM_REJ_CONSUMER, "then refused: 28");
+			rnic_cm_destroy_id(cb3);
+		}
+		rnic_cm_destroy_id(ca);
+		rnic_cm_destroy_id(lid);
+		rnic_destroy_qp(qa3);
+	}
 	rnic_destroy_qp(qa);
 	rnic_destroy_qp(qa2);
 }
