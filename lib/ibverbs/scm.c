@@ -906,6 +906,8 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 		errno = EINVAL;
 		return -1;
 	}
+	if (s->listening)
+		return 0;   /* already: as the kernel, a new backlog and no more */
 	if (!s->bound) {
 		struct sockaddr_in any = { .sin_family = AF_INET };
 

@@ -294,6 +294,7 @@ test_connect(const char *cip, const char *sip, int port, bool destroy_only)
 	CHECK(rdma_bind_addr(lis, (struct sockaddr *)&ss) == 0 && rdma_listen(lis, 4) == 0 &&
 	      lis->verbs != NULL && ntohs(rdma_get_src_port(lis)) == port,
 	      "%s: listener bound to %s port %d, on its device", fam, sip, port);
+	CHECK(rdma_listen(lis, 8) == 0, "%s: rdma_listen again: no error, still listening", fam);
 	c = client(cip, sip, port);
 	CHECK(c != NULL && connect_with(c, "hello-req", 1, 1) == 0, "%s: client connects", fam);
 	ev = c ? next_event(srv_ch) : NULL;
