@@ -941,6 +941,23 @@ cm_hold_replay(struct rnic_cm *cm)
 	}
 }
 
+/* A CONNECT_REQUEST for listener @p lid of the new id @p id: the private
+ * data after rdma_cm's header in @p pdata, the peer's rdma_cm port. */
+static void
+request_event(struct rnic_cm_event *ev, struct rnic_cm_id *id, struct rnic_cm_id *lid,
+	      const uint8_t *pdata, uint16_t peer_port)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = RNIC_CM_EV_CONNECT_REQUEST;
+	ev->id = id;
+	ev->listen_id = lid;
+	memcpy(ev->param.private_data, pdata + RNIC_CMA_HDR_LEN, RNIC_CM_PDATA_MAX);
+	ev->param.private_data_len = RNIC_CM_PDATA_MAX;
+	memcpy(ev->peer_gid, id->peer_gid, 16);
+	ev->peer_port = peer_port;
+	ev->local_gid_index = id->sgid_index;
+}
+
 static void
 on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16],
        uint32_t src_qp)
@@ -995,20 +1012,12 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 	id->sgid_index = (uint8_t)sidx;
 	memcpy(id->peer_gid, src_gid, 16);
 	id->port = h.src_port;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RNIC_CM_EV_CONNECT_REQUEST;
-	ev.id = id;
-	ev.listen_id = lid;
+	request_event(&ev, id, lid, q->private_data, h.src_port);
 	ev.param.responder_resources = q->responder_resources;
 	ev.param.initiator_depth = q->initiator_depth;
 	ev.param.retry_count = q->retry_count;
 	ev.param.rnr_retry_count = q->rnr_retry_count;
-	memcpy(ev.param.private_data, q->private_data + RNIC_CMA_HDR_LEN, RNIC_CM_PDATA_MAX);
-	ev.param.private_data_len = RNIC_CM_PDATA_MAX;
-	memcpy(ev.peer_gid, src_gid, 16);
-	ev.peer_port = h.src_port;
 	ev.peer_qpn = q->local_qpn;
-	ev.local_gid_index = (uint8_t)sidx;
 	cm_event(cm, &ev);
 }
 
@@ -1182,16 +1191,8 @@ on_sidr_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_g
 		return;   /* kept, CLOSED: a duplicate gets the same answer */
 	}
 	id->port = h.src_port;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = RNIC_CM_EV_CONNECT_REQUEST;
+	request_event(&ev, id, lid, q->private_data, h.src_port);
 	ev.ud = true;
-	ev.id = id;
-	ev.listen_id = lid;
-	memcpy(ev.param.private_data, q->private_data + RNIC_CMA_HDR_LEN, RNIC_CM_PDATA_MAX);
-	ev.param.private_data_len = RNIC_CM_PDATA_MAX;
-	memcpy(ev.peer_gid, src_gid, 16);
-	ev.peer_port = h.src_port;
-	ev.local_gid_index = id->sgid_index;
 	cm_event(cm, &ev);
 }
 
