@@ -40,6 +40,12 @@ wire_build_checks(void)
 	RTE_BUILD_BUG_ON(sizeof(struct rnic_atmeth) != RNIC_ATMETH_LEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rnic_atmack) != RNIC_ATMACK_LEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rnic_deth) != RNIC_DETH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_sreth) != RNIC_SRETH_LEN);
+	/* The longest stack that can carry an SRETH (WRITE Only with
+	 * immediate) still fits the bytes the parser reads. */
+	RTE_BUILD_BUG_ON(RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV6_HLEN + RNIC_UDP_HLEN +
+			 RNIC_BTH_LEN + RNIC_RETH_LEN + RNIC_IMMDT_LEN + RNIC_SRETH_LEN >
+			 RNIC_PARSE_MAX);
 	RTE_BUILD_BUG_ON(sizeof(struct rte_ether_hdr) != RNIC_ETH_HLEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rte_vlan_hdr) != RNIC_VLAN_HLEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rte_ipv4_hdr) != RNIC_IPV4_HLEN);
@@ -130,6 +136,28 @@ ext_write(const struct rnic_opcode_info *op, uint8_t *bth,
 	}
 	if (op->mask & RNIC_M_CNP)
 		memset(bth + op->offset[RNIC_EXT_CNP], 0, RNIC_CNP_RSVD_LEN);
+}
+
+static void
+sreth_read(const uint8_t *p, struct rnic_ext_fields *e)
+{
+	const struct rnic_sreth *s = (const void *)p;
+
+	e->sr_va = rte_be_to_cpu_64(s->va);
+	e->sr_key = rte_be_to_cpu_32(s->key);
+	e->sr_len = rte_be_to_cpu_32(s->len);
+	e->sr_aux = rte_be_to_cpu_32(s->aux);
+}
+
+static void
+sreth_write(uint8_t *p, const struct rnic_ext_fields *e)
+{
+	struct rnic_sreth *s = (void *)p;
+
+	s->va = rte_cpu_to_be_64(e->sr_va);
+	s->key = rte_cpu_to_be_32(e->sr_key);
+	s->len = rte_cpu_to_be_32(e->sr_len);
+	s->aux = rte_cpu_to_be_32(e->sr_aux);
 }
 
 static enum rnic_pkt_err parse_ipv6(const uint8_t *hdr, uint32_t len, uint32_t l3,
@@ -262,6 +290,7 @@ parse_l4(const uint8_t *hdr, uint32_t l4, uint32_t ip_plen, struct rnic_pkt *pkt
 	pkt->bth.becn = __bth_becn(bth);
 	pkt->bth.dqpn = __bth_dqpn(bth);
 	pkt->bth.ackreq = __bth_ackreq(bth);
+	pkt->bth.sr = __bth_sr(bth);
 	pkt->bth.psn = __bth_psn(bth);
 	if (pkt->bth.tver != 0)
 		return RNIC_PKT_ERR_TVER;
@@ -272,9 +301,19 @@ parse_l4(const uint8_t *hdr, uint32_t l4, uint32_t ip_plen, struct rnic_pkt *pkt
 	if (l4_payload < (uint32_t)op->length + RNIC_ICRC_LEN)
 		return RNIC_PKT_ERR_TRUNC_EXT;
 	ext_read(op, (const uint8_t *)bth, &pkt->ext);
-	hdrs = pkt->bth_off + op->length;
-	pkt->payload_off = (uint16_t)hdrs;
-	room = l4_payload - op->length - RNIC_ICRC_LEN;  /* payload + pad */
+	hdrs = op->length;
+	if (pkt->bth.sr) {
+		/* Only SEND, WRITE and ACK packets carry one. */
+		if (!(op->mask & (RNIC_M_SEND | RNIC_M_WRITE | RNIC_M_ACK)) ||
+		    (op->mask & RNIC_M_ATOMIC))
+			return RNIC_PKT_ERR_SRETH;
+		if (l4_payload < hdrs + RNIC_SRETH_LEN + RNIC_ICRC_LEN)
+			return RNIC_PKT_ERR_TRUNC_EXT;
+		sreth_read((const uint8_t *)bth + hdrs, &pkt->ext);
+		hdrs += RNIC_SRETH_LEN;
+	}
+	pkt->payload_off = (uint16_t)(pkt->bth_off + hdrs);
+	room = l4_payload - hdrs - RNIC_ICRC_LEN;  /* payload + pad */
 	if (room & 3)
 		return RNIC_PKT_ERR_PAD;
 	if (pkt->bth.pad > room)
@@ -425,15 +464,17 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	uint32_t hlen = rnic_pkt_hdr_len(b->opcode, l->vlan, l->ipv6);
 	uint8_t pad = rnic_pad_len(payload_len);
 	uint32_t udp_len, l3 = RNIC_ETH_HLEN, l3h = rnic_l3_hlen(l->ipv6);
+	uint32_t srl = b->sr ? RNIC_SRETH_LEN : 0;
 	uint16_t etype = l->ipv6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
 	struct rte_ether_hdr *eth = (void *)dst;
 	struct rte_udp_hdr *udp;
 	struct rnic_bth *bth;
 
 	/* Bounding payload_len first keeps the length sums below from wrapping. */
-	if (op == NULL || hlen > cap || payload_len > UINT16_MAX)
+	if (op == NULL || hlen + srl > cap || payload_len > UINT16_MAX)
 		return 0;
-	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
+	hlen += srl;
+	udp_len = RNIC_UDP_HLEN + op->length + srl + payload_len + pad + RNIC_ICRC_LEN;
 	if (udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
 		return 0;   /* IPv4's total length (IPv6's payload length: the same bound kept) */
 	memcpy(&eth->dst_addr, l->dst_mac, 6);
@@ -464,9 +505,11 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	bth->pkey = rte_cpu_to_be_16(b->pkey);
 	bth->fb = (uint8_t)((b->fecn ? RNIC_BTH_FECN : 0) | (b->becn ? RNIC_BTH_BECN : 0));
 	rnic_put24(bth->dqpn, b->dqpn);
-	bth->ack = b->ackreq ? RNIC_BTH_ACKREQ : 0;
+	bth->ack = (uint8_t)((b->ackreq ? RNIC_BTH_ACKREQ : 0) | (b->sr ? RNIC_BTH_SR : 0));
 	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
 	ext_write(op, (uint8_t *)bth, ext);
+	if (srl)
+		sreth_write((uint8_t *)bth + op->length, ext);
 	return hlen;
 }
 
@@ -512,15 +555,15 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 {
 	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
 	uint8_t pad = rnic_pad_len(payload_len);
-	uint32_t udp_len, hlen, sum;
+	uint32_t udp_len, hlen, sum, srl = b->sr ? RNIC_SRETH_LEN : 0;
 	struct rnic_bth *bth;
 	uint8_t *l4;
 	rte_be16_t tl;
 
 	if (op == NULL || payload_len > UINT16_MAX)
 		return 0;
-	hlen = t->len + op->length - RNIC_BTH_LEN;
-	udp_len = RNIC_UDP_HLEN + op->length + payload_len + pad + RNIC_ICRC_LEN;
+	hlen = t->len + op->length - RNIC_BTH_LEN + srl;
+	udp_len = RNIC_UDP_HLEN + op->length + srl + payload_len + pad + RNIC_ICRC_LEN;
 	if (hlen > cap || udp_len + RNIC_IPV4_HLEN > UINT16_MAX)
 		return 0;
 	if (unlikely(t->ipv6)) {
@@ -548,9 +591,11 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 	bth = (struct rnic_bth *)(l4 + RNIC_UDP_HLEN);
 	bth->opcode = b->opcode;
 	bth->flags = (uint8_t)((b->se ? RNIC_BTH_SE : 0) | (pad << RNIC_BTH_PAD_SHIFT));
-	bth->ack = b->ackreq ? RNIC_BTH_ACKREQ : 0;
+	bth->ack = (uint8_t)((b->ackreq ? RNIC_BTH_ACKREQ : 0) | (b->sr ? RNIC_BTH_SR : 0));
 	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
 	ext_write(op, (uint8_t *)bth, ext);
+	if (srl)
+		sreth_write((uint8_t *)bth + op->length, ext);
 	return hlen;
 }
 
@@ -648,6 +693,9 @@ rnic_pkt_format(char *buf, size_t size, const struct rnic_pkt *pkt)
 		APPEND(" immdt=0x%08x", rte_be_to_cpu_32(e->imm));
 	if (m & RNIC_M_IETH)
 		APPEND(" ieth(rkey=0x%08x)", e->ieth_rkey);
+	if (pkt->bth.sr)
+		APPEND(" sreth(va=0x%" PRIx64 ",key=0x%08x,len=%u,aux=%u)", e->sr_va, e->sr_key,
+		       e->sr_len, e->sr_aux);
 	if (pkt->l.ipv6) {
 		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 

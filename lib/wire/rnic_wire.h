@@ -38,6 +38,10 @@ struct rte_mbuf;
 #define RNIC_IETH_LEN        4
 #define RNIC_DETH_LEN        8
 #define RNIC_CNP_RSVD_LEN    16
+/** softrnic's selective-repeat header (doc/reliability.md), after the
+ *  opcode's own headers when the BTH's RNIC_BTH_SR bit is set; only
+ *  between QPs both configured for selective repeat. */
+#define RNIC_SRETH_LEN       20
 #define RNIC_ICRC_LEN        4
 #define RNIC_DEFAULT_PKEY    0xFFFF
 #define RNIC_MAX_MSG_LEN     (1u << 31)  /**< IBA: 2^31 bytes per message */
@@ -234,6 +238,24 @@ struct rnic_atmack {
 	rte_be64_t orig;
 } __rte_packed;
 
+/*
+ * SRETH (softrnic, selective repeat). On a SEND/WRITE packet: where its
+ * payload goes, so the responder can place it out of order. WRITE: va is
+ * this packet's remote address, key the R_Key, len the message length,
+ * aux this packet's offset in the message. SEND: va the offset in the
+ * message, key the message's receive sequence number (the responder's
+ * receive WQE index: SENDs and WRITEs with immediate counted from 0 at
+ * RTS), len the message length, aux 0. On an ACK: a SACK, aux the
+ * responder's expected PSN and va:key:len a 128-bit map, bit i (from the
+ * top of va) set when PSN aux + i has been received.
+ */
+struct rnic_sreth {
+	rte_be64_t va;
+	rte_be32_t key;
+	rte_be32_t len;
+	rte_be32_t aux;
+} __rte_packed;
+
 struct rnic_deth {
 	rte_be32_t qkey;
 	uint8_t rsvd;
@@ -268,6 +290,10 @@ static inline void rnic_put24(uint8_t *p, uint32_t v)
 #define RNIC_BTH_FECN   0x80
 #define RNIC_BTH_BECN   0x40
 #define RNIC_BTH_ACKREQ 0x80
+/** A reserved bit of the AckReq byte (IBA: sent as 0): softrnic's
+ *  selective repeat, negotiated per QP, sets it on packets that carry an
+ *  SRETH. Never set towards a standard peer. */
+#define RNIC_BTH_SR     0x01
 
 static inline uint8_t __bth_opcode(const struct rnic_bth *b) { return b->opcode; }
 static inline bool __bth_se(const struct rnic_bth *b) { return b->flags & RNIC_BTH_SE; }
@@ -280,6 +306,7 @@ static inline bool __bth_fecn(const struct rnic_bth *b) { return b->fb & RNIC_BT
 static inline bool __bth_becn(const struct rnic_bth *b) { return b->fb & RNIC_BTH_BECN; }
 static inline uint32_t __bth_dqpn(const struct rnic_bth *b) { return rnic_get24(b->dqpn); }
 static inline bool __bth_ackreq(const struct rnic_bth *b) { return b->ack & RNIC_BTH_ACKREQ; }
+static inline bool __bth_sr(const struct rnic_bth *b) { return b->ack & RNIC_BTH_SR; }
 static inline uint32_t __bth_psn(const struct rnic_bth *b) { return rnic_get24(b->psn); }
 
 static inline uint64_t __reth_va(const struct rnic_reth *r) { return rte_be_to_cpu_64(r->va); }
@@ -401,6 +428,7 @@ uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
 	_(TRUNC_EXT, "shorter than the opcode's extended headers") \
 	_(PAD, "pad count does not fit the length") \
 	_(PAYLOAD, "payload length invalid for the opcode") \
+	_(SRETH, "BTH SR bit on an opcode that carries no SRETH") \
 	_(ICRC, "ICRC mismatch")
 
 enum rnic_pkt_err {
@@ -436,6 +464,11 @@ struct rnic_ext_fields {
 	uint32_t ieth_rkey;
 	uint32_t deth_qkey;
 	uint32_t deth_sqp;
+	/* SRETH, when the BTH's SR bit is set (rnic_bth_fields.sr) */
+	uint64_t sr_va;
+	uint32_t sr_key;
+	uint32_t sr_len;
+	uint32_t sr_aux;
 };
 
 /** Addressing of a frame (outer headers), network order where noted. */
@@ -460,6 +493,7 @@ struct rnic_l2l3 {
 struct rnic_bth_fields {
 	uint8_t opcode;
 	bool se, mig, fecn, becn, ackreq;
+	bool sr;             /**< RNIC_BTH_SR: an SRETH follows the opcode's headers */
 	uint8_t pad;
 	uint8_t tver;
 	uint16_t pkey;
