@@ -77,6 +77,7 @@ struct perf_opts {
 	uint32_t inflight;       /* --inflight: rnic_dev_attr.max_inflight (0: default) */
 	uint8_t tclass;          /* --tclass: the AH's IPv4 TOS (perftest's traffic class) */
 	bool no_ecn;             /* --no-ecn: the AVs ask for Not-ECT */
+	bool sr;                 /* --sr: selective repeat where the peer has it too */
 	bool dcqcn_set;          /* --dcqcn given: dcqcn and no_dcqcn below */
 	bool no_dcqcn;
 	struct rnic_dcqcn_params dcqcn;
@@ -110,6 +111,7 @@ struct perf_side {
 	uint32_t *peer_qpn, *peer_psn;
 	uint64_t peer_addr;      /* the peer's remote-target area */
 	uint32_t peer_rkey;
+	bool peer_sr;            /* the peer asked for selective repeat too */
 	uint32_t peer_qkey;
 };
 
@@ -205,7 +207,7 @@ int perf_oob_recv(struct perf_oob *b, uint32_t type, void *data, uint32_t cap, d
 /* Non-blocking: 1 when a message is waiting, 0 if not, -1 when the peer is gone. */
 int perf_oob_pending(struct perf_oob *b);
 void perf_oob_close(struct perf_oob *b);
-int perf_exchange_info(struct perf_oob *b, struct perf_side *s);
+int perf_exchange_info(struct perf_oob *b, struct perf_side *s, bool sr);
 
 /* perf_report.c */
 void perf_print_info(const struct perf_opts *o, const struct perf_side *s, bool is_server);

@@ -78,6 +78,8 @@ perf_usage(FILE *f, const char *prog)
 "  --tclass=N              the QPs' traffic class, 0..255, as perftest's: the IPv4\n"
 "                          TOS (DSCP << 2 | ECN; ECN 0: the device's ECT(0))\n"
 "  --no-ecn                the QPs send Not-ECT (the device marks ECT(0) otherwise)\n"
+"  --sr                    RC: selective repeat (softrnic's extension), used when\n"
+"                          the peer passes --sr too (told in the address exchange)\n"
 "\n"
 "impaired link (--link ring; net_impair on the client's end, both directions):\n"
 "  --loss=P, --dup=P, --reorder=P, --corrupt=P\n"
@@ -153,7 +155,7 @@ enum {
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
 	OPT_TCLASS,
-	OPT_NO_ECN,
+	OPT_NO_ECN, OPT_SR,
 	OPT_DCQCN, OPT_BOTTLENECK, OPT_FLOW_TRACE,
 };
 
@@ -596,6 +598,9 @@ opt_engine(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 	case OPT_NO_ECN:
 		o->no_ecn = true;
 		return 0;
+	case OPT_SR:
+		o->sr = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -647,6 +652,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "inflight", required_argument, NULL, OPT_INFLIGHT },
 		{ "tclass", required_argument, NULL, OPT_TCLASS },
 		{ "no-ecn", no_argument, NULL, OPT_NO_ECN },
+		{ "sr", no_argument, NULL, OPT_SR },
 		{ "dcqcn", required_argument, NULL, OPT_DCQCN },
 		{ "bottleneck", required_argument, NULL, OPT_BOTTLENECK },
 		{ "flow-trace", required_argument, NULL, OPT_FLOW_TRACE },

@@ -232,9 +232,10 @@ perf_oob_close(struct perf_oob *b)
 }
 
 /* MAC, IP, buffer and per-QP QPN/PSN, both ways. */
+#define INFO_SR 0x1
 struct info_hdr {
 	uint8_t mac[6];
-	uint16_t pad;
+	uint16_t flags;          /* INFO_SR: selective repeat asked for */
 	uint32_t ip;
 	uint64_t addr;
 	uint32_t rkey;
@@ -242,7 +243,7 @@ struct info_hdr {
 };
 
 int
-perf_exchange_info(struct perf_oob *b, struct perf_side *s)
+perf_exchange_info(struct perf_oob *b, struct perf_side *s, bool sr)
 {
 	size_t len = sizeof(struct info_hdr) + (size_t)s->nqp * 8;
 	uint8_t *out = calloc(1, len), *in = calloc(1, len);
@@ -253,6 +254,7 @@ perf_exchange_info(struct perf_oob *b, struct perf_side *s)
 	if (out == NULL || in == NULL)
 		goto out;
 	memcpy(h->mac, s->mac, 6);
+	h->flags = sr ? INFO_SR : 0;   /* an older peer sends 0 here */
 	h->ip = s->ip;
 	h->addr = (uintptr_t)side_target(s);
 	h->rkey = rnic_mr_rkey(s->mr);
@@ -274,6 +276,7 @@ perf_exchange_info(struct perf_oob *b, struct perf_side *s)
 	s->peer_ip = ph->ip;
 	s->peer_addr = ph->addr;
 	s->peer_rkey = ph->rkey;
+	s->peer_sr = (ph->flags & INFO_SR) != 0;
 	for (uint32_t i = 0; i < s->nqp; i++) {
 		s->peer_qpn[i] = pq[2 * i];
 		s->peer_psn[i] = pq[2 * i + 1];

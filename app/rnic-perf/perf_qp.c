@@ -144,6 +144,10 @@ perf_side_connect(const struct perf_opts *o, struct perf_side *s)
 					a.max_dest_rd_atomic = (uint8_t)p->out_reads;
 					a.min_rnr_timer = 1;   /* 0.01 ms: send_bw may outrun the receives */
 					mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
+					if (o->sr && s->peer_sr) {
+						a.sr = 1;
+						mask |= RNIC_QP_SR;
+					}
 				}
 			}
 			r = rnic_modify_qp(s->qp[i], &a, mask);

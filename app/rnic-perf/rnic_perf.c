@@ -51,6 +51,7 @@ peer_local(struct perf_side *s, const struct perf_side *peer)
 	s->peer_ip = peer->ip;
 	s->peer_addr = (uintptr_t)side_target(peer);
 	s->peer_rkey = rnic_mr_rkey(peer->mr);
+	s->peer_sr = true;   /* one process, one --sr */
 	for (uint32_t i = 0; i < s->nqp; i++) {
 		s->peer_qpn[i] = rnic_qp_num(peer->qp[i]);
 		s->peer_psn[i] = peer->psn[i];
@@ -264,7 +265,7 @@ setup_sides(struct perf_run *r)
 		if (perf_side_create(&r->o, &sides[i]) != 0)
 			return -1;
 	if (r->memif) {
-		if (perf_exchange_info(&r->oob, &sides[0]) != 0)
+		if (perf_exchange_info(&r->oob, &sides[0], r->o.sr) != 0)
 			return -1;
 	} else {
 		peer_local(&sides[0], &sides[1]);

@@ -45,6 +45,10 @@ enum rnic_mq_type {
 	RNIC_MQ_BAD,             /* bad request kept for in-order completion */
 };
 #define RNIC_MQF_LAST 0x1        /* last packet of its WQE */
+/* Selective repeat, set by RX: the responder has it (a SACK said so),
+ * and: resent on a SACK (at the entry's sent clock) */
+#define RNIC_MQF_SACKED 0x2
+#define RNIC_MQF_SRESENT 0x4
 
 struct rnic_mq_ent {
 	struct rte_mbuf *m;      /* one reference held by the list, or NULL */

@@ -45,6 +45,8 @@ struct rnic_qp_req {
 	uint8_t stopped;         /* bad WQE queued: send nothing more */
 	uint8_t scheduled;       /* on the TX active list */
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
+	uint32_t ssn;            /* selective repeat: messages sent that take a
+				  * receive WQE (SEND, WRITE with immediate) */
 	struct rnic_mq mq;       /* the MultiQueue, producer's half */
 	/* DCQCN's reaction point (rnic_tx.c cc_*): the rate, the CNPs of
 	 * comp.cnp_seen applied to it, bytes sent since the rate last moved
@@ -132,6 +134,68 @@ struct rnic_rd_res {
 };
 _Static_assert(sizeof(struct rnic_rd_res) == 48, "a READ/atomic record in 48 bytes");
 
+/*
+ * Selective repeat, the responder's side (doc/reliability.md): request
+ * packets that arrived ahead of the expected PSN and were placed where
+ * their SRETH says, one bit each in a window of RNIC_SR_WIN PSNs from
+ * base, and what each one needs to be executed in order once the gap
+ * before it is filled (everything but its payload, already in place).
+ */
+#define RNIC_SR_WIN 256u
+#define RNIC_SR_WORDS (RNIC_SR_WIN / 64)
+struct rnic_sr_slot {
+	uint8_t opcode;
+	uint8_t ackreq;
+	uint16_t len;            /* payload bytes */
+	uint32_t imm_inv;        /* ImmDt (wire order) or IETH R_Key */
+	uint32_t rkey;           /* RETH (WRITE First/Only) */
+	uint32_t rlen;
+	uint64_t va;
+};
+struct rnic_sr_resp {
+	uint64_t map[RNIC_SR_WORDS];   /* bit i (word i / 64): PSN base + i placed */
+	uint32_t base;
+	struct rnic_sr_slot slot[RNIC_SR_WIN];   /* by PSN % RNIC_SR_WIN */
+};
+
+/* A map of RNIC_SR_WIN bits (selective repeat: the responder's placed
+ * PSNs, the requester's view of a SACK). */
+static inline bool
+rnic_sr_test(const uint64_t *map, uint32_t i)
+{
+	return (map[i / 64] >> (i % 64)) & 1;
+}
+
+static inline void
+rnic_sr_set(uint64_t *map, uint32_t i)
+{
+	map[i / 64] |= 1ull << (i % 64);
+}
+
+static inline bool
+rnic_sr_any(const uint64_t *map)
+{
+	uint64_t o = 0;
+
+	for (unsigned int w = 0; w < RNIC_SR_WORDS; w++)
+		o |= map[w];
+	return o != 0;
+}
+
+/* Drop the first @p k bits (bit k becomes bit 0). */
+static inline void
+rnic_sr_shift(uint64_t *map, uint32_t k)
+{
+	uint32_t ws = k / 64, bs = k % 64;
+
+	for (unsigned int w = 0; w < RNIC_SR_WORDS; w++) {
+		uint64_t lo = w + ws < RNIC_SR_WORDS ? map[w + ws] : 0;
+		uint64_t hi = w + ws + 1 < RNIC_SR_WORDS ? map[w + ws + 1] : 0;
+
+		map[w] = bs ? (lo >> bs) | (hi << (64 - bs)) : lo;
+	}
+}
+
 /* Responder: the RX role only. */
 struct rnic_qp_resp {
 	/* [RQ-CI] receive WQEs consumed; W: RX, release; R: application. */
@@ -166,6 +230,9 @@ struct rnic_qp_resp {
 	uint32_t res_n;
 	uint32_t res_next;
 	uint8_t rd_active;       /* on the RX role's READ response list */
+	/* selective repeat (attr.sr): the control thread's allocation, its
+	 * contents RX's; NULL when off */
+	struct rnic_sr_resp *sr;
 };   /* right after comp: both the RX role's */
 
 /* The application's posting thread. */

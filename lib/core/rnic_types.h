@@ -160,7 +160,8 @@ struct rnic_dev_attr {
 	_(kick_overflows) _(event_drops) _(arp_ignored) _(drop_dup_rd_atomic) \
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
 	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan) \
-	_(rx_ipv6) _(nd_replies) _(nd_ignored)
+	_(rx_ipv6) _(nd_replies) _(nd_ignored) _(sr_placed) _(sr_dup) _(sr_sacks_sent) \
+	_(sr_sacks_rcvd) _(sr_resent) _(drop_sr) _(drop_sr_off)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;
@@ -351,6 +352,8 @@ enum rnic_qp_attr_mask {
 	RNIC_QP_PATH_MIG_STATE = 1 << 18,
 	RNIC_QP_CAP = 1 << 19,
 	RNIC_QP_DEST_QPN = 1 << 20,
+	/** softrnic extension: attr.sr, selective repeat (RC, Init to RTR) */
+	RNIC_QP_SR = 1 << 24,
 };
 
 struct rnic_qp_attr {
@@ -375,6 +378,10 @@ struct rnic_qp_attr {
 	uint8_t timeout;
 	uint8_t retry_cnt;       /**< 0..RNIC_RETRY_MAX */
 	uint8_t rnr_retry;       /**< 0..RNIC_RETRY_MAX; RNIC_RNR_RETRY_INFINITE */
+	/** softrnic extension (RNIC_QP_SR): selective repeat with a peer QP
+	 *  that has it too; 0 (the default) is standard RoCE go-back-N.
+	 *  doc/reliability.md. */
+	uint8_t sr;
 };
 
 /** Largest timeout and min_rnr_timer: 5-bit codes (IBA 9.7.6.1.3, table 45). */

@@ -19,6 +19,11 @@
  * The floor keeps a VM's scheduling hiccups from looking like loss.
  */
 #define RTO_MIN_NS     (100u * 1000u)
+/* With selective repeat an early expiry resends only what no SACK
+ * covered, and a lost resend (the window then stalls: nothing new can
+ * leave to draw a SACK) waits the floor: 25 us, above this link's RTT of
+ * ~15 us (100 us: 3x the expiries at 1% loss, doc/reliability.md). */
+#define RTO_MIN_SR_NS  (25u * 1000u)
 #define RTO_SHIFT_MAX  16
 #define RTT_TICKS_MAX  (1u << 26)      /* 4.3 G cycles: far above any RTO */
 
@@ -169,7 +174,7 @@ rto_ns_shift(const struct rnic_qp *qp, unsigned int shift)
 	if (qp->comp.srtt8 == 0)
 		return iba;
 	rto = RTE_MAX(ticks_ns(qp, qp->comp.srtt8 / 8 + RTE_MAX(qp->comp.rttvar4, 1u)),
-		      (uint64_t)RTO_MIN_NS);
+		      (uint64_t)(qp->attr.sr ? RTO_MIN_SR_NS : RTO_MIN_NS));
 	return RTE_MIN(rto << shift, iba);
 }
 
@@ -234,7 +239,8 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 		/* Karn: a packet resent on a timer does not time the round
 		 * trip (its ACK may answer either copy); one resent on a NAK
 		 * does, from the resend: the responder dropped the first. */
-		sample = (int32_t)(qp->comp.mq_head - qp->comp.rexmit_high) >= 0;
+		sample = (int32_t)(qp->comp.mq_head - qp->comp.rexmit_high) >= 0 &&
+			 !(e->flags & (RNIC_MQF_SACKED | RNIC_MQF_SRESENT));
 		sampled = (int32_t)(qp->comp.mq_head - qp->comp.nak_end) < 0 ?
 			  qp->comp.rexmit_stamp : e->sent;
 		mq_pop(qp);
@@ -337,6 +343,10 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 	       rnic_txbuf_room(&wk->rx.txb)) {
 		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, qp->comp.rexmit_next);
 
+		if (qp->attr.sr && (e->flags & RNIC_MQF_SACKED)) {
+			qp->comp.rexmit_next++;   /* the responder has it */
+			continue;
+		}
 		if (!rexmit_paced(wk, qp, e)) {
 			st->rexmit_paced++;
 			break;
@@ -524,6 +534,79 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 	comp_wqe(qp, RNIC_WC_SUCCESS, st);
 }
 
+/*
+ * Selective repeat: a hole is a request the SACK says the responder lacks
+ * while it holds at least this many PSNs after it (a packet merely
+ * overtaken by a few others is not resent).
+ */
+#define SACK_DUPTHRESH 3
+
+/*
+ * Selective repeat (doc/reliability.md): an ACK's SACK names the
+ * responder's ePSN and the PSNs past it it holds. Those entries are
+ * marked and never resent; each hole is resent once at once, and again
+ * only if it is still a hole an RTO later (the resend was lost too). No
+ * retry is spent: the responder is answering; the IBA timeout still
+ * declares a dead peer. Entries are walked from the head only as far as
+ * the map reaches.
+ */
+static void
+sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
+	struct rnic_dev_stats *st)
+{
+	struct rnic_mq *mq = &qp->req.mq;
+	const uint64_t *map = pkt->ext.sack;
+	uint32_t base = pkt->ext.sr_aux, tail = LOAD_ACQ(&mq->tail);   /* [MQ-TAIL] */
+	uint32_t now = rnic_mq_stamp(rte_rdtsc()), rto, end = qp->comp.mq_head;
+	int32_t hi = -1, thresh = SACK_DUPTHRESH;
+
+	if (!rnic_sr_any(map))
+		return;
+	st->sr_sacks_rcvd++;
+	/* Mark what the responder holds; hi: the highest PSN offset held. */
+	for (uint32_t i = qp->comp.mq_head; i != tail; i++) {
+		struct rnic_mq_ent *e = rnic_mq_at(mq, i);
+		int32_t d = rnic_psn_diff(e->psn, base);
+
+		if (d >= (int32_t)RNIC_SR_WIN)
+			break;
+		if (e->type != RNIC_MQ_SEND_WRITE || d < 0)
+			continue;
+		if (rnic_sr_test(map, (uint32_t)d)) {
+			e->flags |= RNIC_MQF_SACKED;
+			hi = d;
+			end = i + 1;
+		}
+	}
+	/* The SACK reaches the newest request outstanding: nothing sent
+	 * later can still show a hole near the end (a tail loss), so any
+	 * hole it shows is one. */
+	if (end == tail)
+		thresh = 1;
+	rto = (uint32_t)RTE_MIN((RTE_MIN(rto_ns_shift(qp, 0), (uint64_t)NS_PER_S) / 1000 *
+				 qp->dev->tsc_per_us) >> RNIC_MQ_TS_SHIFT, (uint64_t)RTT_TICKS_MAX);
+	for (uint32_t i = qp->comp.mq_head; i != end; i++) {
+		struct rnic_mq_ent *e = rnic_mq_at(mq, i);
+		int32_t d = rnic_psn_diff(e->psn, base);
+
+		if (d < 0 || (e->flags & RNIC_MQF_SACKED) || hi - d < thresh)
+			continue;
+		if ((e->flags & RNIC_MQF_SRESENT) && now - e->sent < rto)
+			continue;   /* resent less than an RTO ago */
+		if (!rnic_txbuf_room(&wk->rx.txb))
+			break;      /* the next SACK or the RTO resends the rest */
+		if (e->m != NULL) {
+			rte_mbuf_refcnt_update(e->m, 1);
+			rnic_txbuf_add(&wk->rx.txb, e->m);
+			st->tx_retransmits++;
+			st->sr_resent++;
+			qp->comp.n_rexmit++;
+		}
+		e->flags |= RNIC_MQF_SRESENT;
+		e->sent = now;
+	}
+}
+
 static void
 comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	 struct rnic_dev_stats *st)
@@ -541,9 +624,13 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	switch (syn & RNIC_AETH_TYPE_MASK) {
 	case RNIC_AETH_ACK:
 		st->acks_rcvd++;
-		if (release_acked(qp, psn, &passed, st) && passed) {
+		if (!release_acked(qp, psn, &passed, st))
+			break;
+		if (passed) {
 			peer_alive(qp);
 			retry_or_fail(wk, qp, st);   /* READ response lost */
+		} else if (pkt->bth.sr) {
+			sack_rx(wk, qp, pkt, st);
 		}
 		break;
 	case RNIC_AETH_RNR_NAK:

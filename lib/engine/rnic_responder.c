@@ -68,6 +68,9 @@ resp_build(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t opcode, uint32_t 
 	struct rnic_bth_fields b = {
 		.opcode = opcode, .psn = psn, .dqpn = qp->attr.dest_qp_num,
 		.pkey = qp->attr.pkey,
+		/* selective repeat: an ACK carries the SACK (sr_sack) */
+		.sr = opcode == RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK) && qp->resp.sr != NULL &&
+		      syn_is(ext->aeth_syn, RNIC_AETH_ACK),
 	};
 	struct rte_mbuf *m;
 	uint8_t *p;
@@ -84,6 +87,38 @@ resp_build(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t opcode, uint32_t 
 	return m;
 }
 
+/*
+ * Selective repeat: move the map of placed packets on to the expected
+ * PSN (bit 0 is then the ePSN itself).
+ */
+static void
+sr_sync(struct rnic_qp *qp)
+{
+	struct rnic_sr_resp *sr = qp->resp.sr;
+	int32_t k = rnic_psn_diff(qp->resp.epsn, sr->base);
+
+	if (k == 0)
+		return;
+	if (k > 0 && (uint32_t)k < RNIC_SR_WIN)
+		rnic_sr_shift(sr->map, (uint32_t)k);
+	else
+		memset(sr->map, 0, sizeof(sr->map));
+	sr->base = qp->resp.epsn;
+}
+
+/* The SACK an ACK carries: the ePSN and the map of what lies past it. */
+static void
+sr_sack(struct rnic_qp *qp, struct rnic_ext_fields *ext, struct rnic_dev_stats *st)
+{
+	struct rnic_sr_resp *sr = qp->resp.sr;
+
+	RTE_BUILD_BUG_ON(RNIC_SR_WORDS != RNIC_SACK_WORDS);
+	sr_sync(qp);
+	ext->sr_aux = sr->base;
+	memcpy(ext->sack, sr->map, sizeof(ext->sack));
+	st->sr_sacks_sent += rnic_sr_any(sr->map);
+}
+
 static bool
 send_aeth(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t syn, uint32_t psn,
 	  uint32_t msn, struct rnic_dev_stats *st)
@@ -91,6 +126,8 @@ send_aeth(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t syn, uint32_t psn,
 	struct rnic_ext_fields ext = { .aeth_syn = syn, .aeth_msn = msn };
 	struct rte_mbuf *m;
 
+	if (qp->resp.sr != NULL && syn_is(syn, RNIC_AETH_ACK))
+		sr_sack(qp, &ext, st);
 	m = resp_build(wk, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK), psn, &ext, 0, NULL, st);
 	if (m == NULL)
 		return false;
@@ -419,8 +456,9 @@ rwqe_place(struct rnic_qp *qp, const struct rte_mbuf *m, const uint8_t *buf, uin
 		dst = (void *)(uintptr_t)(sg->addr + rs->rwqe_sge_off);
 		if (m != NULL)
 			rnic_mbuf_copy_out(m, off, n, dst);
-		else
+		else if (buf != NULL)
 			memcpy(dst, buf + off, n);
+		/* neither: placed already (selective repeat), only accounted */
 		rs->rwqe_sge_off += n;
 		rs->rwqe_bytes += n;
 		off += n;
@@ -455,6 +493,7 @@ static const uint8_t ud_grh_zero[RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN];
 	_(CHECK_PSN, resp_check_psn)           /* expected, duplicate or out of sequence */ \
 	_(DUPLICATE, resp_duplicate)           /* re-ACK, re-execute a READ, replay an atomic */ \
 	_(NAK_SEQ, resp_nak_seq)               /* PSN sequence error: one NAK per gap */ \
+	_(SR_PLACE, resp_sr_place)             /* selective repeat: place ahead, SACK */ \
 	_(UC_GAP, resp_uc_gap)                 /* UC: a lost packet drops the message */ \
 	_(CHECK_OP_SEQ, resp_check_op_seq)     /* Middle/Last follow a First of their kind */ \
 	_(CHECK_LENGTH, resp_check_length)     /* payload against the PMTU */ \
@@ -498,6 +537,8 @@ struct resp_ctx {
 	struct rnic_dev_stats *st;
 	rnic_opmask_t mask;
 	bool rc;
+	/* m is NULL for a packet placed already (selective repeat,
+	 * sr_drain): the states account for its payload without a copy */
 };
 
 static int
@@ -580,7 +621,7 @@ resp_check_psn(struct resp_ctx *c)
 	if (psn != rs->epsn) {
 		if (c->rc)
 			return rnic_psn_classify(psn, rs->epsn) == RNIC_PSN_DUPLICATE ?
-			       RESP_DUPLICATE : RESP_NAK_SEQ;
+			       RESP_DUPLICATE : rs->sr != NULL ? RESP_SR_PLACE : RESP_NAK_SEQ;
 		if (!(c->mask & RNIC_M_FIRST))
 			return RESP_UC_GAP;
 		rs->rwqe_active = 0;   /* the interrupted message's RWQE is reused */
@@ -636,6 +677,117 @@ resp_nak_seq(struct resp_ctx *c)
 		c->st->naks_repeated++;
 		pending_set(c->wk, c->qp, RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ, rs->epsn);
 	}
+	return RESP_DONE;
+}
+
+/*
+ * Selective repeat (doc/reliability.md): a SEND or WRITE packet ahead of
+ * the ePSN goes where its SRETH says at once, after the checks its place
+ * needs (R_Key, access and bounds per packet for a WRITE; a posted
+ * receive WQE and its L_Keys for a SEND), and is recorded; it is executed
+ * in order (without its copy) once the packets before it are, so every
+ * check of the in-order path still applies and completions stay in
+ * order. A packet that cannot be placed (a READ or atomic, no SRETH,
+ * past the window, no receive posted yet) is dropped and stays a hole
+ * in the SACK, which the requester fills.
+ */
+static bool
+sr_place_send(struct resp_ctx *c)
+{
+	struct rnic_qp *qp = c->qp;
+	const struct rnic_pkt *pkt = c->pkt;
+	uint32_t ssn = pkt->ext.sr_key, off;
+	uint64_t moff = pkt->ext.sr_va;
+	struct rnic_rwqe *r;
+	uint32_t len = pkt->payload_len, pos = pkt->payload_off;
+
+	if (ssn - qp->resp.rq_ci >= LOAD_ACQ(&qp->app.rq_pi) - qp->resp.rq_ci)   /* [RQ-PI] */
+		return false;   /* not posted yet (or consumed) */
+	if (moff >= RNIC_MAX_MSG_LEN)
+		return false;
+	off = (uint32_t)moff;
+	r = rnic_rq_wqe(qp, ssn);
+	for (uint32_t i = 0; i < r->num_sge && len > 0; i++) {
+		const struct rnic_sge *sg = &r->sge[i];
+		struct rnic_mr *mr;
+		uint32_t n;
+
+		if (off >= sg->length) {
+			off -= sg->length;
+			continue;
+		}
+		n = RTE_MIN(sg->length - off, len);
+		if (rnic_mr_check(qp->dev, qp->pd, sg->lkey, false, sg->addr + off, n,
+				  RNIC_ACCESS_LOCAL_WRITE, &mr) != RNIC_MEMCHK_OK)
+			return false;
+		rnic_mbuf_copy_out(c->m, pos, n, (void *)(uintptr_t)(sg->addr + off));
+		pos += n;
+		len -= n;
+		off = 0;
+	}
+	return len == 0;   /* longer than the receive: the in-order path NAKs */
+}
+
+static bool
+sr_place(struct resp_ctx *c)
+{
+	const struct rnic_pkt *pkt = c->pkt;
+	uint32_t len = pkt->payload_len;
+	struct rnic_mr *mr;
+
+	if (!pkt->bth.sr || len > c->qp->pmtu ||
+	    (!(c->mask & RNIC_M_LAST) && len != c->qp->pmtu))
+		return false;
+	if (c->mask & RNIC_M_SEND)
+		return sr_place_send(c);
+	if (!(c->mask & RNIC_M_WRITE) || pkt->ext.sr_aux > pkt->ext.sr_len ||
+	    len > pkt->ext.sr_len - pkt->ext.sr_aux)
+		return false;
+	if (len == 0)
+		return true;
+	if (check_remote(c->qp, pkt->ext.sr_key, pkt->ext.sr_va, len, RNIC_ACCESS_REMOTE_WRITE,
+			 &mr) != RNIC_MEMCHK_OK)
+		return false;
+	rnic_mbuf_copy_out(c->m, pkt->payload_off, len,
+			   (void *)(uintptr_t)rnic_mr_host(mr, pkt->ext.sr_va));
+	return true;
+}
+
+static enum resp_state
+resp_sr_place(struct resp_ctx *c)
+{
+	struct rnic_qp *qp = c->qp;
+	struct rnic_sr_resp *sr = qp->resp.sr;
+	const struct rnic_pkt *pkt = c->pkt;
+	uint32_t d = (uint32_t)rnic_psn_diff(pkt->bth.psn, qp->resp.epsn);   /* > 0 */
+	struct rnic_sr_slot *sl;
+
+	sr_sync(qp);
+	/* Every packet out of order is answered with the SACK, coalesced
+	 * per burst: the requester resends the holes it shows. */
+	pending_set(c->wk, qp, RNIC_AETH_ACK, rnic_psn_add(qp->resp.epsn, RNIC_PSN_MASK));
+	if (d >= RNIC_SR_WIN) {
+		c->st->drop_sr++;
+		return RESP_DONE;
+	}
+	if (rnic_sr_test(sr->map, d)) {
+		c->st->sr_dup++;
+		return RESP_DONE;
+	}
+	if (!sr_place(c)) {
+		c->st->drop_sr++;
+		return RESP_DONE;
+	}
+	sl = &sr->slot[pkt->bth.psn % RNIC_SR_WIN];
+	sl->opcode = pkt->bth.opcode;
+	sl->ackreq = pkt->bth.ackreq;
+	sl->len = (uint16_t)pkt->payload_len;
+	sl->imm_inv = (c->mask & RNIC_M_IETH) ? pkt->ext.ieth_rkey : (uint32_t)pkt->ext.imm;
+	sl->va = pkt->ext.reth_va;
+	sl->rkey = pkt->ext.reth_rkey;
+	sl->rlen = pkt->ext.reth_len;
+	rnic_sr_set(sr->map, d);
+	c->st->sr_placed++;
 	return RESP_DONE;
 }
 
@@ -893,8 +1045,9 @@ resp_write(struct resp_ctx *c)
 		return RESP_ERR_INV_REQ;
 	if (imm && !rwqe_available(c->qp))
 		return RESP_NO_RECV;
-	rnic_mbuf_copy_out(c->m, pkt->payload_off, pkt->payload_len,
-			   (void *)(uintptr_t)rs->wr_va);
+	if (c->m != NULL)   /* else placed already (selective repeat) */
+		rnic_mbuf_copy_out(c->m, pkt->payload_off, pkt->payload_len,
+				   (void *)(uintptr_t)rs->wr_va);
 	rs->wr_va += pkt->payload_len;
 	rs->wr_left -= pkt->payload_len;
 	if (!(c->mask & RNIC_M_LAST))
@@ -1075,6 +1228,68 @@ resp_ud(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+static __rte_always_inline void
+resp_run(struct resp_ctx *c)
+{
+	enum resp_state s = RESP_CHECK_STATE;
+
+	/* A switch, not a table of pointers: the compiler inlines the
+	 * states into one function. */
+	for (;;) {
+		switch (s) {
+#define RESP_STATE_CASE(n, fn) case RESP_##n: RESP_TRACE(c, s); s = fn(c); break;
+		RESP_STATES(RESP_STATE_CASE)
+#undef RESP_STATE_CASE
+		case RESP_DONE:
+			return;
+		}
+	}
+}
+
+/*
+ * Selective repeat: the packets placed ahead that now follow the ePSN
+ * are executed in order, each from its record, without its copy.
+ * Stops at the first that does not move the ePSN on (an error NAK, an
+ * RNR NAK for a WRITE with immediate): the requester resends it.
+ */
+static __rte_noinline void
+sr_drain(struct rnic_worker *wk, struct rnic_qp *qp)
+{
+	struct rnic_sr_resp *sr = qp->resp.sr;
+
+	for (;;) {
+		uint32_t psn = qp->resp.epsn;
+		const struct rnic_sr_slot *sl = &sr->slot[psn % RNIC_SR_WIN];
+		struct rnic_pkt pkt;
+		struct resp_ctx c;
+
+		sr_sync(qp);
+		if (!(sr->map[0] & 1) || qp->resp.fatal)
+			return;
+		sr->map[0] &= ~1ull;
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.op = rnic_opcode_info(sl->opcode);
+		if (pkt.op == NULL)
+			return;
+		pkt.bth.opcode = sl->opcode;
+		pkt.bth.psn = psn;
+		pkt.bth.ackreq = sl->ackreq;
+		pkt.payload_len = sl->len;
+		pkt.ext.imm = (rte_be32_t)sl->imm_inv;
+		pkt.ext.ieth_rkey = sl->imm_inv;
+		pkt.ext.reth_va = sl->va;
+		pkt.ext.reth_rkey = sl->rkey;
+		pkt.ext.reth_len = sl->rlen;
+		c = (struct resp_ctx){
+			.wk = wk, .qp = qp, .m = NULL, .pkt = &pkt, .st = &wk->rx.st,
+			.mask = pkt.op->mask, .rc = true,
+		};
+		resp_run(&c);
+		if (qp->resp.epsn == psn)
+			return;
+	}
+}
+
 void
 rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 	     const struct rnic_pkt *pkt)
@@ -1083,17 +1298,8 @@ rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 		.wk = wk, .qp = qp, .m = m, .pkt = pkt, .st = &wk->rx.st,
 		.mask = pkt->op->mask, .rc = qp->type == RNIC_QPT_RC,
 	};
-	enum resp_state s = RESP_CHECK_STATE;
 
-	/* A switch, not a table of pointers: the compiler inlines the
-	 * states into one function. */
-	for (;;) {
-		switch (s) {
-#define RESP_STATE_CASE(n, fn) case RESP_##n: RESP_TRACE(&c, s); s = fn(&c); break;
-		RESP_STATES(RESP_STATE_CASE)
-#undef RESP_STATE_CASE
-		case RESP_DONE:
-			return;
-		}
-	}
+	resp_run(&c);
+	if (unlikely(qp->resp.sr != NULL) && rnic_sr_any(qp->resp.sr->map))
+		sr_drain(wk, qp);
 }

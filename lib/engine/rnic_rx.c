@@ -134,6 +134,12 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		st->drop_pkey++;
 		return;
 	}
+	if (unlikely(pkt.bth.sr) && !qp->attr.sr) {
+		/* an SRETH for a QP not set up for selective repeat: its
+		 * payload offset is not what a standard peer meant either */
+		st->drop_sr_off++;
+		return;
+	}
 	if (unlikely((pkt.l.tos & RNIC_ECN_MASK) == RNIC_ECN_CE))
 		rnic_np_ce(wk, qp, &pkt, st);   /* and the packet goes on */
 	if (mask & RNIC_M_RESP)

@@ -279,6 +279,20 @@ plan_send_write(struct rnic_qp *qp, const struct rnic_wqe *w, bool first, struct
 		p->ext.imm = w->imm;
 		p->ext.ieth_rkey = w->inv_rkey;
 	}
+	if (qp->attr.sr) {
+		/* Selective repeat: where this packet's bytes go, for a
+		 * responder that gets it before the packets ahead of it. */
+		p->b.sr = true;
+		p->ext.sr_len = w->total_len;
+		if (w->opcode == RNIC_WR_RDMA_WRITE || w->opcode == RNIC_WR_RDMA_WRITE_WITH_IMM) {
+			p->ext.sr_va = w->remote_addr + off;
+			p->ext.sr_key = w->rkey;
+			p->ext.sr_aux = off;
+		} else {
+			p->ext.sr_va = off;
+			p->ext.sr_key = qp->req.ssn;
+		}
+	}
 }
 
 /* UD: the destination of the WQE's address handle. */
@@ -352,6 +366,8 @@ req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 	qp->req.cur_active = 0;
 	qp->req.cur_off = 0;
 	qp->req.cur_pkt = 0;
+	if (w->opcode != RNIC_WR_RDMA_WRITE && p->mqtype == RNIC_MQ_SEND_WRITE)
+		qp->req.ssn++;   /* it takes a receive WQE */
 	if (p->mqtype != RNIC_MQ_SEND_WRITE)
 		STORE_RLX(&qp->req.rd_issued, qp->req.rd_issued + 1);
 	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */

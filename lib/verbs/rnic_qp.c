@@ -186,6 +186,8 @@ free_res(struct rnic_qp *qp)
 	rte_free(qp->resp.res);
 	qp->resp.res = NULL;
 	qp->resp.res_n = 0;
+	rte_free(qp->resp.sr);
+	qp->resp.sr = NULL;
 }
 
 void
@@ -272,7 +274,7 @@ static const struct qp_trans qp_trans[7][7] = {
 				   M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
 			  [T_UC] = M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN),
 			  [T_UD] = 0 },
-			{ [T_RC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
+			{ [T_RC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX) | M(SR),
 			  [T_UC] = M(ALT_PATH) | M(ACCESS_FLAGS) | M(PKEY_INDEX),
 			  [T_UD] = M(PKEY_INDEX) | M(QKEY) } },
 	},
@@ -353,6 +355,7 @@ check_values(const struct rnic_qp_attr *a, int mask)
 		{ M(PORT), a->port_num - 1u, 0 },       /* one port, number 1 */
 		{ M(PKEY_INDEX), a->pkey_index, 0 },    /* one-entry P_Key table */
 		{ M(ACCESS_FLAGS), (uint32_t)a->qp_access_flags, RNIC_ACCESS_ALL },  /* a subset */
+		{ M(SR), a->sr, 1 },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(lim); i++)
@@ -405,6 +408,7 @@ reset_qp_state(struct rnic_qp *qp)
 	qp->app.sq_pi = qp->app.sq_done_seen = 0;
 	qp->app.rq_pi = qp->app.rq_ci_seen = 0;
 	qp->cq_err_sent = 0;
+	qp->attr.sr = 0;   /* off until the next Init -> RTR asks again */
 }
 
 int
@@ -504,6 +508,15 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 			qp->resp.res_n = n;
 		}
 	}
+	if ((mask & M(SR)) && a->sr && qp->resp.sr == NULL) {
+		struct rnic_sr_resp *sr = rte_zmalloc("rnic_sr", sizeof(*sr), RTE_CACHE_LINE_SIZE);
+
+		if (sr == NULL)
+			return -ENOMEM;
+		sr->base = qp->resp.epsn;
+		qp->resp.sr = sr;
+	}
+	if (mask & M(SR)) qp->attr.sr = a->sr;
 	if (mask & (M(AV) | M(DEST_QPN) | M(PKEY_INDEX)))
 		qp_build_l2(qp);
 	if (next == RNIC_QPS_RTS && cur == RNIC_QPS_RTR) {

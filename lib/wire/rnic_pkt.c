@@ -41,6 +41,9 @@ wire_build_checks(void)
 	RTE_BUILD_BUG_ON(sizeof(struct rnic_atmack) != RNIC_ATMACK_LEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rnic_deth) != RNIC_DETH_LEN);
 	RTE_BUILD_BUG_ON(sizeof(struct rnic_sreth) != RNIC_SRETH_LEN);
+	RTE_BUILD_BUG_ON(sizeof(struct rnic_sack) != RNIC_SACK_LEN);
+	RTE_BUILD_BUG_ON(RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV6_HLEN + RNIC_UDP_HLEN +
+			 RNIC_BTH_LEN + RNIC_AETH_LEN + RNIC_SACK_LEN > RNIC_PARSE_MAX);
 	/* The longest stack that can carry an SRETH (WRITE Only with
 	 * immediate) still fits the bytes the parser reads. */
 	RTE_BUILD_BUG_ON(RNIC_ETH_HLEN + RNIC_VLAN_HLEN + RNIC_IPV6_HLEN + RNIC_UDP_HLEN +
@@ -138,11 +141,31 @@ ext_write(const struct rnic_opcode_info *op, uint8_t *bth,
 		memset(bth + op->offset[RNIC_EXT_CNP], 0, RNIC_CNP_RSVD_LEN);
 }
 
+/* Bytes of the selective-repeat header of opcode @p op: a SACK on an
+ * ACK, an SRETH on a SEND or WRITE, none elsewhere (0). */
+static uint32_t
+sr_hdr_len(const struct rnic_opcode_info *op)
+{
+	if (op->mask & RNIC_M_ATOMIC)
+		return 0;
+	if (op->mask & RNIC_M_ACK)
+		return RNIC_SACK_LEN;
+	return (op->mask & (RNIC_M_SEND | RNIC_M_WRITE)) ? RNIC_SRETH_LEN : 0;
+}
+
 static void
-sreth_read(const uint8_t *p, struct rnic_ext_fields *e)
+sreth_read(const struct rnic_opcode_info *op, const uint8_t *p, struct rnic_ext_fields *e)
 {
 	const struct rnic_sreth *s = (const void *)p;
 
+	if (op->mask & RNIC_M_ACK) {
+		const struct rnic_sack *k = (const void *)p;
+
+		e->sr_aux = rte_be_to_cpu_32(k->epsn);
+		for (unsigned int w = 0; w < RNIC_SACK_WORDS; w++)
+			e->sack[w] = rte_be_to_cpu_64(k->map[w]);
+		return;
+	}
 	e->sr_va = rte_be_to_cpu_64(s->va);
 	e->sr_key = rte_be_to_cpu_32(s->key);
 	e->sr_len = rte_be_to_cpu_32(s->len);
@@ -150,10 +173,18 @@ sreth_read(const uint8_t *p, struct rnic_ext_fields *e)
 }
 
 static void
-sreth_write(uint8_t *p, const struct rnic_ext_fields *e)
+sreth_write(const struct rnic_opcode_info *op, uint8_t *p, const struct rnic_ext_fields *e)
 {
 	struct rnic_sreth *s = (void *)p;
 
+	if (op->mask & RNIC_M_ACK) {
+		struct rnic_sack *k = (void *)p;
+
+		k->epsn = rte_cpu_to_be_32(e->sr_aux);
+		for (unsigned int w = 0; w < RNIC_SACK_WORDS; w++)
+			k->map[w] = rte_cpu_to_be_64(e->sack[w]);
+		return;
+	}
 	s->va = rte_cpu_to_be_64(e->sr_va);
 	s->key = rte_cpu_to_be_32(e->sr_key);
 	s->len = rte_cpu_to_be_32(e->sr_len);
@@ -304,13 +335,14 @@ parse_l4(const uint8_t *hdr, uint32_t l4, uint32_t ip_plen, struct rnic_pkt *pkt
 	hdrs = op->length;
 	if (pkt->bth.sr) {
 		/* Only SEND, WRITE and ACK packets carry one. */
-		if (!(op->mask & (RNIC_M_SEND | RNIC_M_WRITE | RNIC_M_ACK)) ||
-		    (op->mask & RNIC_M_ATOMIC))
+		uint32_t srl = sr_hdr_len(op);
+
+		if (srl == 0)
 			return RNIC_PKT_ERR_SRETH;
-		if (l4_payload < hdrs + RNIC_SRETH_LEN + RNIC_ICRC_LEN)
+		if (l4_payload < hdrs + srl + RNIC_ICRC_LEN)
 			return RNIC_PKT_ERR_TRUNC_EXT;
-		sreth_read((const uint8_t *)bth + hdrs, &pkt->ext);
-		hdrs += RNIC_SRETH_LEN;
+		sreth_read(op, (const uint8_t *)bth + hdrs, &pkt->ext);
+		hdrs += srl;
 	}
 	pkt->payload_off = (uint16_t)(pkt->bth_off + hdrs);
 	room = l4_payload - hdrs - RNIC_ICRC_LEN;  /* payload + pad */
@@ -464,7 +496,7 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	uint32_t hlen = rnic_pkt_hdr_len(b->opcode, l->vlan, l->ipv6);
 	uint8_t pad = rnic_pad_len(payload_len);
 	uint32_t udp_len, l3 = RNIC_ETH_HLEN, l3h = rnic_l3_hlen(l->ipv6);
-	uint32_t srl = b->sr ? RNIC_SRETH_LEN : 0;
+	uint32_t srl = b->sr && op != NULL ? sr_hdr_len(op) : 0;
 	uint16_t etype = l->ipv6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
 	struct rte_ether_hdr *eth = (void *)dst;
 	struct rte_udp_hdr *udp;
@@ -509,7 +541,7 @@ rnic_pkt_build_hdrs(uint8_t *dst, uint32_t cap, const struct rnic_l2l3 *l,
 	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
 	ext_write(op, (uint8_t *)bth, ext);
 	if (srl)
-		sreth_write((uint8_t *)bth + op->length, ext);
+		sreth_write(op, (uint8_t *)bth + op->length, ext);
 	return hlen;
 }
 
@@ -555,7 +587,7 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 {
 	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
 	uint8_t pad = rnic_pad_len(payload_len);
-	uint32_t udp_len, hlen, sum, srl = b->sr ? RNIC_SRETH_LEN : 0;
+	uint32_t udp_len, hlen, sum, srl = b->sr && op != NULL ? sr_hdr_len(op) : 0;
 	struct rnic_bth *bth;
 	uint8_t *l4;
 	rte_be16_t tl;
@@ -595,7 +627,7 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
 	ext_write(op, (uint8_t *)bth, ext);
 	if (srl)
-		sreth_write((uint8_t *)bth + op->length, ext);
+		sreth_write(op, (uint8_t *)bth + op->length, ext);
 	return hlen;
 }
 
@@ -693,7 +725,10 @@ rnic_pkt_format(char *buf, size_t size, const struct rnic_pkt *pkt)
 		APPEND(" immdt=0x%08x", rte_be_to_cpu_32(e->imm));
 	if (m & RNIC_M_IETH)
 		APPEND(" ieth(rkey=0x%08x)", e->ieth_rkey);
-	if (pkt->bth.sr)
+	if (pkt->bth.sr && (m & RNIC_M_ACK))
+		APPEND(" sack(epsn=%u,map=%016" PRIx64 "%016" PRIx64 "%016" PRIx64 "%016" PRIx64 ")",
+		       e->sr_aux, e->sack[3], e->sack[2], e->sack[1], e->sack[0]);
+	else if (pkt->bth.sr)
 		APPEND(" sreth(va=0x%" PRIx64 ",key=0x%08x,len=%u,aux=%u)", e->sr_va, e->sr_key,
 		       e->sr_len, e->sr_aux);
 	if (pkt->l.ipv6) {

@@ -42,6 +42,9 @@ struct rte_mbuf;
  *  opcode's own headers when the BTH's RNIC_BTH_SR bit is set; only
  *  between QPs both configured for selective repeat. */
 #define RNIC_SRETH_LEN       20
+/** ... and on an ACK, its SACK: the expected PSN and a 256-bit map. */
+#define RNIC_SACK_WORDS      4
+#define RNIC_SACK_LEN        (4 + 8 * RNIC_SACK_WORDS)
 #define RNIC_ICRC_LEN        4
 #define RNIC_DEFAULT_PKEY    0xFFFF
 #define RNIC_MAX_MSG_LEN     (1u << 31)  /**< IBA: 2^31 bytes per message */
@@ -245,15 +248,24 @@ struct rnic_atmack {
  * aux this packet's offset in the message. SEND: va the offset in the
  * message, key the message's receive sequence number (the responder's
  * receive WQE index: SENDs and WRITEs with immediate counted from 0 at
- * RTS), len the message length, aux 0. On an ACK: a SACK, aux the
- * responder's expected PSN and va:key:len a 128-bit map, bit i (from the
- * top of va) set when PSN aux + i has been received.
+ * RTS), len the message length, aux 0.
  */
 struct rnic_sreth {
 	rte_be64_t va;
 	rte_be32_t key;
 	rte_be32_t len;
 	rte_be32_t aux;
+} __rte_packed;
+
+/*
+ * The SACK an ACK carries in its place (softrnic, selective repeat): the
+ * responder's expected PSN and a map of the RNIC_SACK_WORDS * 64 PSNs
+ * from it, bit i (bit i % 64 of word i / 64, each word big-endian) set
+ * when PSN epsn + i has been received and placed.
+ */
+struct rnic_sack {
+	rte_be32_t epsn;
+	rte_be64_t map[RNIC_SACK_WORDS];
 } __rte_packed;
 
 struct rnic_deth {
@@ -468,7 +480,8 @@ struct rnic_ext_fields {
 	uint64_t sr_va;
 	uint32_t sr_key;
 	uint32_t sr_len;
-	uint32_t sr_aux;
+	uint32_t sr_aux;         /* the SACK's ePSN on an ACK */
+	uint64_t sack[RNIC_SACK_WORDS];   /* the SACK's map on an ACK */
 };
 
 /** Addressing of a frame (outer headers), network order where noted. */

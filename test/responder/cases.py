@@ -135,16 +135,25 @@ def u64(b):
 # ---------------------------------------------------------------------------
 # Frames
 
+def sreth(va, key, length, aux=0):
+    """softrnic's selective-repeat header (lib/wire/rnic_wire.h struct
+    rnic_sreth): 20 bytes after the opcode's headers, BTH resv7 bit 0."""
+    return Raw(struct.pack("!QIII", va, key, length, aux))
+
+
 def frame(opc, psn, *exts, payload=b"", dqpn=None, pkey=0xffff,
-          ackreq=True, se=False, tos=0, ipv6=False):
+          ackreq=True, se=False, tos=0, ipv6=False, sr=None):
     """A request from the peer to the engine, ICRC computed by scapy (over
-    IPv6, fd00::1 -> fd00::2, by roce_scapy.seal_ipv6)."""
+    IPv6, fd00::1 -> fd00::2, by roce_scapy.seal_ipv6). @p sr: an SRETH
+    (sreth()) put after @p exts, with the BTH's SR bit."""
     pad = (4 - len(payload) % 4) % 4
     stack = BTH(opcode=opc, solicited=int(se), padcount=pad, version=0,
                 pkey=pkey, dqpn=DEFAULT_SETUP["qpn"] if dqpn is None else dqpn,
-                ackreq=int(ackreq), psn=psn)
+                ackreq=int(ackreq), psn=psn, resv7=1 if sr is not None else 0)
     for e in exts:
         stack = stack / e
+    if sr is not None:
+        stack = stack / sr
     body = payload + b"\0" * pad
     if body:
         stack = stack / Raw(body)
@@ -180,6 +189,7 @@ class Resp:
         self.problems = []
         p = Ether(raw)
         self.opc = self.psn = self.syn = self.msn = self.orig = None
+        self.sack = None   # (ePSN, map as an int) of a selective-repeat ACK
         self.payload = b""
         self.nd = None
         if ICMPv6ND_NA in p or ICMPv6ND_NS in p:
@@ -229,6 +239,17 @@ class Resp:
             # The original value travels big-endian (IBA 9.5.3).
             self.orig = struct.unpack("!Q", rest[:8])[0]
             rest = rest[8:]
+        if self.opc == RC_ACK and b.resv7 & 1:
+            # softrnic's SACK: ePSN, four 64-bit words, word 0 = PSNs
+            # ePSN..ePSN+63 (bit i of word w: PSN ePSN + 64 w + i).
+            if len(rest) < 36:
+                self.problems.append("short SACK")
+                return
+            words = struct.unpack("!IQQQQ", rest[:36])
+            self.sack = (words[0], sum(w << (64 * i) for i, w in enumerate(words[1:])))
+            rest = rest[36:]
+        elif b.resv7:
+            self.problems.append(f"BTH reserved bits 0x{b.resv7:x} set")
         if self.opc in (RC_ACK, RC_ATOMIC_ACK):
             if rest:
                 self.problems.append(f"{len(rest)} unexpected bytes")
@@ -426,6 +447,15 @@ class Case:
             self.check(c in (credit_code(credits), 0x1f),
                        f"{w}{r}: credit code {c}, want {credit_code(credits)}"
                        f" ({credits} receives free) or 0x1f")
+
+    def sack(self, r, epsn, psns, where=""):
+        """@p r carries a SACK: ePSN @p epsn, the PSNs @p psns held."""
+        w = f"{where}: " if where else ""
+        want = sum(1 << ((p - epsn) & PSN_MASK) for p in psns)
+        if not self.check(r.sack is not None, f"{w}{r}: no SACK"):
+            return
+        self.check(r.sack == (epsn, want), f"{w}{r}: SACK ePSN 0x{r.sack[0]:06x} "
+                   f"map 0x{r.sack[1]:x}, want 0x{epsn:06x} 0x{want:x}")
 
     def nak(self, r, code, psn, msn, where=""):
         w = f"{where}: " if where else ""
@@ -857,6 +887,198 @@ def psn_ahead(c):
     c.stat("drop_psn_invalid", 5)
     c.stat("naks_sent", 2)
     c.qp_state("RTS")
+
+
+# -- selective repeat (softrnic's extension, doc/reliability.md) -----------
+
+def sr_write_frames(c, E, data, va_off, last_ackreq=True):
+    """The packets of a WRITE of @p data at MR+@p va_off from PSN @p E,
+    each with its SRETH (its own VA, the R_Key, the length, its offset)."""
+    pmtu, n = c.setup["pmtu"], max(1, -(-len(data) // c.setup["pmtu"]))
+    out = []
+    for i in range(n):
+        first, last = i == 0, i == n - 1
+        opc = (RC_WRITE_ONLY if first and last else RC_WRITE_FIRST if first
+               else RC_WRITE_LAST if last else RC_WRITE_MIDDLE)
+        exts = [RETH(va=c.va + va_off, rkey=c.rkey, dlen=len(data))] if first else []
+        out.append(frame(opc, psn_add(E, i), *exts,
+                         payload=data[i * pmtu:(i + 1) * pmtu],
+                         ackreq=last and last_ackreq,
+                         sr=sreth(c.va + va_off + i * pmtu, c.rkey, len(data),
+                                  i * pmtu)))
+    return out
+
+
+@case(sr=True)
+def sr_write_out_of_order(c):
+    """Selective repeat: a 3-packet WRITE arrives Last, Middle, First. The
+    packets ahead are placed at once (their SRETH) and answered with a
+    SACK naming the ePSN and what is held; the First completes it: one
+    ACK for the Last, MSN 1, an empty SACK, every byte in place, no NAK."""
+    E, data = c.E, pattern(768, 40)
+    f, m, last = sr_write_frames(c, E, data, 256)
+    c.inject(last)
+    c.inject(m)
+    c.inject(f)
+    c.run()
+    g = c.answers(0, 1, "Last ahead")
+    if g:
+        c.ack(g[0], psn_add(E, -1), 0)
+        c.sack(g[0], E, [psn_add(E, 2)])
+    g = c.answers(1, 1, "Middle ahead")
+    if g:
+        c.ack(g[0], psn_add(E, -1), 0)
+        c.sack(g[0], E, [psn_add(E, 1), psn_add(E, 2)])
+    g = c.answers(2, 1, "the First")
+    if g:
+        c.ack(g[0], psn_add(E, 2), 1)
+        c.sack(g[0], psn_add(E, 3), [])
+    c.mem_is([(256, data)])
+    c.stat("sr_placed", 2)
+    c.stat("drop_psn_invalid", 0)
+    c.stat("naks_sent", 0)
+    c.qp_state("RTS")
+
+
+@case(sr=True, **{"recv-size": 1024})
+def sr_send_out_of_order(c):
+    """Selective repeat: a 3-packet SEND (receive 0) and a SEND Only
+    (receive 1) arrive Last and Only, Middle, First: each lands in the
+    receive its SRETH names, at its offset; the receives complete in
+    order, with their lengths, once the First is in."""
+    E, data, z = c.E, pattern(600, 7), b"z" * 8
+    f = frame(RC_SEND_FIRST, E, payload=data[:256], ackreq=False,
+              sr=sreth(0, 0, 600))
+    m = frame(RC_SEND_MIDDLE, psn_add(E, 1), payload=data[256:512],
+              ackreq=False, sr=sreth(256, 0, 600))
+    last = frame(RC_SEND_LAST, psn_add(E, 2), payload=data[512:],
+                 sr=sreth(512, 0, 600))
+    only = frame(RC_SEND_ONLY, psn_add(E, 3), payload=z, sr=sreth(0, 1, 8))
+    c.inject(last, only)
+    c.inject(m)
+    c.inject(f)
+    c.run()
+    g = c.answers(0, 1, "Last and Only ahead, one burst")
+    if g:
+        c.ack(g[0], psn_add(E, -1), 0)
+        c.sack(g[0], E, [psn_add(E, 2), psn_add(E, 3)])
+    g = c.answers(1, 1, "Middle ahead")
+    if g:
+        c.sack(g[0], E, [psn_add(E, 1), psn_add(E, 2), psn_add(E, 3)])
+    g = c.answers(2, 1, "the First")
+    if g:
+        c.ack(g[0], psn_add(E, 3), 2)
+        c.sack(g[0], psn_add(E, 4), [])
+    c.recvs([{"status": WC_SUCCESS, "byte_len": 600, "data": data},
+             {"status": WC_SUCCESS, "byte_len": 8, "data": z}])
+    c.stat("sr_placed", 3)
+    c.qp_state("RTS")
+
+
+@case(sr=True)
+def sr_unplaceable(c):
+    """Selective repeat: what cannot be placed ahead is dropped, counted
+    (drop_sr) and left a hole in the SACK: a READ request, a WRITE past
+    the 256-PSN window, a WRITE with a bad R_Key, a WRITE Middle shorter
+    than the PMTU. Memory is untouched until the expected WRITE."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1), RETH(va=c.va, rkey=c.rkey, dlen=16)))
+    c.inject(frame(RC_WRITE_ONLY, psn_add(E, 300), RETH(va=c.va, rkey=c.rkey, dlen=16),
+                   payload=b"w" * 16, sr=sreth(c.va, c.rkey, 16)))
+    c.inject(frame(RC_WRITE_ONLY, psn_add(E, 2), RETH(va=c.va, rkey=c.rkey ^ 0x100,
+                                                       dlen=16),
+                   payload=b"k" * 16, sr=sreth(c.va, c.rkey ^ 0x100, 16)))
+    c.inject(frame(RC_WRITE_MIDDLE, psn_add(E, 3), payload=b"m" * 16,
+                   sr=sreth(c.va + 256, c.rkey, 512, 256)))
+    c.inject(good_write(c, E))
+    c.run()
+    for gi, what in enumerate(["READ", "past the window", "bad R_Key", "short Middle"]):
+        g = c.answers(gi, 1, what)
+        if g:
+            c.ack(g[0], psn_add(E, -1), 0, where=what)
+            c.sack(g[0], E, [], where=what)
+    g = c.answers(4, 1, "the expected WRITE")
+    if g:
+        c.ack(g[0], E, 1)
+        c.sack(g[0], psn_add(E, 1), [])
+    c.mem_is([(512, pattern(16, 60))])
+    c.stat("drop_sr", 4)
+    c.stat("sr_placed", 0)
+    c.qp_state("RTS")
+
+
+@case(sr=True)
+def sr_dup_placed(c):
+    """Selective repeat: the same packet ahead twice is placed once
+    (sr_dup), both answered with the SACK; the expected WRITE then
+    executes both: ACK MSN 2, both writes in memory."""
+    E, a, b = c.E, pattern(16, 3), pattern(16, 4)
+    ahead = frame(RC_WRITE_ONLY, psn_add(E, 1), RETH(va=c.va + 64, rkey=c.rkey, dlen=16),
+                  payload=b, sr=sreth(c.va + 64, c.rkey, 16))
+    c.inject(ahead)
+    c.inject(ahead)
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=c.va, rkey=c.rkey, dlen=16), payload=a,
+                   sr=sreth(c.va, c.rkey, 16)))
+    c.run()
+    for gi in (0, 1):
+        g = c.answers(gi, 1, "ahead")
+        if g:
+            c.sack(g[0], E, [psn_add(E, 1)])
+    g = c.answers(2, 1, "expected")
+    if g:
+        c.ack(g[0], psn_add(E, 1), 2)
+    c.mem_is([(0, a), (64, b)])
+    c.stat("sr_placed", 1)
+    c.stat("sr_dup", 1)
+
+
+@case(sr=True, **{"rq-psn": 0xfffffe})
+def sr_psn_wrap(c):
+    """Selective repeat across the PSN wrap: a 4-packet WRITE from
+    0xfffffe arrives Last (PSN 1), Middle (0), Middle (0xffffff), First:
+    the SACK's map runs over the wrap, the bytes land, the ACK is for
+    PSN 1."""
+    E, data = c.E, pattern(1024, 9)
+    fr = sr_write_frames(c, E, data, 0)
+    c.inject(fr[3])
+    c.inject(fr[2])
+    c.inject(fr[1])
+    c.inject(fr[0])
+    c.run()
+    held = []
+    for gi, k in enumerate([3, 2, 1]):
+        held.append(psn_add(E, k))
+        g = c.answers(gi, 1, f"packet {k} ahead")
+        if g:
+            c.ack(g[0], psn_add(E, -1), 0)
+            c.sack(g[0], E, held)
+    g = c.answers(3, 1, "the First")
+    if g:
+        c.ack(g[0], 1, 1)
+        c.sack(g[0], 2, [])
+    c.mem_is([(0, data)])
+    c.stat("sr_placed", 3)
+
+
+@case()
+def sr_bit_without_sr(c):
+    """The BTH's SR bit towards a QP without selective repeat: a WRITE
+    with an SRETH is dropped (drop_sr_off: its payload would be read 20
+    bytes off), a READ with the bit is malformed (drop reason SRETH);
+    neither is answered nor touches memory; the QP serves on."""
+    E = c.E
+    c.inject(frame(RC_WRITE_ONLY, E, RETH(va=c.va, rkey=c.rkey, dlen=16),
+                   payload=b"s" * 16, sr=sreth(c.va, c.rkey, 16)))
+    c.inject(frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=16),
+                   sr=sreth(0, 0, 0)))
+    c.inject(good_write(c, E))
+    c.run()
+    c.answers(0, 0, "WRITE with an SRETH")
+    c.answers(1, 0, "READ with the SR bit")
+    good_write_after(c, E, 1, "a WRITE after")
+    c.mem_is([(512, pattern(16, 60))])
+    c.stat("drop_sr_off", 1)
+    c.drop_reason("SRETH", 1)
 
 
 @case()

@@ -97,6 +97,7 @@ struct opts {
 	uint32_t timeout, retry_cnt, rnr_retry, max_rd_atomic;
 	const char *sends;
 	bool ipv6;               /* the QP's AV: fd00::2 -> fd00::1 (GID 1) */
+	bool sr;                 /* selective repeat (RNIC_QP_SR) */
 };
 
 static struct opts o = {
@@ -164,7 +165,7 @@ usage(void)
 		"  --recv-sge N --mr-size B --mr-addr VA --mr-fill SEED --burst N\n"
 		"  --groups a,b,c --late-recvs GROUP:N (repeatable) --quiet ITERS\n"
 		"  --state reset|init|rtr|rts|err --timeout N --retry-cnt N --rnr-retry N\n"
-		"  --max-rd-atomic N --sends w<len>,r<len>,s<len>\n");
+		"  --max-rd-atomic N --sends w<len>,r<len>,s<len> --ipv6 --sr\n");
 	exit(1);
 }
 
@@ -174,7 +175,7 @@ parse_args(int argc, char **argv)
 	enum { O_INFO = 256, O_IN, O_OUT, O_TYPE, O_QPN, O_DQPN, O_RQPSN, O_SQPSN,
 	       O_PMTU, O_RNR, O_MDRA, O_QPACC, O_MRACC, O_QKEY, O_PKEY, O_RECVS,
 	       O_RSIZE, O_RSGE, O_MRSIZE, O_MRADDR, O_MRFILL, O_BURST, O_GROUPS,
-	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY, O_IPV6,
+	       O_LATE, O_QUIET, O_STATE, O_TIMEOUT, O_SENDS, O_RETRY, O_RNRRETRY, O_IPV6, O_SR,
 	       O_MRA };
 	static const struct option lo[] = {
 		{ "info", no_argument, NULL, O_INFO },
@@ -208,6 +209,7 @@ parse_args(int argc, char **argv)
 		{ "retry-cnt", required_argument, NULL, O_RETRY },
 		{ "rnr-retry", required_argument, NULL, O_RNRRETRY },
 		{ "ipv6", no_argument, NULL, O_IPV6 },
+		{ "sr", no_argument, NULL, O_SR },
 		{ "max-rd-atomic", required_argument, NULL, O_MRA },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -295,6 +297,7 @@ parse_args(int argc, char **argv)
 		case O_RETRY: o.retry_cnt = (uint32_t)num(optarg, "--retry-cnt"); break;
 		case O_RNRRETRY: o.rnr_retry = (uint32_t)num(optarg, "--rnr-retry"); break;
 		case O_IPV6: o.ipv6 = true; break;
+		case O_SR: o.sr = true; break;
 		case O_MRA: o.max_rd_atomic = (uint32_t)num(optarg, "--max-rd-atomic"); break;
 		default: usage();
 		}
@@ -643,6 +646,10 @@ setup(void)
 			a.max_dest_rd_atomic = (uint8_t)o.max_dest_rd_atomic;
 			a.min_rnr_timer = (uint8_t)o.min_rnr_timer;
 			mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
+			if (o.sr) {
+				a.sr = 1;
+				mask |= RNIC_QP_SR;
+			}
 		}
 	}
 	if ((rc = rnic_modify_qp(qp, &a, mask)) != 0) {

@@ -645,10 +645,11 @@ test_err_truncation(void)
 }
 
 /*
- * The selective-repeat header (SRETH, RNIC_BTH_SR): built after the
- * opcode's own headers by both builders, read back with its payload
- * offset moved on; refused on an opcode that cannot carry one and when
- * the frame ends inside it; every field at its place (big-endian).
+ * The selective-repeat headers (RNIC_BTH_SR): an SRETH on SEND/WRITE, a
+ * SACK on an ACK, built after the opcode's own headers by both builders,
+ * read back with the payload offset moved on; the bit refused on an
+ * opcode that carries neither, and a frame that ends inside one; every
+ * field at its place (big-endian).
  */
 static int
 test_sreth(void)
@@ -670,7 +671,7 @@ test_sreth(void)
 		bool ok = i < RTE_DIM(ok_ops);
 		uint8_t op = ok ? ok_ops[i] : bad_ops[i - RTE_DIM(ok_ops)];
 		const struct rnic_opcode_info *oi = rnic_opcode_info(op);
-		uint32_t plen = (oi->mask & RNIC_M_PAYLOAD) ? 8 : 0, len, hl, bth;
+		uint32_t plen = (oi->mask & RNIC_M_PAYLOAD) ? 8 : 0, len, hl, bth, srl;
 		uint8_t f[256], g[256], payload[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 		struct rnic_l2l3 l;
 		struct rnic_bth_fields b;
@@ -685,30 +686,43 @@ test_sreth(void)
 		e.sr_key = 0x11223344;
 		e.sr_len = 0x55667788;
 		e.sr_aux = 0x99aabbcc;
+		for (unsigned int w = 0; w < RNIC_SACK_WORDS; w++)
+			e.sack[w] = 0x0101010101010101ull * (w + 1);
+		srl = !ok ? 0 : (oi->mask & RNIC_M_ACK) ? RNIC_SACK_LEN : RNIC_SRETH_LEN;
 		len = rnic_pkt_build_buf(f, sizeof(f), &l, &b, &e, payload, plen);
 		hl = rnic_pkt_hdr_len(op, false, false);
-		VERIFY(len == hl + RNIC_SRETH_LEN + plen + RNIC_ICRC_LEN, "%s: %u bytes", oi->name,
-		       len);
+		VERIFY(len == hl + srl + plen + RNIC_ICRC_LEN, "%s: %u bytes", oi->name, len);
 		bth = RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN;
 		VERIFY((f[bth + 8] & RNIC_BTH_SR) && ((f[bth + 8] & RNIC_BTH_ACKREQ) != 0) == b.ackreq,
 		       "%s: AckReq byte 0x%02x", oi->name, f[bth + 8]);
-		VERIFY(memcmp(f + hl, "\x01\x02\x03\x04\x05\x06\x07\x08\x11\x22\x33\x44"
-			      "\x55\x66\x77\x88\x99\xaa\xbb\xcc", RNIC_SRETH_LEN) == 0,
-		       "%s: SRETH bytes", oi->name);
+		if (srl == RNIC_SRETH_LEN)
+			VERIFY(memcmp(f + hl, "\x01\x02\x03\x04\x05\x06\x07\x08\x11\x22\x33\x44"
+				      "\x55\x66\x77\x88\x99\xaa\xbb\xcc", RNIC_SRETH_LEN) == 0,
+			       "%s: SRETH bytes", oi->name);
+		if (srl == RNIC_SACK_LEN) {
+			/* ePSN, then each word big-endian, word 0 first. */
+			VERIFY(memcmp(f + hl, "\x99\xaa\xbb\xcc", 4) == 0, "SACK ePSN");
+			for (unsigned int k = 0; k < 8 * RNIC_SACK_WORDS; k++)
+				VERIFY(f[hl + 4 + k] == k / 8 + 1, "SACK byte %u", k);
+		}
 		/* The template builder writes the same bytes. */
 		rnic_pkt_tmpl_init(&t, &l, b.pkey, b.dqpn);
-		VERIFY(rnic_pkt_tmpl_build(g, sizeof(g), &t, &b, &e, plen) == hl + RNIC_SRETH_LEN &&
-		       memcmp(f, g, hl + RNIC_SRETH_LEN) == 0, "%s: template differs", oi->name);
+		VERIFY(rnic_pkt_tmpl_build(g, sizeof(g), &t, &b, &e, plen) == hl + srl &&
+		       memcmp(f, g, hl + srl) == 0, "%s: template differs", oi->name);
 		if (!ok) {
 			CHECK_ERR(f, len, RNIC_PKT_ERR_SRETH);
 			continue;
 		}
 		CHECK_ERR(f, len, RNIC_PKT_ERR_OK);
 		VERIFY(rnic_pkt_parse_buf(f, len, true, &pkt) == RNIC_PKT_ERR_OK, "");
-		VERIFY(pkt.bth.sr && pkt.ext.sr_va == e.sr_va && pkt.ext.sr_key == e.sr_key &&
-		       pkt.ext.sr_len == e.sr_len && pkt.ext.sr_aux == e.sr_aux,
-		       "%s: SRETH fields", oi->name);
-		VERIFY(pkt.payload_off == hl + RNIC_SRETH_LEN && pkt.payload_len == plen &&
+		if (srl == RNIC_SACK_LEN)
+			VERIFY(pkt.bth.sr && pkt.ext.sr_aux == e.sr_aux &&
+			       memcmp(pkt.ext.sack, e.sack, sizeof(e.sack)) == 0, "SACK fields");
+		else
+			VERIFY(pkt.bth.sr && pkt.ext.sr_va == e.sr_va && pkt.ext.sr_key == e.sr_key &&
+			       pkt.ext.sr_len == e.sr_len && pkt.ext.sr_aux == e.sr_aux,
+			       "%s: SRETH fields", oi->name);
+		VERIFY(pkt.payload_off == hl + srl && pkt.payload_len == plen &&
 		       memcmp(f + pkt.payload_off, payload, plen) == 0, "%s: payload", oi->name);
 		if (oi->mask & RNIC_M_RETH)
 			VERIFY(pkt.ext.reth_va == e.reth_va, "%s: RETH", oi->name);
