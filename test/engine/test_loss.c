@@ -43,6 +43,9 @@ struct rule {
 	int seen;
 	int hits;
 	int all;             /* act on every match from nth on (peer gone) */
+	uint64_t nths;       /* and these: bit i acts on occurrence i + 1 */
+	uint64_t dup_nths;   /* these are duplicated instead */
+	bool sack_only;      /* match only ACKs that carry a non-empty SACK */
 };
 static struct rule rules[2];   /* [RNIC_IMPAIR_TX], [RNIC_IMPAIR_RX] */
 
@@ -164,9 +167,17 @@ hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 		return RNIC_IMPAIR_PASS;
 	if (pkt.bth.opcode != r->opcode)
 		return RNIC_IMPAIR_PASS;
+	if (r->sack_only && (!pkt.bth.sr || !(pkt.ext.sack[0] | pkt.ext.sack[1] |
+					      pkt.ext.sack[2] | pkt.ext.sack[3])))
+		return RNIC_IMPAIR_PASS;
 	r->seen++;
+	if (r->seen <= 64 && ((r->dup_nths >> (r->seen - 1)) & 1)) {
+		r->hits++;
+		return RNIC_IMPAIR_DUP;
+	}
 	if (r->seen == r->nth || (r->nth2 && r->seen == r->nth2) ||
-	    (r->all && r->seen >= r->nth)) {
+	    (r->all && r->seen >= r->nth) ||
+	    (r->seen <= 64 && ((r->nths >> (r->seen - 1)) & 1))) {
 		r->hits++;
 		return r->action;
 	}
@@ -239,11 +250,20 @@ mkqp(struct test_side *s)
  * timer sets 18 (1 s) so that an expiry means the fast path failed. */
 static uint8_t qp_timeout = 8;
 
+/* Selective repeat on both QPs of the next fresh_pair (the test_sr_* cases). */
+static bool sr_on;
+
 static int
 qp_up(struct rnic_qp *qp, struct test_side *peer, struct rnic_qp *pqp, uint32_t sq_psn,
       uint32_t rq_psn, uint8_t retry)
 {
-	return test_qp_connect(qp, peer, pqp, RNIC_MTU_1024, sq_psn, rq_psn, qp_timeout, retry);
+	struct test_qp_conn c = {
+		.dmac = peer->mac, .dip = peer->ip, .dest_qpn = rnic_qp_num(pqp),
+		.qkey = 0x11111111, .mtu = RNIC_MTU_1024, .sq_psn = sq_psn, .rq_psn = rq_psn,
+		.timeout = qp_timeout, .retry_cnt = retry, .sr = sr_on,
+	};
+
+	return test_qp_to_rts(qp, &c, NULL);
 }
 
 static struct rnic_qp *qa, *qb;
@@ -943,6 +963,243 @@ test_fail_mid_wqe(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Selective repeat (issue 17, doc/reliability.md)                      */
+/* ------------------------------------------------------------------ */
+
+/* rto_pair with selective repeat on both QPs: RTT samples, 1 s IBA
+ * timeout (an expiry of it means recovery failed). */
+static int
+sr_pair(void)
+{
+	int rc;
+
+	sr_on = true;
+	rc = rto_pair();
+	sr_on = false;
+	return rc;
+}
+
+struct sr_counts { uint64_t rexmit, sr_resent, rto, te, placed, dup, sacks; };
+
+static void
+sr_counts(struct sr_counts *c)
+{
+	c->rexmit = stat_a("tx_retransmits");
+	c->sr_resent = stat_a("sr_resent");
+	c->rto = stat_a("rto_expired");
+	c->te = stat_a("timer_expired");
+	c->placed = stat_b("sr_placed");
+	c->dup = stat_b("sr_dup");
+	c->sacks = stat_a("sr_sacks_rcvd");
+}
+
+/*
+ * @p n WRITEs of 64 bytes in one post list over SR QPs, the WRITE Onlys
+ * numbered in @p drops (bit i: the (i+1)th on the wire, resends counted)
+ * lost. Every one completes, in order, data in place, never through the
+ * IBA timeout; *d gets what the counters moved by.
+ */
+static int
+sr_writes(const char *name, unsigned int n, uint64_t drops, int action,
+	  struct sr_counts *d)
+{
+	struct sr_counts c0, c1;
+
+	VERIFY(sr_pair() == 0, "%s: setup", name);
+	sr_counts(&c0);
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 0, action);
+	rules[RNIC_IMPAIR_TX].nths = drops;
+	VERIFY(post_writes(n, 3000) == 0, "%s: post", name);
+	VERIFY(writes_done(n, 3000) == 0, "%s: the %u WRITEs", name, n);
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == __builtin_popcountll(drops),
+	       "%s: the rule fired %d times", name, rules[RNIC_IMPAIR_TX].hits);
+	sr_counts(&c1);
+	VERIFY(c1.te == c0.te, "%s: recovered by the 1 s local ACK timeout", name);
+	*d = (struct sr_counts){ c1.rexmit - c0.rexmit, c1.sr_resent - c0.sr_resent,
+				 c1.rto - c0.rto, 0, c1.placed - c0.placed, c1.dup - c0.dup,
+				 c1.sacks - c0.sacks };
+	return 0;
+}
+
+/*
+ * Holes with packets after them: each is resent once on the SACK, and
+ * only the holes are (go-back-N resends everything after the first).
+ * The packets after a hole were placed ahead. An RTO that a descheduled
+ * test thread lets expire may add resends of its own: the exact count is
+ * checked when none did.
+ */
+static int
+test_sr_holes(const char *name, unsigned int n, uint64_t drops)
+{
+	unsigned int holes = (unsigned int)__builtin_popcountll(drops);
+	struct sr_counts d;
+
+	if (sr_writes(name, n, drops, RNIC_IMPAIR_DROP, &d) != 0)
+		return -1;
+	VERIFY(d.sacks > 0 && d.placed > 0, "%s: no SACK (%" PRIu64 ") or nothing placed "
+	       "ahead (%" PRIu64 ")", name, d.sacks, d.placed);
+	VERIFY(d.sr_resent == holes, "%s: %" PRIu64 " resent on SACKs, want %u", name,
+	       d.sr_resent, holes);
+	VERIFY(d.rto > 0 || d.rexmit == holes, "%s: %" PRIu64 " retransmissions, want %u",
+	       name, d.rexmit, holes);
+	printf("ok SR %s: %" PRIu64 " resent, %" PRIu64 " placed ahead, %" PRIu64 " SACKs\n",
+	       name, d.rexmit, d.placed, d.sacks);
+	return 0;
+}
+
+/* The last packet lost: no SACK can show it, the RTO resends it (not the
+ * 1 s IBA timeout), and it alone. */
+static int
+test_sr_tail(void)
+{
+	struct sr_counts d;
+
+	if (sr_writes("the last packet lost", 8, 1u << 7, RNIC_IMPAIR_DROP, &d) != 0)
+		return -1;
+	VERIFY(d.rto > 0, "the RTO did not fire");
+	VERIFY(d.sr_resent == 0, "%" PRIu64 " resent on a SACK", d.sr_resent);
+	printf("ok SR the last packet lost: resent after %" PRIu64 " RTO expiries\n", d.rto);
+	return 0;
+}
+
+/* A hole's resend lost too: no later packet draws another SACK; the RTO
+ * resends what no SACK covered. */
+static int
+test_sr_lost_resend(void)
+{
+	struct sr_counts d;
+
+	/* the 2nd, and the 9th WRITE Only on the wire: its resend */
+	if (sr_writes("a resend lost", 8, (1u << 1) | (1u << 8), RNIC_IMPAIR_DROP, &d) != 0)
+		return -1;
+	VERIFY(d.sr_resent >= 1 && d.rto > 0, "SACK resends %" PRIu64 ", RTO expiries %"
+	       PRIu64, d.sr_resent, d.rto);
+	printf("ok SR a lost resend: recovered by the RTO (%" PRIu64 " retransmissions)\n",
+	       d.rexmit);
+	return 0;
+}
+
+/* The SACK lost: the hole and what follows it wait for the RTO, then the
+ * resend is answered. */
+static int
+test_sr_lost_sack(void)
+{
+	struct sr_counts c0, c1;
+
+	VERIFY(sr_pair() == 0, "setup");
+	sr_counts(&c0);
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 2, RNIC_IMPAIR_DROP);
+	set_rule(RNIC_IMPAIR_RX, OPC(ACK), 1, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_RX].sack_only = true;
+	VERIFY(post_writes(8, 3100) == 0, "post");
+	VERIFY(writes_done(8, 3100) == 0, "the 8 WRITEs");
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 1 && rules[RNIC_IMPAIR_RX].hits == 1,
+	       "the rules fired %d and %d times", rules[RNIC_IMPAIR_TX].hits,
+	       rules[RNIC_IMPAIR_RX].hits);
+	sr_counts(&c1);
+	VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+	VERIFY(c1.rto > c0.rto || c1.sr_resent > c0.sr_resent,
+	       "neither the RTO nor a later SACK resent the hole");
+	printf("ok SR the SACK lost (%d SACKs seen after it, %" PRIu64 " RTO)\n",
+	       rules[RNIC_IMPAIR_RX].seen - 1, c1.rto - c0.rto);
+	return 0;
+}
+
+/*
+ * Reordering, no loss: one WRITE held back on the link (for 2 later
+ * packets, or to the end of the burst) reaches the responder after ones
+ * behind it, which are placed ahead and SACKed; fewer than 3 packets
+ * overtook it, so it is not resent on the SACK.
+ */
+static int
+test_sr_reorder(unsigned int nth, uint16_t depth)
+{
+	struct rnic_impair_params p, saved;
+	struct sr_counts d;
+	int rc;
+
+	VERIFY(rnic_impair_get_params(imp_port, RNIC_IMPAIR_TX, &p) == 0, "params");
+	saved = p;
+	p.reorder_depth = depth;
+	VERIFY(rnic_impair_set_params(imp_port, RNIC_IMPAIR_TX, &p) == 0, "params");
+	rc = sr_writes("reorder", 8, 1ull << (nth - 1), RNIC_IMPAIR_DELAY, &d);
+	rnic_impair_set_params(imp_port, RNIC_IMPAIR_TX, &saved);
+	if (rc != 0)
+		return -1;
+	VERIFY(d.placed > 0, "nothing arrived ahead of the held packet");
+	VERIFY(d.sr_resent == 0, "%" PRIu64 " spurious resends on a SACK", d.sr_resent);
+	VERIFY(d.rto > 0 || d.rexmit == 0, "%" PRIu64 " retransmissions", d.rexmit);
+	printf("ok SR WRITE %u of 8 held for %u packets: %" PRIu64 " placed ahead, no resend\n",
+	       nth, depth, d.placed);
+	return 0;
+}
+
+/* A hole, and a packet after it duplicated on the link: the copy is
+ * recognised (sr_dup), placed once, the hole alone resent. */
+static int
+test_sr_dup_ahead(void)
+{
+	struct sr_counts c0, c1;
+
+	VERIFY(sr_pair() == 0, "setup");
+	sr_counts(&c0);
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 2, RNIC_IMPAIR_DROP);
+	rules[RNIC_IMPAIR_TX].dup_nths = 1u << 4;   /* the 5th */
+	VERIFY(post_writes(8, 3200) == 0, "post");
+	VERIFY(writes_done(8, 3200) == 0, "the 8 WRITEs");
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 2, "the rule fired %d times",
+	       rules[RNIC_IMPAIR_TX].hits);
+	sr_counts(&c1);
+	VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+	VERIFY(c1.dup - c0.dup == 1, "%" PRIu64 " duplicates ahead recognised",
+	       c1.dup - c0.dup);
+	VERIFY(c1.sr_resent - c0.sr_resent == 1, "%" PRIu64 " resent on SACKs",
+	       c1.sr_resent - c0.sr_resent);
+	printf("ok SR a duplicated packet ahead of a hole: placed once, the hole alone resent\n");
+	return 0;
+}
+
+/* A 10 KiB SEND with its 3rd packet lost: the packets after it land in
+ * the receive ahead (their SRETH names receive and offset), the hole is
+ * resent, the receive completes once with every byte. */
+static int
+test_sr_send(void)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, 10 * 1024, rnic_mr_lkey(A.mr) };
+	struct rnic_sge rsge = { (uintptr_t)B.buf, 16 * 1024, rnic_mr_lkey(B.mr) };
+	struct rnic_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_SEND, .send_flags = RNIC_SEND_SIGNALED };
+	struct rnic_recv_wr rwr = { .wr_id = 8, .sg_list = &rsge, .num_sge = 1 };
+	struct rnic_send_wr *bad;
+	struct rnic_recv_wr *rbad;
+	struct sr_counts c0, c1;
+	struct rnic_wc wc;
+
+	VERIFY(sr_pair() == 0, "setup");
+	sr_counts(&c0);
+	set_rule(RNIC_IMPAIR_TX, OPC(SEND_MIDDLE), 2, RNIC_IMPAIR_DROP);
+	fill(A.buf, 10 * 1024, 77);
+	memset(B.buf, 0, 16 * 1024);
+	VERIFY(rnic_post_recv(qb, &rwr, &rbad) == 0, "post_recv");
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1 && wc.status == RNIC_WC_SUCCESS, "send completion");
+	VERIFY(wait_wc(B.cq, &wc, 1) == 1 && wc.status == RNIC_WC_SUCCESS &&
+	       wc.byte_len == 10 * 1024 && wc.wr_id == 8, "recv completion");
+	VERIFY(memcmp(A.buf, B.buf, 10 * 1024) == 0, "data");
+	VERIFY(rnic_poll_cq(B.cq, 1, &wc) == 0, "a second receive completion");
+	sr_counts(&c1);
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 1, "the rule fired %d times",
+	       rules[RNIC_IMPAIR_TX].hits);
+	VERIFY(c1.placed - c0.placed >= 3 && c1.sr_resent - c0.sr_resent == 1,
+	       "placed ahead %" PRIu64 ", resent on SACKs %" PRIu64, c1.placed - c0.placed,
+	       c1.sr_resent - c0.sr_resent);
+	VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+	printf("ok SR a SEND's middle packet lost: %" PRIu64 " packets placed ahead in the "
+	       "receive, one resent\n", c1.placed - c0.placed);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1004,6 +1261,15 @@ main(int argc, char **argv)
 	RUN(test_tail_loss_rto());
 	RUN(test_lost_resend());
 	RUN(test_renak());
+	RUN(test_sr_holes("one hole", 8, 1u << 1));
+	RUN(test_sr_holes("three holes", 24, (1u << 2) | (1u << 6) | (1u << 11)));
+	RUN(test_sr_tail());
+	RUN(test_sr_lost_resend());
+	RUN(test_sr_lost_sack());
+	RUN(test_sr_reorder(2, 2));
+	RUN(test_sr_reorder(7, 4));
+	RUN(test_sr_dup_ahead());
+	RUN(test_sr_send());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }

@@ -122,13 +122,15 @@ test_qp_to_rts(struct rnic_qp *qp, const struct test_qp_conn *c, enum rnic_qp_st
 	a.rq_psn = c->rq_psn;
 	a.max_dest_rd_atomic = 16;
 	a.min_rnr_timer = 1;   /* 0.01 ms */
+	a.sr = c->sr;
 	memcpy(a.ah_attr.dmac, c->dmac, 6);
 	a.ah_attr.dip = c->dip;
 	rc = rnic_modify_qp(qp, &a, t == RNIC_QPT_UD ? RNIC_QP_STATE :
 			    t == RNIC_QPT_UC ? (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
 						RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN) :
 			    (RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN |
-			     RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER));
+			     RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER |
+			     (c->sr ? RNIC_QP_SR : 0)));
 	if (rc)
 		goto out;
 	a.qp_state = RNIC_QPS_RTS;

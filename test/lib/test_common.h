@@ -125,6 +125,7 @@ struct test_qp_conn {
 	uint32_t sq_psn, rq_psn;
 	uint8_t timeout;        /* RC: loss timer exponent, 0 = no timer */
 	uint8_t retry_cnt;      /* RC */
+	uint8_t sr;             /* RC: selective repeat (RNIC_QP_SR) */
 };
 
 /*
