@@ -387,6 +387,11 @@ qp_rtr_attr(const struct rnic_cfg_qp *q, struct rnic_qp_attr *a)
 	int mask = RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU | RNIC_QP_DEST_QPN |
 		   RNIC_QP_RQ_PSN;
 
+	if (q->sr) {
+		a->sr = 1;
+		mask |= RNIC_QP_SR;
+	}
+
 	if (r->qp_idx >= 0) {
 		const struct rnic_cfg_qp *pq = &cfg->qps[r->qp_idx];
 

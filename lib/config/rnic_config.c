@@ -1223,7 +1223,7 @@ static const char *const qp_keys[] = {
 	"max_send_sge", "max_recv_sge", "max_inline", "remote", "sq_psn", "rq_psn", "pmtu",
 	"timeout", "retry_cnt", "rnr_retry", "min_rnr_timer", "max_rd_atomic",
 	"max_dest_rd_atomic", "access", "pkey", "qkey", "state", "sl", "dscp", "gid_index", "ecn",
-	NULL
+	"selective_repeat", NULL
 };
 static const char *const remote_keys[] = { "qp", "mac", "ipv4", "ipv6", "qpn", "cm_port", NULL };
 
@@ -1316,6 +1316,11 @@ static int parse_qp(struct ctx *c, const json_t *o, unsigned int idx)
 			return -1;
 		q->ecn = ecn;
 	}
+	if (get_bool(c, o, "selective_repeat", false, &q->sr) < 0)
+		return -1;
+	if (q->sr && q->type != RNIC_QPT_RC)
+		return fail_at(c, "selective_repeat", "RC only (QP \"%s\" is %s)", q->name,
+			       rnic_cfg_qp_type_name(q->type));
 	if (q->gid_index > c->cfg->ports[q->port_idx].n_ipv6)
 		return fail_at(c, "gid_index", "%u: port \"%s\" has %u GIDs (ipv4, then %u ipv6)",
 			       q->gid_index, c->cfg->ports[q->port_idx].name,
@@ -1397,6 +1402,9 @@ static int parse_remote(struct ctx *c, const json_t *o, unsigned int idx)
 		rm->qpn = peer->qpn;
 		if (get_uint16_t(c, r, "cm_port", 1, 65535, 0, &rm->cm_port) < 0)
 			return -1;
+		if (rm->cm_port && q->sr)
+			return fail_at(c, "cm_port", "QP \"%s\" has selective_repeat, which the "
+				       "CM does not negotiate: configure the pair directly", q->name);
 		if (rm->cm_port && (q->type != RNIC_QPT_RC || q->state != RNIC_QPS_RTS ||
 				    peer->state != RNIC_QPS_RTS))
 			return fail_at(c, "cm_port", "only an RC pair brought to RTS is connected "
@@ -1405,6 +1413,12 @@ static int parse_remote(struct ctx *c, const json_t *o, unsigned int idx)
 				       rnic_cfg_qp_state_name(q->state), peer->name,
 				       rnic_cfg_qp_state_name(peer->state));
 		/* The second of the two QPs parsed checks the pair. */
+		if ((int)idx > rm->qp_idx && q->sr != peer->sr && peer->remote.qp_idx == (int)idx) {
+			pop(c, old);   /* the QP's key, not remote's */
+			return fail_at(c, "selective_repeat", "%s here, %s on its remote QP "
+				       "\"%s\": both ends or neither", q->sr ? "true" : "false",
+				       peer->sr ? "true" : "false", peer->name);
+		}
 		if ((int)idx > rm->qp_idx && (rm->cm_port || peer->remote.cm_port)) {
 			if (rm->cm_port && peer->remote.cm_port)
 				return fail_at(c, "cm_port", "QP \"%s\" names cm_port too: one end "
@@ -2289,6 +2303,8 @@ static json_t *dump_qp(const struct rnic_config *cfg, const struct rnic_cfg_qp *
 	SET(o, "gid_index", json_integer(q->gid_index));
 	if (q->ecn >= 0)
 		SET(o, "ecn", json_boolean(q->ecn));
+	if (q->sr)
+		SET(o, "selective_repeat", json_true());
 	return o;
 }
 

@@ -183,6 +183,7 @@ struct rnic_cfg_qp {
 	int access;              /**< enum rnic_access_flags bits, remote only */
 	uint16_t pkey;
 	uint32_t qkey;           /**< used by UD only */
+	bool sr;                 /**< "selective_repeat": RC, both ends (doc/reliability.md) */
 	enum rnic_qp_state state;
 	uint8_t sl;              /**< service level: the 802.1Q priority (PCP) of
 				  *   its frames on a port with a VLAN */

@@ -334,6 +334,14 @@ rexmit_paced(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_en
 	return true;
 }
 
+/*
+ * With selective repeat a resend skips what a SACK said the responder
+ * holds, but never the head: a SACK's ePSN may lie past the last PSN an
+ * ACK acknowledged (the responder executed packets that asked for no
+ * ACK), and the head resent is what draws the ACK for them (a duplicate
+ * is re-ACKed with ePSN - 1); after an RNR NAK the head is the packet
+ * the responder could not take, placed or not.
+ */
 static unsigned int
 rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
@@ -343,7 +351,8 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 	       rnic_txbuf_room(&wk->rx.txb)) {
 		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, qp->comp.rexmit_next);
 
-		if (qp->attr.sr && (e->flags & RNIC_MQF_SACKED)) {
+		if (qp->attr.sr && (e->flags & RNIC_MQF_SACKED) &&
+		    qp->comp.rexmit_next != qp->comp.mq_head) {
 			qp->comp.rexmit_next++;   /* the responder has it */
 			continue;
 		}

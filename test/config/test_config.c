@@ -303,6 +303,13 @@ static const struct {
 	  "ports[1].ipv6: fd00::1 is already used by ports[0]" },
 	{ E1("qps[0]", "gid_index", "16"), "qps[0].gid_index: 16 is out of range 0..15" },
 	{ E1("qps[0]", "ecn", "1"), "qps[0].ecn: expected a boolean, got integer" },
+	/* qps[].selective_repeat (issue 17) */
+	{ E1("qps[0]", "selective_repeat", "1"),
+	  "qps[0].selective_repeat: expected a boolean, got integer" },
+	{ E1("qps[0]", "selective_repeat", "true"),
+	  "qps[1].selective_repeat: false here, true on its remote QP \"a\": both ends or neither" },
+	{ E1("qps[2]", "selective_repeat", "true"), "qps[2].selective_repeat: RC only (QP \"u\" is UC)" },
+	{ E2("qps[0]", "selective_repeat", "true", "qps[1]", "selective_repeat", "true"), "" },
 	/* remote.cm_port (issue 21) */
 	{ E1("qps[0]", "remote", "{'qp': 'b', 'cm_port': 0}"),
 	  "qps[0].remote.cm_port: 0 is out of range 1..65535" },
