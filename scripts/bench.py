@@ -36,9 +36,11 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
  loss   rnic-perf write_bw 64 KiB (PMTU 1024, --rtc) on the ring pair through
         net_impair dropping 0, 0.1%, 1% and 5% of the packets each way
         (--loss; impair seed = the round): goodput against the loss-free run
-        over the same impair port. mode=gbn: go-back-N with fast
-        retransmit and the RTT-based RTO, what any RoCE peer gets
-        (issue 17; selective repeat, mode=sr, is not built).
+        over the same impair port, in the same mode. mode=gbn: go-back-N
+        with fast retransmit and the RTT-based RTO, what any RoCE peer
+        gets; mode=sr: softrnic's selective repeat (rnic-perf --sr, both
+        ends), with a 128-request window (--inflight 128: SR's costs do
+        not grow with the window, go-back-N's do) (issue 17).
  cc     rnic-perf write_bw 64 KiB, 2, 4 and 8 QPs into one bottleneck
         (--bottleneck: the client's egress at 5 Gb/s behind a 256-packet
         queue, RED marking kmin 20, kmax 100, pmax 0.2), DCQCN off and on
@@ -58,7 +60,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: qps=16384 ratio=R state_bytes_per_qp=B qps1_mpps=X qps16384_mpps=Y heap_state_bytes_per_qp=H ...
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
-  bench: test=loss loss=P mode=gbn goodput_ratio=X gbps=G lossfree_gbps=B ...
+  bench: test=loss loss=P mode=gbn|sr goodput_ratio=X gbps=G lossfree_gbps=B ...
   bench: test=cc flows=N mode=dcqcn|off drops=D utilization=U jain=J p99_queue=Q
          retransmits=R goodput_ratio=G gbps=X ...
     (utilization: what the bottleneck carried, frames as its shaper counts
@@ -123,8 +125,10 @@ LAT_SIZE = 2
 # (size, pmtu) of the scale section; each at 1 and 2 workers, 2 QP pairs.
 SCALE_CASES = [(64, 1024), (4096, 4096)]
 SCALE_QPS = 2
-# Link loss of the loss section (rnic-perf --loss), the first the baseline.
+# Link loss of the loss section (rnic-perf --loss), the first the baseline,
+# and its recovery modes (rnic-perf options of each).
 LOSS_CASES = ["0", "0.1%", "1%", "5%"]
+LOSS_MODES = {"gbn": [], "sr": ["--sr", "--inflight", "128"]}
 # The cc section's bottleneck and flows (rnic-perf --bottleneck, -q).
 CC_RATE_MBPS = 5000
 CC_BOTTLENECK = f"rate_mbps={CC_RATE_MBPS},queue_pkts=256,ecn_kmin=20,ecn_kmax=100,ecn_pmax=0.2"
@@ -389,15 +393,15 @@ def scale_qps_line(few, many):
     return line, warn
 
 
-def loss_line(loss, runs, base):
+def loss_line(loss, runs, base, mode="gbn"):
     """@runs, @base: per-round parse_bw dicts (or None) at @loss and at 0."""
     g = [None if r is None else r["bw"] for r in runs]
     b = [None if r is None else r["bw"] for r in base]
-    line = (f"bench: test=loss loss={loss} mode=gbn goodput_ratio={fmt(ratio(median(g), median(b)), 3)} "
+    line = (f"bench: test=loss loss={loss} mode={mode} goodput_ratio={fmt(ratio(median(g), median(b)), 3)} "
             f"gbps={fmt(median(g), 2)} lossfree_gbps={fmt(median(b), 2)}" + stats_fields("", g, 2))
     if median(g) is None or median(b) is None:
         line += " failed=1"
-    return line, spread_warnings(f"test=loss loss={loss}", [("gbps", g, 2)])
+    return line, spread_warnings(f"test=loss loss={loss} mode={mode}", [("gbps", g, 2)])
 
 
 def parse_cc(text):
@@ -490,7 +494,9 @@ def plan_round(rnd, sections):
             out += pair[::-1] if soft_first else pair
         out.append(("scale", (2, 64, 1024, 16384)))
     if "loss" in sections:
-        out += [("loss", (loss,)) for loss in LOSS_CASES]
+        for loss in LOSS_CASES:
+            pair = [("loss", (loss, m)) for m in LOSS_MODES]
+            out += pair[::-1] if soft_first else pair
     if "cc" in sections:
         for flows in rotate(CC_FLOWS, rnd):
             pair = [("cc", (flows, m)) for m in CC_MODES]
@@ -857,8 +863,8 @@ class Bench:
             # attempt so that a retry is not the same loss pattern.
             self.loss_seed = getattr(self, "loss_seed", 0) + 1
             return self._try_ring(name, ["write_bw", "-s", "65536", "-D", secs, "--report_gbits",
-                                         "--loss", params[0], "--impair-seed", str(self.loss_seed)],
-                                  lambda t: parse_bw(t, 65536))
+                                         "--loss", params[0], "--impair-seed", str(self.loss_seed)]
+                                  + LOSS_MODES[params[1]], lambda t: parse_bw(t, 65536))
         if kind == "cc":
             flows, mode = params
             return self._try_ring(name, ["write_bw", "-s", "65536", "-q", str(flows), "-D", secs,
@@ -1011,11 +1017,12 @@ class Bench:
                     lines.append(line)
                     warns += w
         if "loss" in self.sections:
-            for loss in LOSS_CASES[1:]:
-                line, w = loss_line(loss, samples[("loss", (loss,))],
-                                    samples[("loss", (LOSS_CASES[0],))])
-                lines.append(line)
-                warns += w
+            for mode in LOSS_MODES:
+                for loss in LOSS_CASES[1:]:
+                    line, w = loss_line(loss, samples[("loss", (loss, mode))],
+                                        samples[("loss", (LOSS_CASES[0], mode))], mode)
+                    lines.append(line)
+                    warns += w
         for line in lines + warns:
             print(line)
             failed |= "failed=1" in line
@@ -1201,6 +1208,10 @@ def selftest():
                            [{"bw": 36.0, "mpps": 0}] * 3)
     check("loss line", line, "bench: test=loss loss=1% mode=gbn goodput_ratio=0.264 gbps=9.50 "
           "lossfree_gbps=36.00 min=9.00 max=10.00 n=2")
+    line, warn = loss_line("1%", [{"bw": 30.0, "mpps": 0}] * 3, [{"bw": 32.0, "mpps": 0}] * 3,
+                           "sr")
+    check("loss line sr", line.split()[:5], ["bench:", "test=loss", "loss=1%", "mode=sr",
+                                             "goodput_ratio=0.938"])
     line, warn = loss_line("5%", [None] * 3, [{"bw": 36.0, "mpps": 0}] * 3)
     check("loss failed", ("goodput_ratio=nan" in line, line.endswith("failed=1")), (True, True))
     canned_cc = (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
