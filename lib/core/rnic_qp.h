@@ -102,6 +102,11 @@ struct rnic_qp_comp {
 	uint32_t rexmit_pace;    /* MultiQueue clock before which the next
 				  * resend may not leave (DCQCN: rexmit_paced) */
 	uint64_t stuck_tsc;      /* no progress since (the IBA timeout's start) */
+	/* Selective repeat: holes of the head READ last asked again then
+	 * (MultiQueue clock; resp.sr->rd_map has what arrived) */
+	uint32_t rd_reask;
+	uint32_t rd_ask_end;     /* the PSN past the last hole asked then */
+	uint8_t rd_reasked;      /* rd_reask is set */
 	/* per-QP counters for telemetry (relaxed reads) */
 	uint64_t n_rexmit;
 	uint64_t n_timeout;
@@ -152,10 +157,18 @@ struct rnic_sr_slot {
 	uint32_t rlen;
 	uint64_t va;
 };
+#define RNIC_SR_REPLAYS 4u
 struct rnic_sr_resp {
 	uint64_t map[RNIC_SR_WORDS];   /* bit i (word i / 64): PSN base + i placed */
 	uint32_t base;
 	struct rnic_sr_slot slot[RNIC_SR_WIN];   /* by PSN % RNIC_SR_WIN */
+	/* Responder: a part of a READ asked again, served beside the READs
+	 * still streaming (which it does not cancel, as a go-back-N re-ask
+	 * does) */
+	struct rnic_rd_res replay[RNIC_SR_REPLAYS];
+	/* Requester (the completer, the same RX role): bit i set when the
+	 * head READ's response at comp.rd_psn + i is in place */
+	uint64_t rd_map[RNIC_SR_WORDS];
 };
 
 /* A map of RNIC_SR_WIN bits (selective repeat: the responder's placed

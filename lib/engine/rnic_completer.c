@@ -27,6 +27,16 @@
 #define RTO_SHIFT_MAX  16
 #define RTT_TICKS_MAX  (1u << 26)      /* 4.3 G cycles: far above any RTO */
 
+/*
+ * Selective repeat: a hole is a request the SACK says the responder lacks
+ * (or a READ response not in place) while at least this many PSNs after
+ * it are (a packet merely overtaken by a few others is not resent). A
+ * hole among the last few packets sent is left to the RTO (25 us floor
+ * with SR): resending it at once made a reordered tail a spurious
+ * resend, and bought nothing measurable at 1% loss.
+ */
+#define SACK_DUPTHRESH 3
+
 static void loss_timer_set(struct rnic_worker *wk, struct rnic_qp *qp);
 
 /*
@@ -42,6 +52,9 @@ peer_alive(struct rnic_qp *qp)
 	qp->comp.alive_seq++;
 }
 static void rnr_timer_set(struct rnic_worker *wk, struct rnic_qp *qp, uint64_t ns);
+static bool sr_read_reask(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+			  bool over, struct rnic_dev_stats *st);
+static bool sr_read_started(const struct rnic_qp *qp, const struct rnic_mq_ent *e);
 
 /* Complete the oldest outstanding WQE (sq_done). */
 static inline void
@@ -351,8 +364,9 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 	       rnic_txbuf_room(&wk->rx.txb)) {
 		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, qp->comp.rexmit_next);
 
-		if (qp->attr.sr && (e->flags & RNIC_MQF_SACKED) &&
-		    qp->comp.rexmit_next != qp->comp.mq_head) {
+		if (qp->attr.sr && qp->comp.rexmit_next != qp->comp.mq_head &&
+		    ((e->flags & RNIC_MQF_SACKED) ||
+		     (e->type == RNIC_MQ_READ && sr_read_started(qp, e)))) {
 			qp->comp.rexmit_next++;   /* the responder has it */
 			continue;
 		}
@@ -361,7 +375,13 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 			break;
 		}
 
-		if (qp->comp.in_read && qp->comp.rexmit_next == qp->comp.mq_head &&
+		if (qp->attr.sr && qp->comp.in_read && qp->comp.rexmit_next == qp->comp.mq_head &&
+		    e->type == RNIC_MQ_READ) {
+			qp->comp.rd_reasked = 0;   /* a go-back asks again whatever the age */
+			if (!sr_read_reask(wk, qp, e, true, st))
+				break;
+			n++;
+		} else if (qp->comp.in_read && qp->comp.rexmit_next == qp->comp.mq_head &&
 		    e->type == RNIC_MQ_READ) {
 			if (!read_resume(wk, qp, e, st))
 				break;   /* no mbuf now: the timer list retries */
@@ -452,10 +472,313 @@ read_scatter(const struct rnic_wqe *w, uint32_t off, const struct rte_mbuf *m,
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Selective repeat: READ responses in any order                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A READ request for @p len bytes of the head READ @p e from PSN @p psn
+ * (a part asked again: a duplicate READ within the original, IBA
+ * 9.7.5.1.3). False when no mbuf or TX room.
+ */
+static bool
+sr_read_ask(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+	    uint32_t psn, uint32_t len, struct rnic_dev_stats *st)
+{
+	const struct rnic_wqe *w = rnic_sq_wqe(qp, e->wqe_idx);
+	uint32_t off = (uint32_t)rnic_psn_diff(psn, e->psn) * qp->pmtu;
+	struct rnic_bth_fields b = {
+		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_READ_REQ),
+		.ackreq = true, .pkey = qp->attr.pkey, .dqpn = qp->attr.dest_qp_num, .psn = psn,
+	};
+	struct rnic_ext_fields ext = {
+		.reth_va = w->remote_addr + off, .reth_rkey = w->rkey, .reth_len = len,
+	};
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	if (!rnic_txbuf_room(&wk->rx.txb))
+		return false;
+	m = rnic_pkt_alloc(wk->dev, st, &qp->tmpl, NULL, &b, &ext, 0, &p);
+	if (m == NULL)
+		return false;
+	rnic_pkt_seal(m, qp->tmpl.l3_off);
+	rnic_txbuf_add(&wk->rx.txb, m);
+	st->read_resumes++;
+	st->tx_retransmits++;
+	st->sr_resent++;
+	qp->comp.n_rexmit++;
+	return true;
+}
+
+/*
+ * Ask again for the holes of the head READ @p e: every run of missing
+ * responses before the last one in place, and with @p over (its stream
+ * is over: a later answer came, or a timer) the run after it too; each
+ * is one READ request for just those bytes. Nothing of the READ in
+ * place yet: the request itself is resent. A hole asked for less than
+ * an RTO ago is not asked again (holes past it are), unless a go-back
+ * cleared rd_reasked. False when the TX buffer or the mbufs ran out.
+ */
+static bool
+sr_read_reask(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e,
+	      bool over, struct rnic_dev_stats *st)
+{
+	const uint64_t *map = qp->resp.sr->rd_map;
+	uint32_t now = rnic_mq_stamp(rte_rdtsc()), last, span, i = 0, total;
+	const struct rnic_wqe *w = rnic_sq_wqe(qp, e->wqe_idx);
+
+	bool young = qp->comp.rd_reasked &&
+		     ticks_ns(qp, now - qp->comp.rd_reask) < rto_ns_shift(qp, 0);
+
+	if (!qp->comp.in_read) {
+		if (young)
+			return true;
+		qp->comp.rd_reasked = 1;
+		qp->comp.rd_reask = now;
+		if (e->m == NULL)
+			return true;
+		if (!rnic_txbuf_room(&wk->rx.txb))
+			return false;
+		rte_mbuf_refcnt_update(e->m, 1);
+		rnic_txbuf_add(&wk->rx.txb, e->m);
+		st->tx_retransmits++;
+		st->sr_resent++;
+		qp->comp.n_rexmit++;
+		return true;
+	}
+	last = rnic_psn_add(e->psn, e->npsn - 1u);
+	span = RTE_MIN((uint32_t)rnic_psn_diff(last, qp->comp.rd_psn) + 1u, RNIC_SR_WIN);
+	total = w->total_len;
+	while (i < span) {
+		uint32_t j = i, psn, off, len;
+
+		while (i < span && !rnic_sr_test(map, i))
+			i++;
+		if (i == span && !over)
+			break;   /* the run at the end may still be on its way */
+		psn = rnic_psn_add(qp->comp.rd_psn, j);
+		off = (uint32_t)rnic_psn_diff(psn, e->psn) * qp->pmtu;
+		len = RTE_MIN((i - j) * qp->pmtu, total - off);
+		if (!young || rnic_psn_diff(psn, qp->comp.rd_ask_end) >= 0) {
+			if (!sr_read_ask(wk, qp, e, psn, len, st))
+				return false;
+			if (!young) {
+				young = true;   /* a new round of asks from here */
+				qp->comp.rd_reasked = 1;
+				qp->comp.rd_reask = now;
+			}
+			qp->comp.rd_ask_end = rnic_psn_add(qp->comp.rd_psn, i);
+		}
+		while (i < span && rnic_sr_test(map, i))
+			i++;
+	}
+	return true;
+}
+
+/* The READ entry among those outstanding whose responses include @p psn
+ * (the head or one after it), or NULL. */
+static struct rnic_mq_ent *
+sr_read_of(struct rnic_qp *qp, uint32_t psn)
+{
+	uint32_t tail = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
+
+	for (uint32_t i = qp->comp.mq_head; i != tail; i++) {
+		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, i);
+
+		if (rnic_psn_diff(psn, e->psn) < 0)
+			return NULL;
+		if (rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u)) <= 0)
+			return e->type == RNIC_MQ_READ ? e : NULL;
+	}
+	return NULL;
+}
+
+/* Selective repeat: some response of READ @p e (not the head) is in
+ * place: a go-back need not ask for all of it again. */
+static bool
+sr_read_started(const struct rnic_qp *qp, const struct rnic_mq_ent *e)
+{
+	const uint64_t *map = qp->resp.sr->rd_map;
+	int32_t d = rnic_psn_diff(e->psn, qp->comp.rd_psn);
+
+	if (!qp->comp.in_read || d < 0)
+		return false;
+	for (uint32_t i = (uint32_t)d; i < RNIC_SR_WIN && i < (uint32_t)d + e->npsn; i++)
+		if (rnic_sr_test(map, i))
+			return true;
+	return false;
+}
+
+/*
+ * Selective repeat: the response at rd_psn is in place. Move on past
+ * every response in place; a READ whose responses are all in completes,
+ * and then the requests before the next READ with responses in place are
+ * released (the responder executed them before answering it) and that
+ * READ is the head, its holes asked for.
+ */
+static void
+sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	uint64_t *map = qp->resp.sr->rd_map;
+	struct rnic_mq_ent *e;
+	bool passed;
+
+	for (;;) {
+		uint32_t first = 0;
+		int32_t k;
+
+		e = mq_head(qp);
+		if (e == NULL || e->type != RNIC_MQ_READ || !qp->comp.in_read)
+			return;
+		if (map[0] & 1)
+			qp->comp.acked_seq++;   /* progress for the loss timer */
+		while (map[0] & 1) {
+			qp->comp.rd_psn = rnic_psn_add(qp->comp.rd_psn, 1);
+			rnic_sr_shift(map, 1);
+		}
+		if (rnic_psn_diff(qp->comp.rd_psn, rnic_psn_add(e->psn, e->npsn - 1u)) <= 0)
+			return;   /* a hole in it */
+		qp->comp.in_read = 0;
+		qp->comp.rd_resumed = 0;
+		qp->comp.rd_reasked = 0;
+		mq_pop(qp);
+		STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
+		comp_wqe(qp, RNIC_WC_SUCCESS, st);
+		if (!rnic_sr_any(map))
+			return;
+		while (!rnic_sr_test(map, first))
+			first++;
+		if (!release_acked(qp, rnic_psn_add(qp->comp.rd_psn, first - 1u), &passed, st))
+			return;
+		e = mq_head(qp);
+		if (e == NULL)
+			return;
+		if (passed) {
+			/* a READ or atomic before it got no answer at all */
+			peer_alive(qp);
+			if (e->type == RNIC_MQ_READ)
+				sr_read_reask(wk, qp, e, true, st);
+			else
+				retry_or_fail(wk, qp, st);
+			return;
+		}
+		if (e->type != RNIC_MQ_READ)
+			return;
+		k = rnic_psn_diff(e->psn, qp->comp.rd_psn);
+		if (k > 0) {
+			if ((uint32_t)k < RNIC_SR_WIN)
+				rnic_sr_shift(map, (uint32_t)k);
+			else
+				memset(map, 0, RNIC_SR_WORDS * sizeof(*map));
+			qp->comp.rd_psn = e->psn;
+		}
+		qp->comp.in_read = 1;
+		if (!(map[0] & 1)) {
+			/* the stream went past this READ's first response */
+			sr_read_reask(wk, qp, e, false, st);
+			return;
+		}
+	}
+}
+
+/*
+ * Selective repeat: a READ response, for the head READ or one after it,
+ * goes in place at once, its bit set in rd_map (PSNs from rd_psn);
+ * in order, READs complete as usual (sr_read_advance). A hole with
+ * SACK_DUPTHRESH responses past it is asked for again (only it); every
+ * hole of the head is, once a response of a later READ shows its stream
+ * is over. Nothing goes back N.
+ */
+static void
+sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *m,
+	     const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
+{
+	uint64_t *map = qp->resp.sr->rd_map;
+	uint32_t psn = pkt->bth.psn, last, off, sent;
+	struct rnic_mq_ent *e, *x;
+	struct rnic_wqe *w;
+	bool passed;
+	int32_t d;
+
+	/* The responder executes in order: a response says every request
+	 * before its READ was executed (release_acked stops at READs and
+	 * atomics still unanswered). */
+	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+		return;
+	e = mq_head(qp);
+	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE || rnic_psn_diff(psn, e->psn) < 0 ||
+	    !rnic_mq_last_psn(&qp->req.mq, &sent) || rnic_psn_diff(psn, sent) > 0) {
+		st->drop_ghost_resp++;   /* a copy of one already used, or never asked */
+		return;
+	}
+	if (e->type != RNIC_MQ_READ) {
+		/* an atomic at the head: an answer after it means its own was lost */
+		st->drop_bad_resp++;
+		if (rnic_psn_diff(psn, e->psn) > 0) {
+			peer_alive(qp);
+			retry_or_fail(wk, qp, st);
+		}
+		return;
+	}
+	if (!qp->comp.in_read) {
+		qp->comp.in_read = 1;
+		qp->comp.rd_psn = e->psn;
+		memset(map, 0, RNIC_SR_WORDS * sizeof(*map));
+	}
+	d = rnic_psn_diff(psn, qp->comp.rd_psn);
+	if (d < 0 || (d < (int32_t)RNIC_SR_WIN && rnic_sr_test(map, (uint32_t)d))) {
+		st->drop_ghost_resp++;   /* in place already */
+		return;
+	}
+	x = d < (int32_t)RNIC_SR_WIN ? sr_read_of(qp, psn) : NULL;
+	if (x == NULL) {
+		/* past what the map holds, or not a READ's: asked again later */
+		st->drop_bad_resp++;
+		peer_alive(qp);
+		sr_read_reask(wk, qp, e, true, st);
+		return;
+	}
+	w = rnic_sq_wqe(qp, x->wqe_idx);
+	last = rnic_psn_add(x->psn, x->npsn - 1u);
+	off = (uint32_t)rnic_psn_diff(psn, x->psn) * qp->pmtu;
+	/* Lengths, not opcodes: a part asked again is answered First..Last
+	 * of its own. */
+	if ((psn != last && pkt->payload_len != qp->pmtu) ||
+	    off + pkt->payload_len > w->total_len ||
+	    (psn == last && off + pkt->payload_len != w->total_len)) {
+		st->drop_bad_resp++;
+		comp_fail(qp, RNIC_WC_BAD_RESP_ERR, st);
+		return;
+	}
+	read_scatter(w, off, m, pkt->payload_off, pkt->payload_len);
+	qp->comp.retry = qp->attr.retry_cnt;
+	/* The READ's first response times the round trip, when the READ
+	 * went once (Karn) */
+	if (x == e && psn == e->psn && !qp->comp.rd_reasked &&
+	    (int32_t)(qp->comp.mq_head - qp->comp.rexmit_high) >= 0 &&
+	    (int32_t)(qp->comp.mq_head - qp->comp.nak_end) >= 0)
+		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - e->sent);
+	rnic_sr_set(map, (uint32_t)d);
+	if (d == 0) {
+		sr_read_advance(wk, qp, st);
+		return;
+	}
+	peer_alive(qp);   /* the stream flows: no loss timer expiry for it */
+	if (x != e)
+		sr_read_reask(wk, qp, e, true, st);
+	else if (d >= SACK_DUPTHRESH)
+		sr_read_reask(wk, qp, e, false, st);
+}
+
 static void
 comp_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *m,
 	       const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
 {
+	if (qp->attr.sr) {
+		sr_read_resp(wk, qp, m, pkt, st);
+		return;
+	}
 	rnic_opmask_t mask = pkt->op->mask;
 	uint32_t psn = pkt->bth.psn, last, off, expect;
 	struct rnic_mq_ent *e;
@@ -543,15 +866,6 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 	comp_wqe(qp, RNIC_WC_SUCCESS, st);
 }
 
-/*
- * Selective repeat: a hole is a request the SACK says the responder lacks
- * while it holds at least this many PSNs after it (a packet merely
- * overtaken by a few others is not resent). A hole among the last few
- * packets sent is left to the RTO (25 us floor with SR): resending it at
- * once made a reordered tail a spurious resend, and bought nothing
- * measurable at 1% loss.
- */
-#define SACK_DUPTHRESH 3
 
 /*
  * Selective repeat (doc/reliability.md): an ACK's SACK names the
@@ -633,7 +947,10 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		st->acks_rcvd++;
 		if (!release_acked(qp, psn, &passed, st))
 			break;
-		if (passed) {
+		if (passed && qp->attr.sr && (e = mq_head(qp)) != NULL && e->type == RNIC_MQ_READ) {
+			peer_alive(qp);
+			sr_read_reask(wk, qp, e, true, st);   /* READ responses lost */
+		} else if (passed) {
 			peer_alive(qp);
 			retry_or_fail(wk, qp, st);   /* READ response lost */
 		} else if (pkt->bth.sr) {

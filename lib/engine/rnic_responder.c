@@ -297,6 +297,17 @@ rd_pump_qp(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work,
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 
+	/* Selective repeat: parts of READs asked again, first (their PSNs
+	 * are older than anything still streaming). */
+	for (uint32_t k = 0; rs->sr != NULL && k < RNIC_SR_REPLAYS; k++) {
+		struct rnic_rd_res *r = &rs->sr->replay[k];
+
+		if (!r->active)
+			continue;
+		*work += rd_pump_one(wk, qp, r, wk->dev->attr.burst, st);
+		if (r->active)
+			return true;
+	}
 	/* Resources are taken round robin, so the slot after the newest
 	 * (res_next) is the oldest. */
 	for (uint32_t k = 0; k < rs->res_n; k++) {
@@ -343,7 +354,9 @@ rd_replay(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_rd_res *r)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
 
-	for (uint32_t k = 0; k < rs->res_n; k++) {
+	/* (Selective repeat: the requester asks again for what it lacks
+	 * alone, and keeps the rest: nothing is moot.) */
+	for (uint32_t k = 0; rs->sr == NULL && k < rs->res_n; k++) {
 		struct rnic_rd_res *o = &rs->res[k];
 
 		if (o->active && rnic_psn_diff(o->psn, r->psn) >= 0)
@@ -366,8 +379,9 @@ res_take(struct rnic_qp *qp)
 	if (r->active && !r->replay)
 		return NULL;   /* more outstanding than max_dest_rd_atomic */
 	/* A new request means the requester has every earlier answer:
-	 * replays still queued are moot. */
-	for (uint32_t k = 0; k < rs->res_n; k++)
+	 * replays still queued are moot (not with selective repeat, whose
+	 * requester sends on while it asks for holes). */
+	for (uint32_t k = 0; rs->sr == NULL && k < rs->res_n; k++)
 		if (rs->res[k].replay)
 			rs->res[k].active = 0;
 	rs->res_next = (rs->res_next + 1) % rs->res_n;
@@ -822,6 +836,43 @@ dup_read_within(const struct rnic_qp *qp, const struct rnic_rd_res *r,
 	       va - r->orig_va <= r->orig_len - len;
 }
 
+/*
+ * Selective repeat: a duplicate READ asks for the part of READ @p r it
+ * lacks (sr_read_reask). It is served from a replay record of its own,
+ * beside whatever still streams (the original's rest, later READs),
+ * none of which it cancels. No free record: dropped (the requester asks
+ * again after an RTO).
+ */
+static enum resp_state
+sr_dup_read(struct resp_ctx *c, const struct rnic_rd_res *r, uint64_t host)
+{
+	struct rnic_sr_resp *sr = c->qp->resp.sr;
+
+	for (uint32_t k = 0; k < RNIC_SR_REPLAYS; k++) {
+		struct rnic_rd_res *p = &sr->replay[k];
+
+		if (p->active && p->cur_psn == c->pkt->bth.psn && p->sent == 0)
+			return RESP_DONE;   /* the same part, not started yet */
+	}
+	for (uint32_t k = 0; k < RNIC_SR_REPLAYS; k++) {
+		struct rnic_rd_res *p = &sr->replay[k];
+
+		if (p->active)
+			continue;
+		*p = *r;
+		p->va = host;
+		p->length = c->pkt->ext.reth_len;
+		p->sent = 0;
+		p->cur_psn = c->pkt->bth.psn;
+		p->active = 1;
+		p->replay = 1;
+		rd_activate(c->wk, c->qp);
+		return RESP_DONE;
+	}
+	c->st->drop_dup_rd_atomic++;
+	return RESP_DONE;
+}
+
 /* The duplicate READ at record @p r: re-executed from memory with the
  * duplicate's PSN and RETH, or dropped. */
 static enum resp_state
@@ -840,6 +891,8 @@ dup_read(struct resp_ctx *c, struct rnic_rd_res *r)
 		c->st->drop_dup_rd_atomic++;
 		return RESP_DONE;
 	}
+	if (c->qp->resp.sr != NULL)
+		return sr_dup_read(c, r, rnic_mr_host(mr, pkt->ext.reth_va));
 	r->va = rnic_mr_host(mr, pkt->ext.reth_va);
 	r->length = pkt->ext.reth_len;
 	r->sent = 0;
