@@ -22,7 +22,9 @@
  *
  * Every input starts from the same state: the QPs go RESET -> INIT -> RTR
  * -> RTS, SEND_WITH_INV's invalidations are undone, receives are posted
- * (RC 4, UC 2, UD 2). The input is a list of records; at its end every QP
+ * (RC 4, UC 2, UD 2). The RC QP has selective repeat (RNIC_QP_SR: SRETHs,
+ * SACKs, placement ahead, READ responses in any order) when the input's
+ * length is odd, go-back-N when even: both modes meet every input. The input is a list of records; at its end every QP
  * is moved to Error and the engine polled until quiet, so every posted
  * receive and send WR must have completed exactly once, in order, with a
  * status in the enum; then the QPs are reset and both mbuf pools (the
@@ -39,7 +41,8 @@
  *                pad count no larger than the payload room
  *         bit 4: patch keys: RETH/AtomicETH VA+rkey into one of the MRs
  *                (low 2 bits of the rkey pick T/RO/R, 3 = leave raw),
- *                IETH rkey likewise, DETH Q_Key to the UD QP's
+ *                IETH rkey likewise, DETH Q_Key to the UD QP's, and a
+ *                WRITE's SRETH (BTH SR bit) as its RETH
  *         bit 5: post one more receive on the QP first
  *         bit 6: poll the engine until quiet after this frame
  *         bit 7: corrupt the ICRC
@@ -144,6 +147,7 @@ static struct {
 	uint8_t sq_wc_opcode[32];   /* expected WC opcode, by sq fifo position */
 	uint64_t out_frames;
 	bool verbose;               /* FZ_VERBOSE=1: counters per input */
+	bool rc_sr;                 /* the RC QP has selective repeat */
 	struct rnic_dev_stats last;
 } F;
 
@@ -214,7 +218,8 @@ qp_to_rts(int q)
 		if (q == Q_RC) {
 			a.max_dest_rd_atomic = 4;
 			a.min_rnr_timer = 1;
-			mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER;
+			a.sr = F.rc_sr;
+			mask |= RNIC_QP_MAX_DEST_RD_ATOMIC | RNIC_QP_MIN_RNR_TIMER | RNIC_QP_SR;
 		}
 	}
 	rc = rnic_modify_qp(qp, &a, mask);
@@ -678,6 +683,12 @@ make_frame(uint8_t ctl0, uint8_t ctl1, const uint8_t *body_in, uint32_t blen)
 
 				patch_key(a, a + 8, NULL);
 			}
+			if ((op->mask & RNIC_M_WRITE) && (bth->ack & RNIC_BTH_SR) &&
+			    blen >= (uint32_t)op->length + RNIC_SRETH_LEN) {
+				uint8_t *r = b + op->length;   /* SRETH: RETH's layout first */
+
+				patch_key(r, r + 8, r + 12);
+			}
 			if ((op->mask & RNIC_M_IETH) &&
 			    blen >= (uint32_t)op->offset[RNIC_EXT_IETH] + RNIC_IETH_LEN)
 				patch_key(NULL, b + op->offset[RNIC_EXT_IETH], NULL);
@@ -853,6 +864,11 @@ fz_engine_run(enum fz_mode mode, const uint8_t *data, size_t size)
 
 	fz_engine_init();
 	F.mode = mode;
+	if (F.rc_sr != (size & 1)) {
+		F.rc_sr = size & 1;
+		qp_to_rts(Q_RC);
+		settle();
+	}
 	begin_input();
 	if (mode == FZ_REQUESTER) {
 		unsigned int n;
