@@ -104,7 +104,11 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 t0=$(date +%s.%N)
-if ! timeout 900 "$HARNESS/setup.sh" > "$OUT/setup.log" 2>&1; then
+# Not with meson's LD_LIBRARY_PATH (it points at build/lib/ibverbs for the
+# tests that load softrnic's libibverbs.so.1): the initramfs copies the
+# guest's programs with the libraries ldd finds, and it must find the
+# host's libibverbs/librdmacm, not ours at a path the guest lacks.
+if ! env -u LD_LIBRARY_PATH timeout 900 "$HARNESS/setup.sh" > "$OUT/setup.log" 2>&1; then
     tail -5 "$OUT/setup.log"
     skip "harness setup.sh failed (QEMU, kernel or packages not installable here)"
 fi
