@@ -59,6 +59,10 @@ rnic_dev_stats_get(const struct rnic_device *dev, struct rnic_dev_stats *st)
 	const size_t n = sizeof(*st) / sizeof(uint64_t);
 	uint64_t *dst = (uint64_t *)st;
 
+	if (unlikely(dev->ops != NULL)) {   /* the daemon's (rnic_remote.h) */
+		dev->ops->stats_get(dev, st);
+		return;
+	}
 	memset(st, 0, sizeof(*st));
 	for (unsigned int w = 0; w < dev->n_workers; w++) {
 		const struct rnic_dev_stats *parts[] = { &dev->workers[w].tx.st,

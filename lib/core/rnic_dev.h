@@ -23,6 +23,7 @@
 
 #include "rnic_obj.h"
 #include "rnic_qplist.h"
+#include "rnic_remote.h"
 #include "rnic_sync.h"
 #include "rnic_timer.h"
 #include "rnic_types.h"
@@ -161,6 +162,11 @@ typedef void rnic_dev_hook_t(struct rnic_device *dev);
 struct rnic_device {
 	/* Control thread (set at creation unless noted) */
 	struct rnic_dev_attr attr;
+	/* A daemon's port seen from an attached application (lib/attach):
+	 * every verb on the device and its objects goes to ops, with
+	 * the remote layer's state in @c remote; NULL: the engine is here. */
+	const struct rnic_dev_ops *ops;
+	void *remote;
 	uint16_t port_id;
 	bool tx_ip_cksum;             /* the port computes IPv4 checksums */
 	uint8_t mac[6];

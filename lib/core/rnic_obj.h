@@ -77,6 +77,7 @@ struct rnic_pd {
 struct rnic_ah_int {
 	struct rnic_ah pub;
 	struct rnic_pd *pd;
+	uint32_t handle;               /* a remote device's (rnic_remote.h) */
 	TAILQ_ENTRY(rnic_ah_int) next; /* dev->ahs */
 };
 

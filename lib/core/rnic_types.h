@@ -170,6 +170,11 @@ struct rnic_dev_stats {
 	uint64_t drop_reason[24];  /**< by enum rnic_pkt_err (parse drops) */
 };
 
+/** The objects that exist on a device (rnic_dev_objs_get: leak checks). */
+struct rnic_dev_objs {
+	uint32_t pds, mrs, cqs, qps, ahs;
+};
+
 extern const char *const rnic_dev_stat_names[];
 extern const unsigned int rnic_dev_stat_count;
 

@@ -129,6 +129,12 @@ rnic_dev_arp_resolve(struct rnic_device *dev, rte_be32_t ip, uint8_t mac[6],
 {
 	if (dev == NULL || mac == NULL || ip == 0)
 		return -EINVAL;
+	if (unlikely(dev->ops != NULL)) {   /* asked of the daemon (rnic_remote.h) */
+		uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+
+		memcpy(gid + 12, &ip, 4);
+		return dev->ops->resolve_gid(dev, gid, mac, timeout_ms);
+	}
 	return rnic_resolve_wait(dev, arp_lookup_cb, arp_ask_cb, &ip, mac, timeout_ms);
 }
 

@@ -118,6 +118,8 @@ int
 rnic_dev_nd_resolve(struct rnic_device *dev, const uint8_t ip6[16], uint8_t mac[6],
 		    unsigned int timeout_ms)
 {
+	if (dev != NULL && ip6 != NULL && mac != NULL && unlikely(dev->ops != NULL))
+		return dev->ops->resolve_gid(dev, ip6, mac, timeout_ms);
 	if (dev == NULL || ip6 == NULL || mac == NULL || ip6[0] == 0xff ||
 	    rnic_gid_is_ipv4(ip6) || nd_first_ipv6(dev) == NULL)
 		return -EINVAL;
@@ -130,8 +132,10 @@ rnic_dev_resolve_gid(struct rnic_device *dev, const uint8_t gid[16], uint8_t mac
 {
 	rte_be32_t ip;
 
-	if (gid == NULL)
+	if (dev == NULL || gid == NULL)
 		return -EINVAL;
+	if (unlikely(dev->ops != NULL))   /* asked of the daemon (rnic_remote.h) */
+		return dev->ops->resolve_gid(dev, gid, mac, timeout_ms);
 	if (!rnic_gid_is_ipv4(gid))
 		return rnic_dev_nd_resolve(dev, gid, mac, timeout_ms);
 	memcpy(&ip, gid + 12, 4);

@@ -23,6 +23,8 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 
 	if (dev == NULL || cqe == 0 || cqe > RNIC_MAX_CQE)
 		return rnic_fail_null(EINVAL);
+	if (RNIC_REMOTE(dev))
+		return dev->ops->create_cq(dev, cqe);
 	if (dev->n_cqs >= dev->attr.max_cqs)
 		return rnic_fail_null(ENOSPC);
 	snprintf(name, sizeof(name), "rnic_cq%u_%u", dev->port_id,
@@ -43,8 +45,12 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 int
 rnic_destroy_cq(struct rnic_cq *cq)
 {
-	if (cq == NULL || cq->refs)
-		return cq == NULL ? -EINVAL : -EBUSY;
+	if (cq == NULL)
+		return -EINVAL;
+	if (RNIC_REMOTE(rnic_obj_dev(cq)))
+		return rnic_obj_dev(cq)->ops->destroy_cq(cq);
+	if (cq->refs)
+		return -EBUSY;
 	cq->dev->n_cqs--;
 	TAILQ_REMOVE(&cq->dev->cqs, cq, next);
 	rte_ring_free(cq->ring);
@@ -57,6 +63,8 @@ rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 {
 	if (cq == NULL || n <= 0)
 		return 0;
+	if (RNIC_REMOTE(rnic_obj_dev(cq)))
+		return rnic_obj_dev(cq)->ops->poll_cq(cq, n, wc);
 	return (int)rte_ring_sc_dequeue_burst_elem(cq->ring, wc, sizeof(*wc),
 						   (unsigned int)n, NULL);
 }
@@ -64,11 +72,17 @@ rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 unsigned int
 rnic_cq_count(const struct rnic_cq *cq)
 {
-	return cq == NULL ? 0 : rte_ring_count(cq->ring);
+	if (cq == NULL)
+		return 0;
+	if (RNIC_REMOTE(rnic_obj_dev(cq)))
+		return rnic_obj_dev(cq)->ops->cq_count(cq);
+	return rte_ring_count(cq->ring);
 }
 
 bool
 rnic_cq_overflowed(const struct rnic_cq *cq)
 {
+	if (RNIC_REMOTE(rnic_obj_dev(cq)))
+		return rnic_obj_dev(cq)->ops->cq_overflowed(cq);
 	return LOAD_ACQ(&cq->overflow) != 0;
 }

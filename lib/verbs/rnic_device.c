@@ -457,6 +457,10 @@ rnic_dev_destroy(struct rnic_device *dev)
 {
 	if (dev == NULL)
 		return;
+	if (RNIC_REMOTE(dev)) {
+		dev->ops->dev_destroy(dev);
+		return;
+	}
 	/* Telemetry first: once it returns nothing reads the device. */
 	rnic_dev_run_destroy_hooks(dev);
 	STORE_REL(&dev->polled, 0);   /* [POLLED] */
@@ -492,12 +496,16 @@ rnic_dev_destroy(struct rnic_device *dev)
 void
 rnic_dev_set_polled(struct rnic_device *dev, bool polled)
 {
+	if (RNIC_REMOTE(dev))
+		return;   /* the daemon's lcores poll it */
 	STORE_REL(&dev->polled, polled ? 1 : 0);   /* [POLLED] */
 }
 
 bool
 rnic_dev_shared_txq(const struct rnic_device *dev)
 {
+	if (RNIC_REMOTE(dev))
+		return false;
 	return dev->workers[0].txq_req == dev->workers[0].txq_resp;
 }
 
@@ -509,6 +517,8 @@ rnic_dev_link_wait(struct rnic_device *dev, unsigned int timeout_ms)
 
 	if (dev == NULL)
 		return -EINVAL;
+	if (RNIC_REMOTE(dev))
+		return 0;   /* the daemon brought its ports up */
 	for (;;) {
 		if (rte_eth_link_get_nowait(dev->port_id, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP) {
@@ -555,8 +565,29 @@ rnic_dev_get_attr(const struct rnic_device *dev, struct rnic_dev_attr *attr)
 	*attr = dev->attr;
 }
 
+void
+rnic_dev_objs_get(const struct rnic_device *dev, struct rnic_dev_objs *o)
+{
+	const struct rnic_pd *pd;
+	const struct rnic_ah_int *ah;
+
+	memset(o, 0, sizeof(*o));
+	if (dev == NULL || RNIC_REMOTE(dev))
+		return;
+	TAILQ_FOREACH(pd, &dev->pds, next)
+		o->pds++;
+	TAILQ_FOREACH(ah, &dev->ahs, next)
+		o->ahs++;
+	for (uint32_t i = 0; i < dev->max_mrs; i++)
+		o->mrs += dev->mrs[i] != NULL;
+	o->cqs = dev->n_cqs;
+	o->qps = dev->n_qps;
+}
+
 int
 rnic_get_async_event(struct rnic_device *dev, struct rnic_async_event *ev)
 {
+	if (RNIC_REMOTE(dev))
+		return dev->ops->get_async_event(dev, ev);
 	return rte_ring_sc_dequeue_elem(dev->ev_ring, ev, sizeof(*ev)) == 0 ? 1 : 0;
 }

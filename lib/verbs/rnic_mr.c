@@ -19,6 +19,8 @@ rnic_alloc_pd(struct rnic_device *dev)
 
 	if (dev == NULL)
 		return rnic_fail_null(EINVAL);
+	if (RNIC_REMOTE(dev))
+		return dev->ops->alloc_pd(dev);
 	pd = rnic_obj_zalloc("rnic_pd", sizeof(*pd));
 	if (pd == NULL)
 		return NULL;
@@ -31,8 +33,12 @@ rnic_alloc_pd(struct rnic_device *dev)
 int
 rnic_dealloc_pd(struct rnic_pd *pd)
 {
-	if (pd == NULL || pd->refs)
-		return pd == NULL ? -EINVAL : -EBUSY;
+	if (pd == NULL)
+		return -EINVAL;
+	if (RNIC_REMOTE(pd->dev))
+		return pd->dev->ops->dealloc_pd(pd);
+	if (pd->refs)
+		return -EBUSY;
 	TAILQ_REMOVE(&pd->dev->pds, pd, next);
 	rte_free(pd);
 	return 0;
@@ -60,6 +66,8 @@ rnic_reg_mr_iova(struct rnic_pd *pd, void *addr, uint64_t length, uint64_t iova,
 	    !(access & RNIC_ACCESS_LOCAL_WRITE))
 		return rnic_fail_null(EINVAL);
 	dev = pd->dev;
+	if (RNIC_REMOTE(dev))
+		return dev->ops->reg_mr(pd, addr, length, iova, access);
 	for (i = 0; i < dev->max_mrs; i++)
 		if (dev->mrs[i] == NULL)
 			break;
@@ -94,6 +102,8 @@ rnic_dereg_mr(struct rnic_mr *mr)
 	if (mr == NULL)
 		return -EINVAL;
 	dev = mr->pd->dev;
+	if (RNIC_REMOTE(dev))
+		return dev->ops->dereg_mr(mr);
 	STORE_REL(&mr->valid, 0);
 	STORE_REL(&dev->mrs[mr->index], NULL);
 	rnic_dev_quiesce(dev);   /* no lcore still holds the pointer */
@@ -114,6 +124,8 @@ rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)
 
 	if (pd == NULL || attr == NULL || !rnic_ah_valid(pd->dev, attr))
 		return rnic_fail_null(EINVAL);
+	if (RNIC_REMOTE(pd->dev))
+		return pd->dev->ops->create_ah(pd, attr);
 	ah = rte_zmalloc("rnic_ah", sizeof(*ah), 0);
 	if (ah == NULL)
 		return rnic_fail_null(ENOMEM);
@@ -131,6 +143,8 @@ rnic_destroy_ah(struct rnic_ah *pub)
 
 	if (ah == NULL)
 		return -EINVAL;
+	if (RNIC_REMOTE(ah->pd->dev))
+		return ah->pd->dev->ops->destroy_ah(pub);
 	ah->pd->refs--;
 	TAILQ_REMOVE(&ah->pd->dev->ahs, ah, next);
 	rte_free(ah);

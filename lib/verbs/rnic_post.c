@@ -194,6 +194,8 @@ rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr 
 {
 	int rc = -EINVAL;
 
+	if (qp != NULL && RNIC_REMOTE(rnic_obj_dev(qp)))
+		return rnic_obj_dev(qp)->ops->post_send(qp, wr, bad_wr);
 	if (qp != NULL && wr != NULL && send_state_ok(qp))
 		rc = post_send_list(qp, &wr);
 	if (bad_wr != NULL)
@@ -243,6 +245,8 @@ rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr 
 {
 	int rc = -EINVAL;
 
+	if (qp != NULL && RNIC_REMOTE(rnic_obj_dev(qp)))
+		return rnic_obj_dev(qp)->ops->post_recv(qp, wr, bad_wr);
 	if (qp != NULL && wr != NULL && rnic_qp_state_get(qp) != RNIC_QPS_RESET &&
 	    qp->attr.cap.max_recv_wr != 0)
 		rc = post_recv_list(qp, &wr);

@@ -60,6 +60,8 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	struct rnic_qp *qp;
 	uint32_t qpn, slots, stride, mq;
 
+	if (pd != NULL && ia != NULL && RNIC_REMOTE(pd->dev))
+		return pd->dev->ops->create_qp(pd, ia);
 	if (pd == NULL || ia == NULL || ia->send_cq == NULL || ia->recv_cq == NULL ||
 	    (ia->qp_type != RNIC_QPT_RC && ia->qp_type != RNIC_QPT_UC &&
 	     ia->qp_type != RNIC_QPT_UD) ||
@@ -212,6 +214,8 @@ rnic_destroy_qp(struct rnic_qp *qp)
 	if (qp == NULL)
 		return -EINVAL;
 	dev = qp->dev;
+	if (RNIC_REMOTE(dev))
+		return dev->ops->destroy_qp(qp);
 	rnic_qp_state_reset(qp);                  /* [QP-STATE] [QP-DEAD] */
 	STORE_REL(&dev->qps[qp->index], NULL);    /* [QP-TABLE] */
 	dev->n_qps--;
@@ -226,15 +230,29 @@ rnic_destroy_qp(struct rnic_qp *qp)
 	return 0;
 }
 
-uint32_t rnic_qp_num(const struct rnic_qp *qp) { return qp->qpn; }
+uint32_t
+rnic_qp_num(const struct rnic_qp *qp)
+{
+	if (RNIC_REMOTE(rnic_obj_dev(qp)))
+		return rnic_obj_dev(qp)->ops->qp_num(qp);
+	return qp->qpn;
+}
 
 uint32_t
 rnic_qp_cc_rate_mbps(const struct rnic_qp *qp)
 {
 	/* The TX role's; a relaxed snapshot (telemetry, tests). */
+	if (RNIC_REMOTE(rnic_obj_dev(qp)))
+		return 0;   /* the daemon's, not told */
 	return LOAD_RLX(&qp->req.cc.limited) ? LOAD_RLX(&qp->req.cc.rc_mbps) : 0;
 }
-unsigned int rnic_qp_worker(const struct rnic_qp *qp) { return qp->w->id; }
+unsigned int
+rnic_qp_worker(const struct rnic_qp *qp)
+{
+	if (RNIC_REMOTE(rnic_obj_dev(qp)))
+		return 0;   /* served by the daemon's lcores */
+	return qp->w->id;
+}
 
 /* ------------------------------------------------------------------ */
 /* The transition table (IBA table 91)                                 */
@@ -420,6 +438,8 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 
 	if (qp == NULL || a == NULL)
 		return -EINVAL;
+	if (RNIC_REMOTE(rnic_obj_dev(qp)))
+		return rnic_obj_dev(qp)->ops->modify_qp(qp, a, mask);
 	cur = rnic_qp_state_get(qp);
 	next = (mask & M(STATE)) ? a->qp_state : cur;
 	if ((unsigned int)next > RNIC_QPS_ERR)
@@ -534,9 +554,10 @@ int
 rnic_query_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask,
 	      struct rnic_qp_init_attr *ia)
 {
-	RTE_SET_USED(mask);
 	if (qp == NULL || a == NULL)
 		return -EINVAL;
+	if (RNIC_REMOTE(rnic_obj_dev(qp)))
+		return rnic_obj_dev(qp)->ops->query_qp(qp, a, mask, ia);
 	*a = qp->attr;
 	a->qp_state = rnic_qp_state_get(qp);
 	a->cur_qp_state = a->qp_state;

@@ -4,6 +4,7 @@
 #define RNIC_VERBS_PVT_H
 
 #include <errno.h>
+#include <stddef.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -32,6 +33,12 @@ rnic_obj_zalloc(const char *name, size_t size)
 		rte_errno = ENOMEM;
 	return p;
 }
+
+/* True when @p dev is a daemon's port seen from an attached application:
+ * the call goes to dev->ops (rnic_remote.h). */
+#define RNIC_REMOTE(dev) unlikely((dev)->ops != NULL)
+_Static_assert(offsetof(struct rnic_qp, dev) == 0 && offsetof(struct rnic_cq, dev) == 0,
+	       "QPs and CQs begin with their device (rnic_obj_dev)");
 
 /* Free a QP no role can reach any more (rnic_qp.c). */
 void rnic_qp_free(struct rnic_qp *qp);
