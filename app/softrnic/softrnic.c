@@ -6,6 +6,12 @@
  * peer outside the process, until every request has been transmitted),
  * prints counters, and shuts down cleanly on SIGINT/SIGTERM.
  *
+ * With an "attach" section (config/gateway.json) it also serves
+ * applications attached over a unix socket (lib/attach, issue 20): their
+ * control requests on the main thread, their rings on the engine lcores,
+ * until stopped; a stop errors their QPs and delivers the flushed
+ * completions before anything is freed.
+ *
  *   softrnic --config FILE                (EAL arguments from the file)
  *   softrnic [EAL args] -- --config FILE  (EAL arguments from the command line)
  */
@@ -29,6 +35,7 @@
 
 #include "rnic_app_capture.h"
 #include "rnic_app_numa.h"
+#include "rnic_attach.h"
 #include "rnic_cm.h"
 #include "rnic_config.h"
 #include "rnic_engine.h"
@@ -36,6 +43,9 @@
 #include "soak.h"
 
 static volatile int quit;
+/* The lcores run until stop_lcores (not until a signal: a clean stop of
+ * attached applications needs them to flush their QPs first). */
+static volatile int lcores_quit;
 /* A signal stops the daemon. Once it serves (setup and workloads done, it
  * only runs until stopped) that is the normal end; before, the run was
  * interrupted: @c interrupted records the signal and @c phase what it cut
@@ -77,6 +87,9 @@ static bool *mr_numa;   /* mr_mem[i] came from libnuma (rnic_app_numa_free) */
 static struct rnic_cq **cqs;
 static struct rnic_qp **qps;
 static struct lcore_rt lcores[RTE_MAX_LCORE];
+/* Attached applications (cfg->attach.present): set before the lcores
+ * start, freed after they stop. */
+static struct rnic_attach_server *attach_srv;
 
 static void
 on_signal(int sig)
@@ -106,11 +119,15 @@ static int
 lcore_main(void *arg)
 {
 	struct lcore_rt *l = arg;
-	unsigned int idle = 0;
+	unsigned int idle = 0, lc = rte_lcore_id();
 
-	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&lcores_quit, __ATOMIC_RELAXED)) {
 		unsigned int work = 0;
 
+		/* The doorbell role first: attached applications' WQEs reach
+		 * the TX role in this pass, their completions go out after. */
+		if (attach_srv != NULL)
+			work += rnic_attach_server_poll(attach_srv, lc);
 		for (unsigned int i = 0; i < l->n; i++)
 			work += rnic_worker_poll(l->poll[i].dev, l->poll[i].worker,
 						 l->poll[i].roles);
@@ -126,6 +143,7 @@ static void
 stop_lcores(void)
 {
 	quit = 1;
+	lcores_quit = 1;
 	rte_eal_mp_wait_lcore();
 	for (unsigned int i = 0; ports != NULL && i < cfg->n_ports; i++)
 		if (ports[i].dev != NULL)
@@ -806,10 +824,88 @@ announce_lcore(unsigned int lc)
 	printf("lcore: id=%u polls=%s\n", lc, line);
 }
 
+/* The attach server (config "attach"): its socket, and which lcore is
+ * the doorbell role of each worker (the one polling its TX role). */
+static int
+attach_setup(void)
+{
+	const struct rnic_cfg_attach *at = &cfg->attach;
+	struct rnic_attach_limits lim = {
+		.max_apps = at->max_apps, .max_pds = at->max_pds, .max_mrs = at->max_mrs,
+		.max_mr_bytes = at->max_mr_bytes, .max_cqs = at->max_cqs,
+		.max_cqe = at->max_cqe, .max_qps = at->max_qps, .max_ahs = at->max_ahs };
+	struct rnic_device **devs;
+	const char **names;
+
+	if (!at->present)
+		return 0;
+	devs = calloc(cfg->n_ports, sizeof(*devs));
+	names = calloc(cfg->n_ports, sizeof(*names));
+	if (devs == NULL || names == NULL) {
+		free(devs);
+		free(names);
+		return -1;
+	}
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		devs[i] = ports[i].dev;
+		names[i] = cfg->ports[i].name;
+	}
+	attach_srv = rnic_attach_server_create(at->socket, devs, names, cfg->n_ports, &lim);
+	free(devs);
+	free(names);
+	if (attach_srv == NULL) {
+		fprintf(stderr, "softrnic: attach.socket: cannot listen on %s: %s\n", at->socket,
+			strerror(errno));
+		return -1;
+	}
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
+		for (unsigned int k = 0; k < lcores[lc].n; k++)
+			rnic_attach_server_add_lcore(attach_srv, lc, lcores[lc].poll[k].dev,
+						     lcores[lc].poll[k].worker,
+						     lcores[lc].poll[k].roles);
+	printf("attach: socket=%s max_apps=%u\n", at->socket, at->max_apps);
+	return 0;
+}
+
+/* What the attach server holds for applications: one line. */
+static void
+attach_report(void)
+{
+	struct rnic_att_server_stats st;
+
+	rnic_attach_server_stats(attach_srv, &st);
+	printf("attach: apps=%u apps_total=%u apps_died=%u qps=%u mrs=%u cqs=%u pds=%u ahs=%u "
+	       "wqes=%" PRIu64 " cqes=%" PRIu64 " requests=%" PRIu64 " violations=%" PRIu64 "\n",
+	       st.apps, st.apps_total, st.apps_died, st.qps, st.mrs, st.cqs, st.pds, st.ahs,
+	       st.wqes, st.cqes, st.requests, st.violations);
+}
+
+/* A clean stop of the attached applications while the lcores still run:
+ * their QPs in Error, the flushed completions in their rings. */
+static void
+attach_stop(void)
+{
+	if (attach_srv == NULL)
+		return;
+	rnic_attach_server_stop(attach_srv, cfg->attach.stop_timeout_ms);
+}
+
+/* After the lcores stopped: what they held is freed, the socket closed. */
+static void
+attach_free(void)
+{
+	if (attach_srv == NULL)
+		return;
+	attach_report();
+	rnic_attach_server_destroy(attach_srv);
+	attach_srv = NULL;
+}
+
 static int
 launch_lcores(void)
 {
-	if (check_shared_txq() != 0 || map_named_lcores() != 0 || map_default_lcores() != 0)
+	if (check_shared_txq() != 0 || map_named_lcores() != 0 || map_default_lcores() != 0 ||
+	    attach_setup() != 0)
 		return -1;
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		rnic_dev_set_polled(ports[i].dev, true);
@@ -1486,6 +1582,7 @@ static int
 setup_failed(char **eal_argv, bool eal_from_cfg)
 {
 	stop_lcores();
+	attach_free();
 	rnic_app_capture_uninit();
 	free_objects();
 	lcores_free();
@@ -1559,12 +1656,18 @@ serve(void)
 	while (!quit) {
 		if (cfg->options.stats_interval_ms && rte_get_tsc_cycles() >= next) {
 			print_stats();
+			if (attach_srv != NULL)
+				attach_report();
 			next = rte_get_tsc_cycles() +
 			       rte_get_tsc_hz() * cfg->options.stats_interval_ms / 1000;
 		}
-		rte_delay_ms(10);
+		if (attach_srv != NULL)
+			rnic_attach_server_serve(attach_srv, 10);
+		else
+			rte_delay_ms(10);
 	}
 }
+
 
 /* With the lcores stopped: the counters and the workloads' result lines.
  * The exit status. */
@@ -1627,10 +1730,15 @@ main(int argc, char **argv)
 	n_transmit = run_workloads(&ws);
 	if (cfg->soak.present && !quit) {
 		status = soak(&ws);
+		attach_stop();
+		stop_lcores();
+		attach_free();
 	} else {
 		if (cfg->n_work == 0 || !cfg->options.exit_when_done)
 			serve();
+		attach_stop();
 		stop_lcores();
+		attach_free();
 		status = report_workloads(&ws, n_transmit);
 	}
 	if (interrupted)

@@ -1996,8 +1996,70 @@ static int parse_soak(struct ctx *c, const json_t *root)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* attach, top level                                                   */
+/* ------------------------------------------------------------------ */
+
+static const char *const attach_keys[] = {
+	"socket", "max_apps", "app", "stop_timeout_ms", NULL
+};
+static const char *const attach_app_keys[] = {
+	"max_pds", "max_mrs", "max_mr_bytes", "max_cqs", "max_cqe", "max_qps", "max_ahs", NULL
+};
+
+static int parse_attach(struct ctx *c, const json_t *root)
+{
+	struct rnic_cfg_attach *at = &c->cfg->attach;
+	json_t *o = json_object_get(root, "attach"), *app;
+	size_t old, old2;
+
+	if (!o)
+		return 0;
+	old = push_key(c, "attach");
+	if (!json_is_object(o))
+		return fail(c, "expected an object, got %s", type_name(o));
+	if (check_keys(c, o, attach_keys) < 0 ||
+	    GET_REQ(val_str, c, o, "socket", at->socket, sizeof(at->socket)) < 0 ||
+	    get_uint32_t(c, o, "max_apps", 1, 1024, 16, &at->max_apps) < 0 ||
+	    get_uint32_t(c, o, "stop_timeout_ms", 0, 60000, 2000, &at->stop_timeout_ms) < 0)
+		return -1;
+	if (at->socket[0] != '/')
+		return fail_at(c, "socket", "\"%s\" is not an absolute path", at->socket);
+	if (c->cfg->n_ports == 0)
+		return fail(c, "needs ports to serve");
+	app = json_object_get(o, "app");
+	if (app) {
+		old2 = push_key(c, "app");
+		if (!json_is_object(app))
+			return fail(c, "expected an object, got %s", type_name(app));
+		if (check_keys(c, app, attach_app_keys) < 0 ||
+		    get_uint32_t(c, app, "max_pds", 1, 1024, 16, &at->max_pds) < 0 ||
+		    get_uint32_t(c, app, "max_mrs", 1, 65536, 256, &at->max_mrs) < 0 ||
+		    get_uint64_t(c, app, "max_mr_bytes", 4096, INT64_MAX, 1ll << 30,
+				 &at->max_mr_bytes) < 0 ||
+		    get_uint32_t(c, app, "max_cqs", 1, 4096, 64, &at->max_cqs) < 0 ||
+		    get_uint32_t(c, app, "max_cqe", 1, RNIC_MAX_CQE, 65536, &at->max_cqe) < 0 ||
+		    get_uint32_t(c, app, "max_qps", 1, 65536, 256, &at->max_qps) < 0 ||
+		    get_uint32_t(c, app, "max_ahs", 1, 65536, 256, &at->max_ahs) < 0)
+			return -1;
+		pop(c, old2);
+	} else {
+		at->max_pds = 16;
+		at->max_mrs = 256;
+		at->max_mr_bytes = 1ull << 30;
+		at->max_cqs = 64;
+		at->max_cqe = 65536;
+		at->max_qps = 256;
+		at->max_ahs = 256;
+	}
+	at->present = true;
+	pop(c, old);
+	return 0;
+}
+
 static const char *const top_keys[] = {
-	"eal", "ports", "lcores", "mrs", "cqs", "qps", "workload", "options", "soak", NULL
+	"eal", "ports", "lcores", "mrs", "cqs", "qps", "workload", "options", "soak", "attach",
+	NULL
 };
 
 /* One line, whatever the document held: JSON strings and keys echoed in a
@@ -2041,8 +2103,9 @@ static struct rnic_config *load(const char *text, size_t len, char *err, size_t 
 	else if (!json_is_object(root))
 		fail(&c, "expected an object, got %s", type_name(root));
 	else if (check_keys(&c, root, top_keys) == 0 && parse_eal(&c, root) == 0 &&
-		 parse_sections(&c, root) == 0 && parse_options(&c, root) == 0)
-		parse_soak(&c, root);
+		 parse_sections(&c, root) == 0 && parse_options(&c, root) == 0 &&
+		 parse_soak(&c, root) == 0)
+		parse_attach(&c, root);
 	json_decref(root);
 	free(c.port_names.slot);
 	free(c.mr_names.slot);
@@ -2400,6 +2463,24 @@ int rnic_config_dump(FILE *f, const struct rnic_config *cfg)
 	SET(o, "exit_when_done", json_boolean(cfg->options.exit_when_done));
 	SET(o, "timeout_s", json_integer(cfg->options.timeout_s));
 	SET(root, "options", o);
+	if (cfg->attach.present) {
+		const struct rnic_cfg_attach *at = &cfg->attach;
+		json_t *app = json_object();
+
+		o = json_object();
+		SET(o, "socket", json_string(at->socket));
+		SET(o, "max_apps", json_integer(at->max_apps));
+		SET(o, "stop_timeout_ms", json_integer(at->stop_timeout_ms));
+		SET(app, "max_pds", json_integer(at->max_pds));
+		SET(app, "max_mrs", json_integer(at->max_mrs));
+		SET(app, "max_mr_bytes", json_integer((json_int_t)at->max_mr_bytes));
+		SET(app, "max_cqs", json_integer(at->max_cqs));
+		SET(app, "max_cqe", json_integer(at->max_cqe));
+		SET(app, "max_qps", json_integer(at->max_qps));
+		SET(app, "max_ahs", json_integer(at->max_ahs));
+		SET(o, "app", app);
+		SET(root, "attach", o);
+	}
 
 	r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
 	    fputc('\n', f) != EOF ? 0 : -EIO;

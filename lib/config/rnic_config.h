@@ -247,6 +247,25 @@ struct rnic_cfg_soak {
 	uint32_t timeout_s;
 };
 
+/** Applications attached to the daemon (top-level "attach", issue 20);
+ *  present is false when absent. Limits are per application; 0 is the
+ *  attach layer's default. */
+#define RNIC_CFG_PATH_MAX 108   /* a unix socket path (sun_path) */
+struct rnic_cfg_attach {
+	bool present;
+	char socket[RNIC_CFG_PATH_MAX];
+	uint32_t max_apps;
+	uint32_t max_pds;
+	uint32_t max_mrs;
+	uint64_t max_mr_bytes;
+	uint32_t max_cqs;
+	uint32_t max_cqe;
+	uint32_t max_qps;
+	uint32_t max_ahs;
+	uint32_t stop_timeout_ms; /**< a clean stop waits this long for the
+				   *   flushed completions to reach them */
+};
+
 struct rnic_config {
 	unsigned int eal_argc;
 	char **eal_argv;         /**< EAL arguments, without argv[0] */
@@ -264,6 +283,7 @@ struct rnic_config {
 	struct rnic_cfg_work *work;
 	struct rnic_cfg_options options;
 	struct rnic_cfg_soak soak;
+	struct rnic_cfg_attach attach;
 };
 
 /**
