@@ -20,7 +20,7 @@
 
 enum perf_verb { VERB_SEND, VERB_WRITE, VERB_READ, VERB_ATOMIC };
 enum perf_kind { KIND_BW, KIND_LAT };
-enum perf_link { LINK_RING, LINK_PAIR, LINK_MEMIF };
+enum perf_link { LINK_RING, LINK_PAIR, LINK_MEMIF, LINK_ATTACH };
 enum perf_map { MAP_DEFAULT, MAP_RTC, MAP_PIPELINE, MAP_MAIN, MAP_CONFIG };
 enum perf_atomic { ATOMIC_CMP_AND_SWAP, ATOMIC_FETCH_AND_ADD };
 
@@ -61,6 +61,7 @@ struct perf_opts {
 	enum perf_link link;
 	bool server, client;     /* --link memif */
 	const char *host;        /* client: where the server listens */
+	const char *attach;      /* --attach: the daemon's socket (LINK_ATTACH) */
 	uint16_t tcp_port;       /* -p */
 	enum perf_map map;
 	const char *config;      /* --config */

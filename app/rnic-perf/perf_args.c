@@ -60,6 +60,10 @@ perf_usage(FILE *f, const char *prog)
 "                          (e.g. two net_memif ports to a dpdk-testpmd forwarding between them)\n"
 "  --link memif --server   one end, on the net_memif port; waits for the client\n"
 "  --link memif --client [HOST]  the other end; connects to HOST (127.0.0.1) and drives\n"
+"  --attach SOCKET         the ends on a running softrnic daemon's ports (issue 20:\n"
+"                          config/gateway.json), no engine in this process: both in\n"
+"                          this process (its ports 0 and 1), or with --server (port 1)\n"
+"                          / --client [HOST] (port 0) one per process\n"
 "  --rtc                   run to completion: every engine role of every device on one worker lcore\n"
 "  --pipeline              TX, RX and timer roles on three separate worker lcores\n"
 "  --engine-on-main        the main lcore also runs the engines (one thread per process)\n"
@@ -155,7 +159,7 @@ enum {
 	OPT_RTC, OPT_PIPELINE, OPT_MAIN, OPT_CONFIG, OPT_RING, OPT_MARGIN, OPT_NOPROG,
 	OPT_QUEUES, OPT_TIMER_EVERY, OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_CORRUPT, OPT_ISEED, OPT_INFLIGHT,
 	OPT_TCLASS,
-	OPT_NO_ECN, OPT_SR,
+	OPT_NO_ECN, OPT_SR, OPT_ATTACH,
 	OPT_DCQCN, OPT_BOTTLENECK, OPT_FLOW_TRACE,
 };
 
@@ -432,6 +436,10 @@ opt_link(int c, const char *arg, struct perf_opts *o, struct parse_state *st)
 	case OPT_CONFIG:
 		o->config = arg;
 		return 0;
+	case OPT_ATTACH:
+		o->attach = arg;
+		o->link = LINK_ATTACH;
+		return 0;
 	default:
 		return 1;
 	}
@@ -641,6 +649,7 @@ parse_options(int argc, char **argv, struct perf_opts *o, struct parse_state *st
 		{ "pipeline", no_argument, NULL, OPT_PIPELINE },
 		{ "engine-on-main", no_argument, NULL, OPT_MAIN },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
 		{ "ring-size", required_argument, NULL, OPT_RING },
 		{ "queues", required_argument, NULL, OPT_QUEUES },
 		{ "timer-every", required_argument, NULL, OPT_TIMER_EVERY },
@@ -699,7 +708,8 @@ parse_operands(int argc, char **argv, struct perf_opts *o, struct parse_state *s
 			continue;
 		}
 		*o = save;
-		if (o->client && (o->link == LINK_MEMIF || o->config != NULL) &&
+		if (o->client && (o->link == LINK_MEMIF || o->link == LINK_ATTACH ||
+				  o->config != NULL) &&
 		    strcmp(o->host, "127.0.0.1") == 0) {
 			o->host = argv[i];
 			continue;
@@ -729,8 +739,14 @@ check_topology(struct perf_opts *o, const struct parse_state *st)
 		fprintf(stderr, "rnic-perf: --link memif needs --server or --client\n");
 		return -1;
 	}
-	if (o->config == NULL && o->link != LINK_MEMIF && (o->server || o->client)) {
-		fprintf(stderr, "rnic-perf: --server/--client go with --link memif\n");
+	if (o->config == NULL && o->link != LINK_MEMIF && o->link != LINK_ATTACH &&
+	    (o->server || o->client)) {
+		fprintf(stderr, "rnic-perf: --server/--client go with --link memif or --attach\n");
+		return -1;
+	}
+	if (o->link == LINK_ATTACH && (o->config != NULL || o->raw || st->n_maps > 0)) {
+		fprintf(stderr, "rnic-perf: --attach runs no engine here: not with --config, "
+			"raw_lat, --rtc, --pipeline or --engine-on-main\n");
 		return -1;
 	}
 	if (o->raw && (o->config != NULL || o->link != LINK_MEMIF || !o->client ||

@@ -32,6 +32,7 @@
 
 #include "rnic_config.h"
 #include "perf.h"
+#include "rnic_attach.h"
 
 #define MAX_PER_LCORE 8
 
@@ -247,6 +248,14 @@ int
 perf_engine_ports(struct perf_opts *o, struct rnic_config *cfg, struct perf_side *sides,
 		  unsigned int nsides)
 {
+	if (o->link == LINK_ATTACH) {   /* the daemon's ports */
+		if (impaired(o)) {
+			fprintf(stderr, "rnic-perf: --loss, --dup, --reorder and --corrupt go with "
+				"--link ring (an attached run uses the daemon's links)\n");
+			return -1;
+		}
+		return 0;
+	}
 	if (o->link == LINK_RING) {
 		const char *na = "perf_a", *nb = "perf_b";
 
@@ -329,10 +338,45 @@ pow2_ge(uint64_t v)
 	return r;
 }
 
+/* --attach: the sides on the daemon's ports (both: 0 and 1; one: the
+ * server on 1, the client on 0, or 0 when the daemon has one port). */
+static int
+attach_devices(const struct perf_opts *o, struct perf_side *sides, unsigned int nsides)
+{
+	struct rnic_device *devs[RNIC_ATT_MAX_PORTS];
+	unsigned int n;
+	int rc = rnic_attach_open(o->attach, devs, RNIC_ATT_MAX_PORTS, &n);
+
+	if (rc != 0) {
+		fprintf(stderr, "rnic-perf: --attach %s: %s\n", o->attach, strerror(-rc));
+		return -1;
+	}
+	if (n < nsides) {
+		fprintf(stderr, "rnic-perf: --attach %s: the daemon has %u port%s, %u needed\n",
+			o->attach, n, n == 1 ? "" : "s", nsides);
+		for (unsigned int i = 0; i < n; i++)
+			rnic_dev_destroy(devs[i]);
+		return -1;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		int side = nsides == 2 ? (int)i : (i == (o->server && n > 1 ? 1u : 0u) ? 0 : -1);
+
+		if (side < 0 || (unsigned int)side >= nsides) {
+			rnic_dev_destroy(devs[i]);
+			continue;
+		}
+		sides[side].dev = devs[i];
+		rnic_dev_get_addr(devs[i], sides[side].mac, &sides[side].ip);
+	}
+	return 0;
+}
+
 int
 perf_engine_devices(struct perf_opts *o, struct rnic_config *cfg, struct perf_side *sides,
 		    unsigned int nsides)
 {
+	if (o->link == LINK_ATTACH)
+		return attach_devices(o, sides, nsides);
 	const struct perf_params *p = &o->p;
 	uint64_t maxsz = perf_max_size(p);
 	uint64_t pkts = maxsz / p->mtu + 1;
@@ -580,6 +624,11 @@ perf_engine_launch(struct perf_opts *o, struct rnic_config *cfg, struct perf_sid
 	unsigned int workers[RTE_MAX_LCORE], nw = 0, lc;
 	enum perf_map map = o->map;
 
+	if (o->link == LINK_ATTACH) {   /* the daemon's lcores poll */
+		memset(plans, 0, sizeof(plans));
+		on_main = false;
+		return 0;
+	}
 	RTE_LCORE_FOREACH_WORKER(lc)
 		workers[nw++] = lc;
 	timer_every = o->timer_every ? o->timer_every : 1;

@@ -36,6 +36,7 @@
 #include <rte_pause.h>
 
 #include "perf.h"
+#include "rnic_attach.h"
 
 volatile int perf_quit;
 
@@ -293,6 +294,8 @@ port_obytes(const struct dir *d)
 {
 	struct rte_eth_stats st;
 
+	if (rnic_dev_is_attached(d->s->dev))   /* the daemon's port, not ours */
+		return 0;
 	return rte_eth_stats_get(d->s->port_id, &st) == 0 ? st.obytes : 0;
 }
 

@@ -407,7 +407,9 @@ run_test(struct perf_run *r)
 	signal(SIGTERM, on_signal);
 	if (r->o.raw)
 		return run_raw(r);
-	r->memif = r->o.link == LINK_MEMIF;
+	/* One end per process: memif, or attached with --server/--client. */
+	r->memif = r->o.link == LINK_MEMIF ||
+		   (r->o.link == LINK_ATTACH && (r->o.server || r->o.client));
 	r->server = r->memif && r->o.server;
 	r->nsides = r->memif ? 1 : 2;
 	memset(r->sides, 0, sizeof(r->sides));

@@ -8,6 +8,12 @@
  * the devices. EAL itself stays up until the process exits (DPDK 22.11
  * cannot initialise it twice).
  *
+ * Attached (SOFTRNIC_ATTACH=SOCKET, issue 20): no configuration, no EAL,
+ * no engine here: the devices are a running softrnic daemon's ports
+ * (lib/attach), found when the device list is first asked for and kept
+ * while a context is open; the poller thread only fires completion
+ * events and pumps async events.
+ *
  * Pollers: each lcore the configuration's "lcores" names runs its
  * (port, worker, roles); one poller thread (a registered non-EAL thread)
  * runs every role no lcore takes, and the completion events of armed
@@ -36,6 +42,7 @@
 #include <rte_lcore.h>
 #include <rte_spinlock.h>
 
+#include "rnic_attach.h"
 #include "rnic_config.h"
 #include "rnic_engine.h"
 #include "sib.h"
@@ -78,6 +85,16 @@ static struct {
 	uint32_t n_armed;
 	unsigned int armed_cap;
 	struct sib_cq **armed;
+	/* attached (SOFTRNIC_ATTACH): the daemon's socket, its ports as
+	 * listed when first asked (names, addresses), the devices while
+	 * open (refs > 0) */
+	const char *attach;
+	unsigned int att_ports;
+	char att_name[RNIC_ATT_MAX_PORTS][32];
+	uint8_t att_mac[RNIC_ATT_MAX_PORTS][6];
+	uint32_t att_ip[RNIC_ATT_MAX_PORTS];
+	uint16_t att_vlan[RNIC_ATT_MAX_PORTS];
+	struct rnic_device *att_dev[RNIC_ATT_MAX_PORTS];
 } eng = {
 	.once = PTHREAD_ONCE_INIT,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -85,12 +102,62 @@ static struct {
 	.plan_lock = RTE_SPINLOCK_INITIALIZER,
 };
 
+/* Attach to the daemon: its ports as devices in eng.att_dev. */
+static int
+attach_open(void)
+{
+	unsigned int n;
+	int rc = rnic_attach_open(eng.attach, eng.att_dev, RNIC_ATT_MAX_PORTS, &n);
+
+	if (rc != 0) {
+		fprintf(stderr, "softrnic ibverbs: SOFTRNIC_ATTACH=%s: cannot attach: %s "
+			"(is the daemon running? doc/ibverbs.md \"Attached\")\n", eng.attach,
+			strerror(-rc));
+		return rc;
+	}
+	if (eng.att_ports == 0) {   /* the first time: the list the program sees */
+		for (unsigned int i = 0; i < n; i++) {
+			struct rnic_dev_attr a;
+
+			snprintf(eng.att_name[i], sizeof(eng.att_name[i]), "%s",
+				 rnic_attach_port_name(eng.att_dev[i]));
+			rnic_dev_get_addr(eng.att_dev[i], eng.att_mac[i], &eng.att_ip[i]);
+			rnic_dev_get_attr(eng.att_dev[i], &a);
+			eng.att_vlan[i] = a.vlan;
+		}
+		eng.att_ports = n;
+	} else if (n != eng.att_ports) {
+		fprintf(stderr, "softrnic ibverbs: the daemon at %s has %u ports now, %u "
+			"before\n", eng.attach, n, eng.att_ports);
+	}
+	return 0;
+}
+
+static void
+attach_close(void)
+{
+	for (unsigned int i = 0; i < RNIC_ATT_MAX_PORTS; i++)
+		if (eng.att_dev[i] != NULL) {
+			rnic_dev_destroy(eng.att_dev[i]);
+			eng.att_dev[i] = NULL;
+		}
+}
+
 static void
 load_config(void)
 {
 	const char *path = getenv("SOFTRNIC_CONFIG");
 	char err[512];
 
+	eng.attach = getenv("SOFTRNIC_ATTACH");
+	if (eng.attach != NULL && eng.attach[0] != '\0') {
+		/* The ports are listed now; the devices stay open until the
+		 * program opens and closes a context (or exits). */
+		if (attach_open() == 0)
+			eng.refs = 0;
+		return;
+	}
+	eng.attach = NULL;
 	if (path == NULL || path[0] == '\0')
 		path = SIB_DEFAULT_CONFIG;
 	eng.cfg = rnic_config_load_file(path, err, sizeof(err));
@@ -110,20 +177,31 @@ unsigned int
 sib_engine_ports(void)
 {
 	pthread_once(&eng.once, load_config);
+	if (eng.attach != NULL)
+		return eng.att_ports;
 	return eng.cfg != NULL ? eng.cfg->n_ports : 0;
 }
 
 const char *
 sib_engine_port_name(unsigned int idx)
 {
+	if (eng.attach != NULL)
+		return eng.att_name[idx];
 	return eng.cfg->ports[idx].name;
 }
 
 void
 sib_engine_port_addr(unsigned int idx, uint8_t mac[6], uint32_t *ipv4_be, uint16_t *vlan)
 {
-	const struct rnic_cfg_port *p = &eng.cfg->ports[idx];
+	const struct rnic_cfg_port *p;
 
+	if (eng.attach != NULL) {
+		memcpy(mac, eng.att_mac[idx], 6);
+		*ipv4_be = eng.att_ip[idx];
+		*vlan = eng.att_vlan[idx];
+		return;
+	}
+	p = &eng.cfg->ports[idx];
 	memset(mac, 0, 6);
 	if (p->has_mac)
 		memcpy(mac, p->mac, 6);
@@ -546,7 +624,7 @@ memif_server_wait(uint16_t port_id)
 /* SOFTRNIC_STATS=1: a device's non-zero counters on stderr as it goes
  * (what a run did, for a failure nothing else explains). */
 static void
-stats_dump(unsigned int i)
+stats_dump_dev(struct rnic_device *dev, const char *name)
 {
 	struct rnic_dev_stats st;
 	const uint64_t *v = (const uint64_t *)&st;
@@ -554,25 +632,71 @@ stats_dump(unsigned int i)
 
 	if (e == NULL || strcmp(e, "1") != 0)
 		return;
-	rnic_dev_stats_get(eng.dev[i], &st);
-	fprintf(stderr, "\nsoftrnic stats %s:", eng.cfg->ports[i].name);
+	rnic_dev_stats_get(dev, &st);
+	fprintf(stderr, "\nsoftrnic stats %s:", name);
 	for (unsigned int k = 0; k < rnic_dev_stat_count; k++)
 		if (v[k])
 			fprintf(stderr, " %s=%" PRIu64, rnic_dev_stat_names[k], v[k]);
 	fprintf(stderr, "\n");
 }
 
+static void attach_stop(void);
+
 static void
 engine_teardown(void)
 {
+	if (eng.attach != NULL) {
+		attach_stop();
+		return;
+	}
 	pollers_stop();
 	for (unsigned int i = 0; eng.dev != NULL && i < eng.cfg->n_ports; i++)
 		if (eng.dev[i] != NULL) {
-			stats_dump(i);
+			stats_dump_dev(eng.dev[i], eng.cfg->ports[i].name);
 			memif_server_wait(eng.port_id[i]);
 			rnic_dev_destroy(eng.dev[i]);
 			eng.dev[i] = NULL;
 		}
+}
+
+/* Attached: the devices (again, after a full close) and the thread that
+ * fires completion events; the daemon's lcores run the engine. */
+static int
+attach_start(void)
+{
+	int rc = 0;
+
+	if (eng.att_dev[0] == NULL)
+		rc = attach_open();
+	if (rc != 0)
+		return rc;
+	memset(&eng.thread_plan, 0, sizeof(eng.thread_plan));
+	eng.stop = 0;
+	eng.plan_running = true;
+	rc = pthread_create(&eng.thread, NULL, thread_loop, &eng.thread_plan);
+	if (rc != 0) {
+		eng.plan_running = false;
+		attach_close();
+		return -rc;
+	}
+	eng.thread_running = true;
+	return 0;
+}
+
+static void
+attach_stop(void)
+{
+	rte_spinlock_lock(&eng.plan_lock);
+	eng.plan_running = false;
+	rte_spinlock_unlock(&eng.plan_lock);
+	__atomic_store_n(&eng.stop, 1, __ATOMIC_RELAXED);
+	if (eng.thread_running)
+		pthread_join(eng.thread, NULL);
+	eng.thread_running = false;
+	for (unsigned int i = 0; i < eng.att_ports; i++)
+		if (eng.att_dev[i] != NULL)
+			stats_dump_dev(eng.att_dev[i], eng.att_name[i]);
+	attach_close();
 }
 
 static int
@@ -580,6 +704,8 @@ engine_start(void)
 {
 	int rc;
 
+	if (eng.attach != NULL)
+		return attach_start();
 	if (eng.eal_failed)
 		return -ENODEV;
 	if (!eng.eal_up) {
@@ -620,7 +746,7 @@ sib_engine_get(unsigned int idx)
 		rc = engine_start();
 	if (rc == 0) {
 		eng.refs++;
-		dev = eng.dev[idx];
+		dev = eng.attach != NULL ? eng.att_dev[idx] : eng.dev[idx];
 	}
 	pthread_mutex_unlock(&eng.lock);
 	if (dev == NULL)
@@ -672,6 +798,16 @@ sib_engine_exit(void)
 	pthread_rwlock_wrlock(&life);
 	gone = true;
 	pthread_rwlock_unlock(&life);
+	if (eng.attach != NULL) {   /* the daemon frees what is left: a goodbye */
+		pthread_mutex_lock(&eng.lock);
+		if (eng.refs > 0)
+			attach_stop();
+		else
+			attach_close();
+		eng.refs = 0;
+		pthread_mutex_unlock(&eng.lock);
+		return;
+	}
 	if (!eng.eal_up)
 		return;
 	pthread_mutex_lock(&eng.lock);
