@@ -220,11 +220,16 @@ movable(const struct att_map *m)
 static void
 refuse(const struct att_map *m, uintptr_t at)
 {
-	fprintf(stderr, "softrnic attach: memory at %#" PRIxPTR " cannot be registered: %s%s%s "
-		"mapping the daemon cannot map (register anonymous memory: malloc, or mmap "
-		"MAP_PRIVATE|MAP_ANONYMOUS; doc/ibverbs.md \"Attached\")\n", at,
-		m == NULL ? "an unmapped page, not a" : m->perms,
-		m == NULL ? "" : " ", m == NULL ? "" : (m->path[0] ? m->path : "anonymous"));
+	char what[192];
+
+	if (m == NULL)
+		snprintf(what, sizeof(what), "it is not mapped");
+	else
+		snprintf(what, sizeof(what), "a %s %s mapping, which the daemon cannot map",
+			 m->perms, m->path[0] ? m->path : "anonymous");
+	fprintf(stderr, "softrnic attach: memory at %#" PRIxPTR " cannot be registered: %s "
+		"(register anonymous read-write memory: malloc, or mmap MAP_PRIVATE|"
+		"MAP_ANONYMOUS; doc/ibverbs.md \"Attached\")\n", at, what);
 }
 
 int

@@ -14,8 +14,13 @@
  *                                 pair must end REM_ACCESS_ERR
  *   attach_app SOCKET stats       the daemon's object counts, one line
  *   attach_app SOCKET errors      bad work requests and bad calls complete
- *                                 or fail as in one process
- *   attach_app SOCKET memory      what can and cannot be registered
+ *                                 or fail as in one process; limits
+ *   attach_app SOCKET memory      what can and cannot be registered, and
+ *                                 memory moved while another thread writes
+ *   attach_app SOCKET hostile     a client that speaks the protocol itself
+ *                                 and lies: other handles, unsealed memfds,
+ *                                 ring indices and WQEs out of bounds; only
+ *                                 its own QPs suffer
  *   attach_app SOCKET wait-stop   a QP left in RTS with receives posted:
  *                                 after the daemon's clean stop, every
  *                                 receive completes WR_FLUSH_ERR
@@ -29,7 +34,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <rte_errno.h>
 
@@ -349,9 +358,11 @@ do_stats(const char *sock)
 	CHECK(rc == 0, "server stats: %d", rc);
 	/* This application holds nothing: the counts are everyone else's. */
 	printf("stats: apps=%u apps_total=%u apps_died=%u qps=%u mrs=%u cqs=%u pds=%u ahs=%u "
-	       "dev_qps=%u dev_mrs=%u dev_cqs=%u dev_pds=%u dev_ahs=%u violations=%" PRIu64 "\n",
+	       "dev_qps=%u dev_mrs=%u dev_cqs=%u dev_pds=%u dev_ahs=%u wqes=%" PRIu64 " cqes=%" PRIu64
+	       " violations=%" PRIu64 "\n",
 	       st.apps, st.apps_total, st.apps_died, st.qps, st.mrs, st.cqs, st.pds, st.ahs,
-	       st.dev_qps, st.dev_mrs, st.dev_cqs, st.dev_pds, st.dev_ahs, st.violations);
+	       st.dev_qps, st.dev_mrs, st.dev_cqs, st.dev_pds, st.dev_ahs, st.wqes, st.cqes,
+	       st.violations);
 	for (unsigned int i = 0; i < n; i++)
 		rnic_dev_destroy(devs[i]);
 	return 0;
@@ -395,6 +406,377 @@ do_wait_stop(const char *sock)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+do_errors(const char *sock)
+{
+	struct end a = {0}, b = {0};
+	struct rnic_sge s, many[4];
+	struct rnic_send_wr wr, *bad;
+	struct rnic_recv_wr rw;
+	struct rnic_wc wc;
+	struct rnic_qp_init_attr ia = {0};
+	struct rnic_qp_attr qa;
+	struct rnic_qp *qps[300];
+	unsigned int made = 0;
+
+	open_two(sock, &a, &b, RNIC_QPT_RC);
+	/* A WR the engine finds bad (an L_Key nobody has) completes with an
+	 * error status, in order, and the QP goes to Error. */
+	s = (struct rnic_sge){ .addr = (uintptr_t)a.buf, .length = 64, .lkey = 0xdead00 };
+	wr = (struct rnic_send_wr){ .wr_id = 1, .sg_list = &s, .num_sge = 1,
+				    .opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED };
+	wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
+	wr.wr.rdma.rkey = rnic_mr_rkey(b.mr);
+	wc = post_wait(&a, a.rc, &wr);
+	CHECK(wc.status == RNIC_WC_LOC_PROT_ERR && wc.wr_id == 1, "bad L_Key: %s",
+	      rnic_wc_status_str(wc.status));
+	CHECK(rnic_query_qp(a.rc, &qa, RNIC_QP_STATE, NULL) == 0 && qa.qp_state == RNIC_QPS_ERR,
+	      "after a local protection error the QP is %s, not Error",
+	      rnic_qp_state_str(qa.qp_state));
+	/* Structural faults are refused at once, with bad_wr. */
+	for (int i = 0; i < 4; i++)
+		many[i] = s;
+	wr.sg_list = many;
+	wr.num_sge = 3;   /* max_send_sge is 2 */
+	bad = NULL;
+	CHECK(rnic_post_send(b.rc, &wr, &bad) == -EINVAL && bad == &wr, "3 SGEs accepted");
+	wr.num_sge = 1;
+	wr.opcode = RNIC_WR_MAX;
+	CHECK(rnic_post_send(b.rc, &wr, &bad) == -EINVAL, "a bad opcode accepted");
+	wr.opcode = RNIC_WR_SEND;
+	wr.send_flags = RNIC_SEND_INLINE;
+	s.length = 65;   /* max_inline_data is 64 */
+	wr.sg_list = &s;
+	CHECK(rnic_post_send(b.rc, &wr, &bad) == -EINVAL, "inline over the limit accepted");
+	rw = (struct rnic_recv_wr){ .wr_id = 5, .sg_list = many, .num_sge = 3 };
+	CHECK(rnic_post_recv(b.rc, &rw, NULL) == -EINVAL, "3 receive SGEs accepted");
+	/* Bad calls. */
+	CHECK(rnic_create_cq(a.dev, 0) == NULL && rte_errno == EINVAL, "create_cq(0)");
+	CHECK(rnic_create_cq(a.dev, 1u << 30) == NULL, "a CQ over max_cqe");
+	ia = (struct rnic_qp_init_attr){ .send_cq = a.cq, .recv_cq = a.cq, .qp_type = RNIC_QPT_RC,
+					 .cap = { .max_send_wr = 1u << 20, .max_recv_wr = 1 } };
+	CHECK(rnic_create_qp(a.pd, &ia) == NULL && rte_errno == EINVAL, "1M send WRs accepted");
+	ia.cap.max_send_wr = 4;
+	ia.send_cq = b.cq;   /* a CQ of the other port */
+	CHECK(rnic_create_qp(a.pd, &ia) == NULL, "a QP with another port's CQ");
+	CHECK(rnic_destroy_cq(a.cq) == -EBUSY, "a CQ in use destroyed");
+	CHECK(rnic_dealloc_pd(a.pd) == -EBUSY, "a PD in use deallocated");
+	/* Limits: the application may hold max_qps (256) QPs, no more. */
+	ia.send_cq = a.cq;
+	for (made = 0; made < RTE_DIM(qps); made++) {
+		qps[made] = rnic_create_qp(a.pd, &ia);
+		if (qps[made] == NULL)
+			break;
+	}
+	CHECK(made > 0 && made < RTE_DIM(qps) && rte_errno == ENOSPC,
+	      "%u QPs made before a refusal (%s)", made, strerror(rte_errno));
+	CHECK(made + 2 == 256, "the limit is max_qps: %u made beside 2", made);
+	for (unsigned int i = 0; i < made; i++)
+		CHECK(rnic_destroy_qp(qps[i]) == 0, "destroy_qp");
+	/* Everything destroyed one by one: nothing left. */
+	CHECK(rnic_destroy_qp(a.rc) == 0 && rnic_destroy_qp(b.rc) == 0, "destroy_qp");
+	CHECK(rnic_dereg_mr(a.mr) == 0 && rnic_dereg_mr(b.mr) == 0, "dereg_mr");
+	CHECK(rnic_destroy_cq(a.cq) == 0 && rnic_destroy_cq(b.cq) == 0, "destroy_cq");
+	CHECK(rnic_dealloc_pd(a.pd) == 0 && rnic_dealloc_pd(b.pd) == 0, "dealloc_pd");
+	{
+		struct rnic_att_server_stats st;
+
+		CHECK(rnic_attach_server_stats_get(a.dev, &st) == 0, "stats");
+		CHECK(st.qps == 0 && st.mrs == 0 && st.cqs == 0 && st.pds == 0,
+		      "objects left: %u QPs %u MRs %u CQs %u PDs", st.qps, st.mrs, st.cqs, st.pds);
+	}
+	rnic_dev_destroy(a.dev);
+	rnic_dev_destroy(b.dev);
+	printf("errors: ok (%u QPs up to the limit)\n", made + 2);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* memory                                                              */
+/* ------------------------------------------------------------------ */
+
+struct writer {
+	volatile uint64_t *word;
+	volatile int stop;
+	uint64_t last;
+};
+
+static void *
+writer_main(void *arg)
+{
+	struct writer *w = arg;
+	uint64_t v = 0;
+
+	while (!w->stop)
+		*w->word = ++v;   /* faults, waits, and goes on while the page moves */
+	w->last = v;
+	return NULL;
+}
+
+static int
+do_memory(const char *sock)
+{
+	struct end a = {0}, b = {0};
+	struct rnic_mr *mr;
+	uint8_t stackbuf[256];
+	void *ro, *shared;
+	int fd;
+
+	open_two(sock, &a, &b, RNIC_QPT_RC);
+	/* Refused: the calling thread's stack, a read-only mapping, a
+	 * shared mapping of a file, an unmapped page. */
+	CHECK(rnic_reg_mr(a.pd, stackbuf, sizeof(stackbuf), RNIC_ACCESS_LOCAL_WRITE) == NULL &&
+	      rte_errno == EFAULT, "stack memory registered (%s)", strerror(rte_errno));
+	ro = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(ro != MAP_FAILED, "mmap");
+	CHECK(rnic_reg_mr(a.pd, ro, 8192, 0) == NULL && rte_errno == EFAULT,
+	      "read-only memory registered");
+	fd = open("/proc/self/exe", O_RDONLY);
+	shared = fd >= 0 ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+	CHECK(shared != MAP_FAILED, "mmap of a file");
+	CHECK(rnic_reg_mr(a.pd, shared, 4096, 0) == NULL && rte_errno == EFAULT,
+	      "a file mapping registered");
+	munmap(ro, 8192);
+	CHECK(rnic_reg_mr(a.pd, ro, 8192, 0) == NULL && rte_errno == EFAULT,
+	      "an unmapped range registered");
+	munmap(shared, 4096);
+	close(fd);
+	/* Moved while another thread writes into the same page: not a write
+	 * is lost, and the page then carries RDMA. */
+	{
+		uint8_t *heap = malloc(3 * 4096);
+		uint8_t *page = (uint8_t *)(((uintptr_t)heap + 4095) & ~(uintptr_t)4095);
+		struct writer w = { .word = (volatile uint64_t *)(page + 2048) };
+		pthread_t t;
+		uint64_t seen;
+
+		CHECK(heap != NULL, "malloc");
+		memset(page, 0x5a, 2048);
+		CHECK(pthread_create(&t, NULL, writer_main, &w) == 0, "pthread_create");
+		while (*w.word < 1000)
+			;
+		mr = rnic_reg_mr(a.pd, page, 1024, RNIC_ACCESS_ALL);
+		CHECK(mr != NULL, "heap memory with a writer: %s", strerror(rte_errno));
+		seen = *w.word;
+		while (*w.word < seen + 1000)   /* it goes on writing after the move */
+			;
+		w.stop = 1;
+		pthread_join(t, NULL);
+		CHECK(*w.word == w.last, "the writer's last value %" PRIu64 " is not in memory "
+		      "(%" PRIu64 "): a write was lost", w.last, *w.word);
+		for (int i = 0; i < 2048; i++)
+			CHECK(page[i] == 0x5a, "byte %d changed by the move", i);
+		/* A peer WRITEs into it. */
+		{
+			struct rnic_sge s = { .addr = (uintptr_t)b.buf, .length = 512,
+					      .lkey = rnic_mr_lkey(b.mr) };
+			struct rnic_send_wr wr = { .wr_id = 4, .sg_list = &s, .num_sge = 1,
+						   .opcode = RNIC_WR_RDMA_WRITE,
+						   .send_flags = RNIC_SEND_SIGNALED };
+			struct rnic_wc wc;
+
+			fill(b.buf, 512, 99);
+			wr.wr.rdma.remote_addr = (uintptr_t)page + 256;
+			wr.wr.rdma.rkey = rnic_mr_rkey(mr);
+			/* b's QP is in a's PD? No: a's MR is in a's PD, so a's
+			 * QP is the responder: b WRITEs to a. */
+			wc = post_wait(&b, b.rc, &wr);
+			CHECK(wc.status == RNIC_WC_SUCCESS, "WRITE into moved memory: %s",
+			      rnic_wc_status_str(wc.status));
+			CHECK(memcmp(page + 256, b.buf, 512) == 0, "WRITE data differs");
+		}
+		/* Registered again, the same pages: shared as they are. */
+		{
+			struct rnic_mr *again = rnic_reg_mr(a.pd, page, 4096, RNIC_ACCESS_LOCAL_WRITE);
+
+			CHECK(again != NULL, "the moved page registered again: %s",
+			      strerror(rte_errno));
+			CHECK(rnic_dereg_mr(again) == 0, "dereg_mr");
+		}
+		CHECK(rnic_dereg_mr(mr) == 0, "dereg_mr");
+		free(heap);
+	}
+	rnic_dev_destroy(a.dev);
+	rnic_dev_destroy(b.dev);
+	printf("memory: ok\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* hostile: the protocol spoken by hand                                */
+/* ------------------------------------------------------------------ */
+
+static int
+raw_call(int fd, struct rnic_att_msg *m, uint32_t op, const int *fds, unsigned int n_fds,
+	 int *out_fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * RNIC_ATT_MAX_FDS)] = {0};
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	m->op = op;
+	if (n_fds) {
+		struct cmsghdr *c;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
+	}
+	CHECK(sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m), "sendmsg");
+	mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	CHECK(recvmsg(fd, &mh, 0) == (ssize_t)sizeof(*m), "recvmsg");
+	if (out_fd != NULL) {
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		*out_fd = -1;
+		if (c != NULL && c->cmsg_type == SCM_RIGHTS)
+			memcpy(out_fd, CMSG_DATA(c), sizeof(int));
+	}
+	return m->status;
+}
+
+static int
+do_hostile(const char *sock)
+{
+	struct end a = {0}, b = {0};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct rnic_att_msg m;
+	struct rnic_att_server_stats st0, st1;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0), mfd, page_fd, cq_fd, qp_fd;
+	uint32_t pd, cq, qp;
+	uint64_t rq_off;
+	void *qmap;
+	struct rnic_att_qp_ring *ring;
+
+	/* A well-behaved application beside it: its loop must keep working. */
+	open_two(sock, &a, &b, RNIC_QPT_UD);
+	CHECK(rnic_attach_server_stats_get(a.dev, &st0) == 0, "stats");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect");
+	/* Before HELLO nothing is served; a HELLO of another version is refused. */
+	memset(&m, 0, sizeof(m));
+	CHECK(raw_call(fd, &m, RNIC_ATT_ALLOC_PD, NULL, 0, NULL) == -EPROTO, "a request before HELLO");
+	m = (struct rnic_att_msg){ .hello = { RNIC_ATT_MAGIC, 99 } };
+	CHECK(raw_call(fd, &m, RNIC_ATT_HELLO, NULL, 0, NULL) == -EPROTO, "HELLO of version 99");
+	m = (struct rnic_att_msg){ .hello = { RNIC_ATT_MAGIC, RNIC_ATT_VERSION } };
+	CHECK(raw_call(fd, &m, RNIC_ATT_HELLO, NULL, 0, &page_fd) == 0, "HELLO");
+	close(page_fd);
+	/* Handles it does not hold (the other application's are numbered
+	 * alike, in their own table). */
+	for (uint32_t h = 0; h < 4; h++) {
+		m = (struct rnic_att_msg){ .obj.handle = h };
+		CHECK(raw_call(fd, &m, RNIC_ATT_DEREG_MR, NULL, 0, NULL) == -EINVAL, "DEREG_MR %u", h);
+		m = (struct rnic_att_msg){ .obj.handle = h };
+		CHECK(raw_call(fd, &m, RNIC_ATT_DESTROY_QP, NULL, 0, NULL) == -EINVAL, "DESTROY_QP");
+		m = (struct rnic_att_msg){ .modify_qp = { .handle = h } };
+		CHECK(raw_call(fd, &m, RNIC_ATT_MODIFY_QP, NULL, 0, NULL) == -EINVAL, "MODIFY_QP");
+	}
+	m = (struct rnic_att_msg){ .port.port = 7 };
+	CHECK(raw_call(fd, &m, RNIC_ATT_ALLOC_PD, NULL, 0, NULL) == -EINVAL, "a port it lacks");
+	m = (struct rnic_att_msg){ .port.port = 0 };
+	CHECK(raw_call(fd, &m, RNIC_ATT_ALLOC_PD, NULL, 0, NULL) == 0, "ALLOC_PD");
+	pd = m.obj_rep.handle;
+	m = (struct rnic_att_msg){ .op = 9999 };
+	CHECK(raw_call(fd, &m, 9999, NULL, 0, NULL) == -EOPNOTSUPP, "an unknown op");
+	/* An MR in a memfd that could shrink, then one whose pieces lie. */
+	mfd = memfd_create("hostile", MFD_ALLOW_SEALING);
+	CHECK(mfd >= 0 && ftruncate(mfd, 8192) == 0, "memfd");
+	m = (struct rnic_att_msg){ .reg_mr = { .pd = pd, .access = RNIC_ACCESS_LOCAL_WRITE,
+					       .iova = 0x10000, .length = 4096, .n_pieces = 1,
+					       .piece = { { .fd = 0, .offset = 0, .length = 8192 } } } };
+	CHECK(raw_call(fd, &m, RNIC_ATT_REG_MR, &mfd, 1, NULL) == -EBADF, "an unsealed memfd");
+	CHECK(fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) == 0, "seal");
+	m.reg_mr.piece[0].length = 16384;   /* past its end */
+	CHECK(raw_call(fd, &m, RNIC_ATT_REG_MR, &mfd, 1, NULL) == -EBADF, "a piece past EOF");
+	m.reg_mr.piece[0].length = 8192;
+	m.reg_mr.piece[0].fd = 3;           /* an fd it did not send */
+	CHECK(raw_call(fd, &m, RNIC_ATT_REG_MR, &mfd, 1, NULL) == -EINVAL, "a missing fd");
+	m.reg_mr.piece[0].fd = 0;
+	m.reg_mr.offset = 8000;             /* the MR past the pieces */
+	CHECK(raw_call(fd, &m, RNIC_ATT_REG_MR, &mfd, 1, NULL) == -EINVAL, "an MR past its pieces");
+	m.reg_mr.offset = 0;
+	CHECK(raw_call(fd, &m, RNIC_ATT_REG_MR, &mfd, 1, NULL) == 0, "a good MR");
+	/* A CQ and a QP, then rings that lie. */
+	m = (struct rnic_att_msg){ .create_cq = { .port = 0, .cqe = 16 } };
+	CHECK(raw_call(fd, &m, RNIC_ATT_CREATE_CQ, NULL, 0, &cq_fd) == 0, "CREATE_CQ");
+	cq = m.create_cq_rep.handle;
+	close(cq_fd);
+	m = (struct rnic_att_msg){ .create_qp = { .pd = pd, .send_cq = cq, .recv_cq = cq,
+						  .qp_type = RNIC_QPT_UD,
+						  .cap = { .max_send_wr = 8, .max_recv_wr = 8,
+							   .max_send_sge = 1, .max_recv_sge = 1 } } };
+	CHECK(raw_call(fd, &m, RNIC_ATT_CREATE_QP, NULL, 0, &qp_fd) == 0, "CREATE_QP");
+	qp = m.create_qp_rep.handle;
+	rq_off = m.create_qp_rep.rq_off;
+	qmap = mmap(NULL, m.create_qp_rep.size, PROT_READ | PROT_WRITE, MAP_SHARED, qp_fd, 0);
+	CHECK(qmap != MAP_FAILED, "map the QP's rings");
+	CHECK(ftruncate(qp_fd, 0) != 0, "the daemon's ring memfd could be shrunk");
+	ring = qmap;
+	{
+		struct rnic_qp_attr at = { .qp_state = RNIC_QPS_INIT, .qkey = 1, .port_num = 1 };
+
+		m = (struct rnic_att_msg){ .modify_qp = { .handle = qp, .attr = at,
+				.mask = RNIC_QP_STATE | RNIC_QP_QKEY | RNIC_QP_PKEY_INDEX |
+					RNIC_QP_PORT } };
+		CHECK(raw_call(fd, &m, RNIC_ATT_MODIFY_QP, NULL, 0, NULL) == 0, "Init");
+	}
+	/* A receive WQE with 200 SGEs (the slot has room for 1). */
+	{
+		struct rnic_att_rwqe *w = (struct rnic_att_rwqe *)((uint8_t *)qmap + rq_off);
+
+		w->num_sge = 200;
+		__atomic_store_n(&ring->rq_pi, 1, __ATOMIC_RELEASE);
+	}
+	{
+		double end = now_s() + 10;
+
+		while (!__atomic_load_n(&ring->fault, __ATOMIC_ACQUIRE))
+			CHECK(now_s() < end, "a WQE with 200 SGEs did not fault its QP");
+	}
+	m = (struct rnic_att_msg){ .modify_qp = { .handle = qp, .mask = RNIC_QP_STATE } };
+	CHECK(raw_call(fd, &m, RNIC_ATT_QUERY_QP, NULL, 0, NULL) == 0 &&
+	      m.modify_qp.attr.qp_state == RNIC_QPS_ERR, "the faulted QP is not in Error");
+	/* A second QP whose producer index runs ahead of its ring. */
+	m = (struct rnic_att_msg){ .create_qp = { .pd = pd, .send_cq = cq, .recv_cq = cq,
+						  .qp_type = RNIC_QPT_UD,
+						  .cap = { .max_send_wr = 8, .max_recv_wr = 8,
+							   .max_send_sge = 1, .max_recv_sge = 1 } } };
+	close(qp_fd);
+	CHECK(raw_call(fd, &m, RNIC_ATT_CREATE_QP, NULL, 0, &qp_fd) == 0, "CREATE_QP 2");
+	{
+		struct rnic_att_qp_ring *r2 = mmap(NULL, m.create_qp_rep.size,
+						   PROT_READ | PROT_WRITE, MAP_SHARED, qp_fd, 0);
+		double end = now_s() + 10;
+
+		CHECK(r2 != MAP_FAILED, "map");
+		__atomic_store_n(&r2->sq_pi, 0x80000000u, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&r2->fault, __ATOMIC_ACQUIRE))
+			CHECK(now_s() < end, "sq_pi 2^31 ahead did not fault its QP");
+	}
+	/* The well-behaved application never noticed. */
+	for (uint32_t r = 0; r < 8; r++) {
+		round_trip(&a, &b, r);
+		ud_round(&a, &b, r);
+	}
+	CHECK(rnic_attach_server_stats_get(a.dev, &st1) == 0, "stats");
+	CHECK(st1.violations >= st0.violations + 2, "violations %" PRIu64 " -> %" PRIu64,
+	      st0.violations, st1.violations);
+	close(fd);   /* it goes away holding everything: the daemon frees it */
+	rnic_dev_destroy(a.dev);
+	rnic_dev_destroy(b.dev);
+	printf("hostile: ok violations=%" PRIu64 "\n", st1.violations - st0.violations);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -408,6 +790,13 @@ main(int argc, char **argv)
 		return do_stats(argv[1]);
 	if (argc >= 3 && strcmp(argv[2], "wait-stop") == 0)
 		return do_wait_stop(argv[1]);
-	fprintf(stderr, "usage: attach_app SOCKET loop N | probe RKEY ADDR | stats\n");
+	if (argc >= 3 && strcmp(argv[2], "errors") == 0)
+		return do_errors(argv[1]);
+	if (argc >= 3 && strcmp(argv[2], "memory") == 0)
+		return do_memory(argv[1]);
+	if (argc >= 3 && strcmp(argv[2], "hostile") == 0)
+		return do_hostile(argv[1]);
+	fprintf(stderr, "usage: attach_app SOCKET loop N | probe RKEY ADDR | stats | wait-stop | "
+		"errors | memory | hostile\n");
 	return 2;
 }
