@@ -281,6 +281,44 @@ def config_corpus(cfgdir, out):
     return n
 
 
+def attach_corpus(out):
+    """fuzz_attach: operations on the shared rings (see its header)."""
+    def swqe(qp, op, flags, length, off):
+        return bytes([7, qp, op, flags, length, off])
+
+    def poll(n=15):
+        return bytes([5, n])
+
+    def consume(port):
+        return bytes([6, port])
+
+    c = {}
+    # traffic that works: WRITE, READ, SEND, atomics, UD SEND; consumed
+    c['write_read'] = (swqe(0, 0, 0, 8, 0) + swqe(0, 4, 0, 8, 16) + poll() + consume(0) +
+                       poll() + consume(0))
+    c['send_recv'] = swqe(1, 2, 0, 4, 0) + poll() + consume(0) + consume(1)
+    c['atomics'] = swqe(0, 6, 0, 0, 8) + swqe(0, 5, 0, 0, 16) + poll() + consume(0)
+    c['ud_send'] = swqe(2, 2, 0, 2, 0) + poll() + consume(0)
+    c['inline'] = swqe(0, 0, 0x8, 3, 0) + poll() + consume(0)
+    # lies: a producer index far ahead, a receive WQE with 200 SGEs, a
+    # send WQE with a bad opcode and SGE count, a CQ consumer index ahead
+    c['sq_pi_ahead'] = bytes([2, 0, 0x80]) + struct.pack('>I', 0x80000000) + poll()
+    c['rq_pi_back'] = bytes([3, 1, 0x80]) + struct.pack('>I', 0xffffffff) + poll()
+    c['rwqe_sges'] = (bytes([1, 0, 1, 16]) + struct.pack('<QII', 7, 200, 0) +
+                      bytes([3, 0, 1]) + poll())
+    c['swqe_opcode'] = (bytes([0, 1, 0, 64]) + struct.pack('<QBBBB', 9, 0xff, 2, 40, 0) +
+                        bytes(52) + bytes([2, 1, 1]) + poll())
+    c['cq_ci_ahead'] = (swqe(0, 0, 0, 1, 0) + bytes([4, 0]) + struct.pack('>I', 0x7fffffff) +
+                        poll() + consume(0))
+    c['ud_bad_ah'] = (bytes([0, 2, 0, 64]) + struct.pack('<QBBBBIIIQQQIII', 3, 2, 2, 0, 0,
+                                                          0, 0, 0, 0, 0, 0, 77, 1, 0x11) +
+                      bytes([2, 2, 1]) + poll())
+    d = os.path.join(out, 'attach')
+    for k, v in c.items():
+        write(d, k, v)
+    return len(c)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
@@ -291,7 +329,8 @@ def main():
     if a.pcap:
         shutil.rmtree(os.path.join(a.out, 'parser'), ignore_errors=True)
         print('parser', parser_corpus(a.pcap, a.out))
-    for name, fn in (('responder', responder_corpus), ('requester', requester_corpus)):
+    for name, fn in (('responder', responder_corpus), ('requester', requester_corpus),
+                     ('attach', attach_corpus)):
         shutil.rmtree(os.path.join(a.out, name), ignore_errors=True)
         print(name, fn(a.out))
     shutil.rmtree(os.path.join(a.out, 'config'), ignore_errors=True)

@@ -6,12 +6,12 @@
 # "SKIPPED" when clang or libFuzzer is not there.
 #
 # Environment: FUZZ_SECONDS (per target, default 30), FUZZ_TARGETS
-# (default: parser responder requester config mad), BUILD (default build-fuzz).
+# (default: parser responder requester config mad attach), BUILD (default build-fuzz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 secs=${FUZZ_SECONDS:-30}
-targets=${FUZZ_TARGETS:-"parser responder requester config mad"}
+targets=${FUZZ_TARGETS:-"parser responder requester config mad attach"}
 build=${BUILD:-build-fuzz}
 
 skip() {

@@ -101,6 +101,11 @@ struct rnic_attach_server *rnic_attach_server_create(const char *path,
 int rnic_attach_server_add_lcore(struct rnic_attach_server *srv, unsigned int lcore,
 				 struct rnic_device *dev, unsigned int worker, unsigned int roles);
 
+/** Whether lcores poll the server (the default, once one is added) or
+ *  the caller does, between its control calls (tests, the fuzzer): then
+ *  nothing waits for an lcore to pass ([ATT-QUIESCE] is immediate). */
+void rnic_attach_server_set_polled(struct rnic_attach_server *srv, bool polled);
+
 /** The doorbell role of lcore @p lcore (its engine loop calls it every
  *  pass): WQEs from the applications' rings into the engine, completions
  *  into theirs. @return the work done. */

@@ -492,6 +492,12 @@ cq_forward(struct att_cq *c)
 	return (unsigned int)RTE_MAX(n, 0);
 }
 
+void
+rnic_attach_server_set_polled(struct rnic_attach_server *srv, bool polled)
+{
+	srv->lcores_stopped = !polled;
+}
+
 unsigned int
 rnic_attach_server_poll(struct rnic_attach_server *srv, unsigned int lcore)
 {
