@@ -9,7 +9,7 @@ doc/benchmarks.md has the method, the results and how to read them.
   BUILD_DIR      default: build
   --dry-run      print the plan (every command of the first round, the
                  order of all rounds) and start nothing
-  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale,loss,cc (the
+  --only LIST    a comma-separated subset of memif,lat,ring,qps,scale,loss,cc,attach (the
                  BENCH_SWEEP sweep comes with ring)
   --selftest     check the parsing, the medians, the flags and the report
                  lines on canned outputs (seconds; meson test perf-bench-selftest)
@@ -46,6 +46,14 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         queue, RED marking kmin 20, kmax 100, pmax 0.2), DCQCN off and on
         (--dcqcn, line 10 Gb/s): drops, utilisation (goodput / 5 Gb/s),
         Jain's index of the QPs' rates, the queue's p99 depth (issue 18).
+ attach rnic-perf write_bw 64 KiB and 4 KiB (PMTU 1024) with both ends in
+        one process on a ring pair, the engine on one lcore (--rtc), against
+        the same through a softrnic daemon (config/gateway.json: the ring
+        pair and its one engine lcore in the daemon, rnic-perf --attach
+        posting and polling through the shared rings): the attached
+        application's goodput over the in-process one (issue 20). The
+        application is on the first CPU and the engine lcore on the second
+        in both.
  c2c    before every memif and lat measurement, test/perf/perf_c2c for
         0.2 s: the round trip of a cache line between the two CPUs. memif
         figures follow it, and on a VM it changes while the VM runs (up to
@@ -61,6 +69,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
   bench: test=loss loss=P mode=gbn|sr goodput_ratio=X gbps=G lossfree_gbps=B ...
+  bench: test=attach size=S ratio=R attached_gbps=A inproc_gbps=B ...
   bench: test=cc flows=N mode=dcqcn|off drops=D utilization=U jain=J p99_queue=Q
          retransmits=R goodput_ratio=G gbps=X ...
     (utilization: what the bottleneck carried, frames as its shaper counts
@@ -141,7 +150,9 @@ CC_BOTTLENECK = f"rate_mbps={CC_RATE_MBPS},queue_pkts=256,ecn_kmin=20,ecn_kmax=1
 CC_DCQCN = "line_mbps=10000,alpha_period=1000"
 CC_FLOWS = [2, 4, 8]
 CC_MODES = ["off", "dcqcn"]
-SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss", "cc")
+# Message sizes of the attach section (write_bw, PMTU 1024).
+ATTACH_SIZES = [65536, 4096]
+SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss", "cc", "attach")
 MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat")
 
 
@@ -393,6 +404,20 @@ def scale_qps_line(few, many):
     return line, warn
 
 
+def attach_line(size, attached, inproc):
+    """@attached, @inproc: per-round parse_bw dicts (or None)."""
+    a = [None if r is None else r["bw"] for r in attached]
+    b = [None if r is None else r["bw"] for r in inproc]
+    line = (f"bench: test=attach size={size} ratio={fmt(ratio(median(a), median(b)), 3)} "
+            f"attached_gbps={fmt(median(a), 2)} inproc_gbps={fmt(median(b), 2)}"
+            + stats_fields("attached", a, 2) + stats_fields("inproc", b, 2))
+    if median(a) is None or median(b) is None:
+        line += " failed=1"
+    warn = spread_warnings(f"test=attach size={size}", [("attached_gbps", a, 2),
+                                                        ("inproc_gbps", b, 2)])
+    return line, warn
+
+
 def loss_line(loss, runs, base, mode="gbn"):
     """@runs, @base: per-round parse_bw dicts (or None) at @loss and at 0."""
     g = [None if r is None else r["bw"] for r in runs]
@@ -500,6 +525,10 @@ def plan_round(rnd, sections):
     if "cc" in sections:
         for flows in rotate(CC_FLOWS, rnd):
             pair = [("cc", (flows, m)) for m in CC_MODES]
+            out += pair[::-1] if soft_first else pair
+    if "attach" in sections:
+        for size in rotate(ATTACH_SIZES, rnd):
+            pair = [("inproc", (size,)), ("attach", (size,))]
             out += pair[::-1] if soft_first else pair
     return out
 
@@ -623,6 +652,9 @@ class Bench:
         self.state = os.path.join(build, "test/perf/perf_state")
         self.c2c = os.path.join(build, "test/perf/perf_c2c")
         self.scale = os.path.join(build, "test/perf/rnic-bench-scale")
+        self.softrnic = os.path.join(build, "app/softrnic/softrnic")
+        self.gateway = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "config",
+                                    "gateway.json")
         self.c2c_ns = []   # the probe before each memif measurement
         self.testpmd = os.environ.get("TESTPMD") or shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
         self.fail_re = re.compile(os.environ["BENCH_FAIL"]) if os.environ.get("BENCH_FAIL") else None
@@ -794,6 +826,48 @@ class Bench:
             return None, "no result row in raw_lat's report", logs
         return v, None, logs
 
+    def _try_attach(self, name, size):
+        """The daemon (gateway.json, its engine lcore on cpu1) and rnic-perf
+        --attach with both ends (on cpu0)."""
+        import json
+        n, _, _, prefix, log = self._ids(name)
+        sock = os.path.join(self.tmp, f"attach{n}.sock")
+        with open(self.gateway) as f:
+            cfg = json.load(f)
+        cfg["eal"] = ([a for a in cfg["eal"] if not a.startswith("--lcores")]
+                      + [f"--lcores=0@{self.cpu0},1@{self.cpu1}", f"--file-prefix={prefix}d"])
+        cfg["attach"]["socket"] = sock
+        cfg_path = log + "-gateway.json"
+        cli_cmd = self._rnic_perf(self.cpu0, prefix + "c", None,
+                                  ["--attach", sock, "write_bw", "-s", str(size), "-D",
+                                   str(self.secs), "--report_gbits", "--no-progress"], mem=256)
+        d_cmd = self._failing(name, [self.softrnic, "--config", cfg_path])
+        logs = {"daemon": log + "-daemon.txt", "client": log + "-client.txt"}
+        if self.dry:
+            return [d_cmd, cli_cmd]
+        with open(cfg_path, "w") as f:
+            json.dump(cfg, f)
+        d = self.procs.start(d_cmd, logs["daemon"])
+        end = time.monotonic() + 20
+        while "serving until stopped" not in read(logs["daemon"]):
+            if d.poll() is not None or time.monotonic() > end:
+                self.procs.stop(d)
+                return None, "the daemon did not come up", logs
+            time.sleep(0.05)
+        cli = self.procs.start(cli_cmd, logs["client"])
+        rc, to = self.procs.wait(cli, self.secs + 60)
+        d_rc = self.procs.stop(d, grace=10)
+        v = parse_bw(read(logs["client"]), size)
+        if to:
+            return None, f"the attached rnic-perf timed out after {self.secs + 60} s", logs
+        if rc != 0:
+            return None, f"the attached rnic-perf exited with status {rc}", logs
+        if d_rc != 0:
+            return None, f"the daemon's clean stop exited with status {d_rc}", logs
+        if v is None:
+            return None, "no result row in the client's report", logs
+        return v, None, logs
+
     def _try_ring(self, name, args, parse, limit=120):
         prefix = self._ids(name)[3]
         return self._try_cmd(name, self._ring_cmd(prefix, args), parse, limit)
@@ -865,6 +939,11 @@ class Bench:
             return self._try_ring(name, ["write_bw", "-s", "65536", "-D", secs, "--report_gbits",
                                          "--loss", params[0], "--impair-seed", str(self.loss_seed)]
                                   + LOSS_MODES[params[1]], lambda t: parse_bw(t, 65536))
+        if kind == "inproc":
+            return self._try_ring(name, ["write_bw", "-s", str(params[0]), "-D", secs,
+                                         "--report_gbits"], lambda t: parse_bw(t, params[0]))
+        if kind == "attach":
+            return self._try_attach(name, params[0])
         if kind == "cc":
             flows, mode = params
             return self._try_ring(name, ["write_bw", "-s", "65536", "-q", str(flows), "-D", secs,
@@ -1016,6 +1095,12 @@ class Bench:
                     line, w = cc_line(flows, mode, samples[("cc", (flows, mode))])
                     lines.append(line)
                     warns += w
+        if "attach" in self.sections:
+            for size in ATTACH_SIZES:
+                line, w = attach_line(size, samples[("attach", (size,))],
+                                      samples[("inproc", (size,))])
+                lines.append(line)
+                warns += w
         if "loss" in self.sections:
             for mode in LOSS_MODES:
                 for loss in LOSS_CASES[1:]:
@@ -1214,6 +1299,13 @@ def selftest():
                                              "goodput_ratio=0.938"])
     line, warn = loss_line("5%", [None] * 3, [{"bw": 36.0, "mpps": 0}] * 3)
     check("loss failed", ("goodput_ratio=nan" in line, line.endswith("failed=1")), (True, True))
+    line, warn = attach_line(65536, [{"bw": 9.0, "mpps": 0}, {"bw": 10.0, "mpps": 0}, None],
+                             [{"bw": 10.0, "mpps": 0}] * 3)
+    check("attach line", line, "bench: test=attach size=65536 ratio=0.950 attached_gbps=9.50 "
+          "inproc_gbps=10.00 attached_min=9.00 attached_max=10.00 attached_n=2 "
+          "inproc_min=10.00 inproc_max=10.00 inproc_n=3")
+    check("attach plan", [k for k, _ in plan_round(1, ("attach",))],
+          ["attach", "inproc", "attach", "inproc"])
     canned_cc = (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
                  "flows: n=4 gbps=1.055,1.038,1.038,1.020 jain=0.999\n"
                  " 65536      19100            4.58               4.17                 0.007958\n"
