@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 #include <rte_log.h>
 #include <rte_pause.h>
 #include <rte_spinlock.h>
+#include <rte_telemetry.h>
 
 #include "rnic_attach.h"
 #include "rnic_core.h"
@@ -169,7 +171,55 @@ struct rnic_attach_server {
 	bool lcores_stopped;
 	struct att_lc *lc[RTE_MAX_LCORE];
 	long page_size;
+	uint64_t snap_tsc;       /* when the telemetry snapshot was taken */
 };
+
+/* Telemetry's /softrnic/attach: a snapshot the main thread refreshes as
+ * it serves (at most every 100 ms), so the telemetry thread never walks
+ * tables the main thread changes. */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rnic_att_server_stats tel_snap;
+static bool tel_live;
+
+static int
+tel_attach(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rnic_att_server_stats s;
+	bool live;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	pthread_mutex_lock(&tel_lock);
+	s = tel_snap;
+	live = tel_live;
+	pthread_mutex_unlock(&tel_lock);
+	if (!live)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+#define TEL_U(f) rte_tel_data_add_dict_u64(d, #f, s.f)
+	TEL_U(apps); TEL_U(apps_total); TEL_U(apps_died); TEL_U(pds); TEL_U(mrs);
+	TEL_U(cqs); TEL_U(qps); TEL_U(ahs); TEL_U(dev_pds); TEL_U(dev_mrs); TEL_U(dev_cqs);
+	TEL_U(dev_qps); TEL_U(dev_ahs); TEL_U(mr_bytes); TEL_U(wqes); TEL_U(cqes);
+	TEL_U(violations); TEL_U(requests);
+#undef TEL_U
+	return 0;
+}
+
+static void
+tel_refresh(struct rnic_attach_server *srv, bool force)
+{
+	struct rnic_att_server_stats s;
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (!force && now - srv->snap_tsc < rte_get_tsc_hz() / 10)
+		return;
+	srv->snap_tsc = now;
+	rnic_attach_server_stats(srv, &s);
+	pthread_mutex_lock(&tel_lock);
+	tel_snap = s;
+	tel_live = true;
+	pthread_mutex_unlock(&tel_lock);
+}
 
 /* ------------------------------------------------------------------ */
 /* Shared memory                                                       */
@@ -647,6 +697,16 @@ rnic_attach_server_create(const char *path, struct rnic_device *const *devs,
 		errno = e;
 		return NULL;
 	}
+	{
+		static bool registered;
+
+		if (!registered)
+			rte_telemetry_register_cmd("/softrnic/attach", tel_attach,
+						   "Attached applications: what the daemon holds for "
+						   "them and has served (a snapshot, 100 ms)");
+		registered = true;
+	}
+	tel_refresh(srv, true);
 	ATT_LOG(INFO, "listening on %s (%u ports; per application: %u QPs, %u MRs, %u CQs of "
 		"%u, %" PRIu64 " MiB)", path, n_ports, srv->lim.max_qps, srv->lim.max_mrs,
 		srv->lim.max_cqs, srv->lim.max_cqe, srv->lim.max_mr_bytes >> 20);
@@ -1671,6 +1731,7 @@ rnic_attach_server_serve(struct rnic_attach_server *srv, int timeout_ms)
 			app_accept(srv);
 	}
 	route_events(srv);
+	tel_refresh(srv, served > 0);
 	free(pf);
 	free(who);
 	return served;
@@ -1743,6 +1804,9 @@ rnic_attach_server_destroy(struct rnic_attach_server *srv)
 	if (srv == NULL)
 		return;
 	srv->lcores_stopped = true;
+	pthread_mutex_lock(&tel_lock);
+	tel_live = false;
+	pthread_mutex_unlock(&tel_lock);
 	for (uint32_t a = 0; a < srv->lim.max_apps; a++)
 		if (srv->apps[a] != NULL) {
 			struct att_app *app = srv->apps[a];

@@ -54,6 +54,19 @@ rnic_wc_status_str(enum rnic_wc_status s)
 }
 
 void
+rnic_dev_objs_get(const struct rnic_device *dev, struct rnic_dev_objs *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (dev == NULL || dev->ops != NULL)
+		return;
+	o->pds = LOAD_RLX(&dev->live_pds);
+	o->mrs = LOAD_RLX(&dev->live_mrs);
+	o->ahs = LOAD_RLX(&dev->live_ahs);
+	o->cqs = LOAD_RLX(&dev->n_cqs);
+	o->qps = LOAD_RLX(&dev->n_qps);
+}
+
+void
 rnic_dev_stats_get(const struct rnic_device *dev, struct rnic_dev_stats *st)
 {
 	const size_t n = sizeof(*st) / sizeof(uint64_t);

@@ -192,7 +192,10 @@ struct rnic_device {
 	 * thread; R: posting threads (a stale 0 can only miss an MR whose
 	 * registration the poster had not seen yet). */
 	uint32_t iova_mrs;
-	uint32_t n_pds;
+	uint32_t n_pds;               /* PD handles given out (not a count) */
+	/* PDs, MRs and AHs that exist: W: control thread (relaxed), R: any
+	 * (rnic_dev_objs_get: telemetry, leak checks) */
+	uint32_t live_pds, live_mrs, live_ahs;
 	uint32_t n_qps;               /* QPs that exist (<= max_qps) */
 	uint32_t n_cqs;               /* CQs that exist (<= max_cqs) */
 	TAILQ_HEAD(, rnic_pd) pds;    /* what rnic_dev_destroy frees besides */

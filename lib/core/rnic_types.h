@@ -493,6 +493,11 @@ const char *rnic_wc_status_str(enum rnic_wc_status s);
 
 const char *rnic_qp_state_str(enum rnic_qp_state s);
 
+/** How many PDs, MRs, CQs, QPs and AHs exist on @p dev now (any thread:
+ *  telemetry, leak checks). Zero for an attached device (the daemon's
+ *  count is its own). */
+void rnic_dev_objs_get(const struct rnic_device *dev, struct rnic_dev_objs *o);
+
 /** Sum the per-lcore counters into @p st. */
 void rnic_dev_stats_get(const struct rnic_device *dev, struct rnic_dev_stats *st);
 

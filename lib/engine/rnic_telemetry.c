@@ -304,6 +304,7 @@ static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct rnic_dev_stats sum = {0}, s;
+	struct rnic_dev_objs objs = {0}, o;
 	struct rte_eth_stats es;
 	uint64_t imissed = 0, ierrors = 0, oerrors = 0, nombuf = 0;
 	bool found = false;
@@ -315,6 +316,12 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rnic_dev_stats_get(tel_devs[i].dev, &s);
 		for (size_t k = 0; k < sizeof(s) / sizeof(uint64_t); k++)
 			((uint64_t *)&sum)[k] += ((uint64_t *)&s)[k];
+		rnic_dev_objs_get(tel_devs[i].dev, &o);
+		objs.pds += o.pds;
+		objs.mrs += o.mrs;
+		objs.cqs += o.cqs;
+		objs.qps += o.qps;
+		objs.ahs += o.ahs;
 		/* Frames the port dropped before the engine could see them:
 		 * no receive buffer (the PMD refills from the engine's pool on
 		 * NICs and net_memif), a full receive ring, bad frames. */
@@ -334,6 +341,12 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "port_imissed", imissed);
 	rte_tel_data_add_dict_u64(d, "port_ierrors", ierrors);
 	rte_tel_data_add_dict_u64(d, "port_oerrors", oerrors);
+	/* The objects that exist now (leaks show here). */
+	rte_tel_data_add_dict_u64(d, "objs_pds", objs.pds);
+	rte_tel_data_add_dict_u64(d, "objs_mrs", objs.mrs);
+	rte_tel_data_add_dict_u64(d, "objs_cqs", objs.cqs);
+	rte_tel_data_add_dict_u64(d, "objs_qps", objs.qps);
+	rte_tel_data_add_dict_u64(d, "objs_ahs", objs.ahs);
 	return 0;
 }
 

@@ -565,25 +565,6 @@ rnic_dev_get_attr(const struct rnic_device *dev, struct rnic_dev_attr *attr)
 	*attr = dev->attr;
 }
 
-void
-rnic_dev_objs_get(const struct rnic_device *dev, struct rnic_dev_objs *o)
-{
-	const struct rnic_pd *pd;
-	const struct rnic_ah_int *ah;
-
-	memset(o, 0, sizeof(*o));
-	if (dev == NULL || RNIC_REMOTE(dev))
-		return;
-	TAILQ_FOREACH(pd, &dev->pds, next)
-		o->pds++;
-	TAILQ_FOREACH(ah, &dev->ahs, next)
-		o->ahs++;
-	for (uint32_t i = 0; i < dev->max_mrs; i++)
-		o->mrs += dev->mrs[i] != NULL;
-	o->cqs = dev->n_cqs;
-	o->qps = dev->n_qps;
-}
-
 int
 rnic_get_async_event(struct rnic_device *dev, struct rnic_async_event *ev)
 {

@@ -26,6 +26,7 @@ rnic_alloc_pd(struct rnic_device *dev)
 		return NULL;
 	pd->dev = dev;
 	pd->handle = ++dev->n_pds;
+	STORE_RLX(&dev->live_pds, dev->live_pds + 1);
 	TAILQ_INSERT_TAIL(&dev->pds, pd, next);
 	return pd;
 }
@@ -40,6 +41,7 @@ rnic_dealloc_pd(struct rnic_pd *pd)
 	if (pd->refs)
 		return -EBUSY;
 	TAILQ_REMOVE(&pd->dev->pds, pd, next);
+	STORE_RLX(&pd->dev->live_pds, pd->dev->live_pds - 1);
 	rte_free(pd);
 	return 0;
 }
@@ -90,6 +92,7 @@ rnic_reg_mr_iova(struct rnic_pd *pd, void *addr, uint64_t length, uint64_t iova,
 	pd->refs++;
 	if (iova != (uint64_t)(uintptr_t)addr)
 		__atomic_fetch_add(&dev->iova_mrs, 1, __ATOMIC_RELEASE);
+	STORE_RLX(&dev->live_mrs, dev->live_mrs + 1);
 	STORE_REL(&dev->mrs[i], mr);
 	return mr;
 }
@@ -110,6 +113,7 @@ rnic_dereg_mr(struct rnic_mr *mr)
 	if (mr->iova != (uint64_t)(uintptr_t)mr->addr)
 		__atomic_fetch_sub(&dev->iova_mrs, 1, __ATOMIC_RELEASE);
 	mr->pd->refs--;
+	STORE_RLX(&dev->live_mrs, dev->live_mrs - 1);
 	rte_free(mr);
 	return 0;
 }
@@ -133,6 +137,7 @@ rnic_create_ah(struct rnic_pd *pd, const struct rnic_ah_attr *attr)
 	ah->pd = pd;
 	pd->refs++;
 	TAILQ_INSERT_TAIL(&pd->dev->ahs, ah, next);
+	STORE_RLX(&pd->dev->live_ahs, pd->dev->live_ahs + 1);
 	return &ah->pub;
 }
 
@@ -147,6 +152,7 @@ rnic_destroy_ah(struct rnic_ah *pub)
 		return ah->pd->dev->ops->destroy_ah(pub);
 	ah->pd->refs--;
 	TAILQ_REMOVE(&ah->pd->dev->ahs, ah, next);
+	STORE_RLX(&ah->pd->dev->live_ahs, ah->pd->dev->live_ahs - 1);
 	rte_free(ah);
 	return 0;
 }

@@ -180,10 +180,6 @@ int rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send
 
 int rnic_post_recv(struct rnic_qp *qp, struct rnic_recv_wr *wr, struct rnic_recv_wr **bad_wr);
 
-/** How many PDs, MRs, CQs, QPs and AHs exist on @p dev now (control
- *  thread). Zero for an attached device (the daemon's count is its own). */
-void rnic_dev_objs_get(const struct rnic_device *dev, struct rnic_dev_objs *o);
-
 /** @return 1 and fills @p ev, or 0 when none is pending. */
 int rnic_get_async_event(struct rnic_device *dev, struct rnic_async_event *ev);
 
