@@ -156,6 +156,7 @@ struct rnic_sr_slot {
 	uint32_t rkey;           /* RETH (WRITE First/Only) */
 	uint32_t rlen;
 	uint64_t va;
+	uint64_t host;           /* a WRITE packet: where its payload went */
 };
 #define RNIC_SR_REPLAYS 4u
 struct rnic_sr_resp {

@@ -106,6 +106,58 @@ sr_sync(struct rnic_qp *qp)
 	sr->base = qp->resp.epsn;
 }
 
+/*
+ * Selective repeat: copy @p len bytes of @p m from @p off to @p dst, but
+ * not over what a WRITE packet placed ahead, more than @p d PSNs past the
+ * ePSN (the map synced), wrote there: IBA executes a QP's WRITEs in order,
+ * so where a later WRITE and this one overlap, the later one's bytes must
+ * stay (a resent WRITE filling a hole used to overwrite them).
+ */
+static void
+sr_copy_write(struct rnic_qp *qp, uint32_t d, const struct rte_mbuf *m, uint32_t off,
+	      uint32_t len, uint8_t *dst)
+{
+	const struct rnic_sr_resp *sr = qp->resp.sr;
+	struct { uint64_t lo, hi; } cov[RNIC_SR_WIN];
+	uint64_t a = (uintptr_t)dst, b = a + len, pos = a;
+	unsigned int n = 0;
+
+	for (uint32_t i = d + 1; i < RNIC_SR_WIN; i++) {
+		const struct rnic_sr_slot *sl;
+		uint64_t lo, hi;
+
+		if (sr->map[i / 64] >> (i % 64) == 0) {
+			i |= 63;   /* nothing set in the rest of this word */
+			continue;
+		}
+		if (!rnic_sr_test(sr->map, i))
+			continue;
+		sl = &sr->slot[(sr->base + i) % RNIC_SR_WIN];
+		lo = RTE_MAX(a, sl->host);
+		hi = RTE_MIN(b, sl->host + sl->len);
+		if (sl->host == 0 || lo >= hi)
+			continue;
+		/* insertion by start: few, and only when WRITEs overlap */
+		unsigned int k = n++;
+
+		while (k > 0 && cov[k - 1].lo > lo) {
+			cov[k] = cov[k - 1];
+			k--;
+		}
+		cov[k].lo = lo;
+		cov[k].hi = hi;
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		if (cov[k].lo > pos)
+			rnic_mbuf_copy_out(m, off + (uint32_t)(pos - a), (uint32_t)(cov[k].lo - pos),
+					   (void *)(uintptr_t)pos);
+		pos = RTE_MAX(pos, cov[k].hi);
+	}
+	if (pos < b)
+		rnic_mbuf_copy_out(m, off + (uint32_t)(pos - a), (uint32_t)(b - pos),
+				   (void *)(uintptr_t)pos);
+}
+
 /* The SACK an ACK carries: the ePSN and the map of what lies past it. */
 static void
 sr_sack(struct rnic_qp *qp, struct rnic_ext_fields *ext, struct rnic_dev_stats *st)
@@ -743,12 +795,13 @@ sr_place_send(struct resp_ctx *c)
 }
 
 static bool
-sr_place(struct resp_ctx *c)
+sr_place(struct resp_ctx *c, uint32_t d, uint64_t *host)
 {
 	const struct rnic_pkt *pkt = c->pkt;
 	uint32_t len = pkt->payload_len;
 	struct rnic_mr *mr;
 
+	*host = 0;
 	if (!pkt->bth.sr || len > c->qp->pmtu ||
 	    (!(c->mask & RNIC_M_LAST) && len != c->qp->pmtu))
 		return false;
@@ -762,8 +815,8 @@ sr_place(struct resp_ctx *c)
 	if (check_remote(c->qp, pkt->ext.sr_key, pkt->ext.sr_va, len, RNIC_ACCESS_REMOTE_WRITE,
 			 &mr) != RNIC_MEMCHK_OK)
 		return false;
-	rnic_mbuf_copy_out(c->m, pkt->payload_off, len,
-			   (void *)(uintptr_t)rnic_mr_host(mr, pkt->ext.sr_va));
+	*host = rnic_mr_host(mr, pkt->ext.sr_va);
+	sr_copy_write(c->qp, d, c->m, pkt->payload_off, len, (uint8_t *)(uintptr_t)*host);
 	return true;
 }
 
@@ -775,6 +828,7 @@ resp_sr_place(struct resp_ctx *c)
 	const struct rnic_pkt *pkt = c->pkt;
 	uint32_t d = (uint32_t)rnic_psn_diff(pkt->bth.psn, qp->resp.epsn);   /* > 0 */
 	struct rnic_sr_slot *sl;
+	uint64_t host;
 
 	sr_sync(qp);
 	/* Every packet out of order is answered with the SACK, coalesced
@@ -788,7 +842,7 @@ resp_sr_place(struct resp_ctx *c)
 		c->st->sr_dup++;
 		return RESP_DONE;
 	}
-	if (!sr_place(c)) {
+	if (!sr_place(c, d, &host)) {
 		c->st->drop_sr++;
 		return RESP_DONE;
 	}
@@ -800,6 +854,7 @@ resp_sr_place(struct resp_ctx *c)
 	sl->va = pkt->ext.reth_va;
 	sl->rkey = pkt->ext.reth_rkey;
 	sl->rlen = pkt->ext.reth_len;
+	sl->host = host;
 	rnic_sr_set(sr->map, d);
 	c->st->sr_placed++;
 	return RESP_DONE;
@@ -1098,9 +1153,16 @@ resp_write(struct resp_ctx *c)
 		return RESP_ERR_INV_REQ;
 	if (imm && !rwqe_available(c->qp))
 		return RESP_NO_RECV;
-	if (c->m != NULL)   /* else placed already (selective repeat) */
+	if (c->m == NULL) {
+		/* placed already (selective repeat) */
+	} else if (unlikely(c->qp->resp.sr != NULL) && rnic_sr_any(c->qp->resp.sr->map)) {
+		sr_sync(c->qp);
+		sr_copy_write(c->qp, 0, c->m, pkt->payload_off, pkt->payload_len,
+			      (uint8_t *)(uintptr_t)rs->wr_va);
+	} else {
 		rnic_mbuf_copy_out(c->m, pkt->payload_off, pkt->payload_len,
 				   (void *)(uintptr_t)rs->wr_va);
+	}
 	rs->wr_va += pkt->payload_len;
 	rs->wr_left -= pkt->payload_len;
 	if (!(c->mask & RNIC_M_LAST))

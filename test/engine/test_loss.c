@@ -1137,6 +1137,51 @@ test_sr_reorder(unsigned int nth, uint16_t depth)
 
 /* A hole, and a packet after it duplicated on the link: the copy is
  * recognised (sr_dup), placed once, the hole alone resent. */
+/*
+ * WRITEs to the same bytes, the first one lost: the later ones are placed
+ * ahead, then the first is resent and executed. IBA orders the WRITEs of
+ * a QP, so the last one's bytes must be what stays (the resend must not
+ * overwrite bytes a later, already placed, WRITE wrote).
+ */
+static int
+test_sr_overlap(void)
+{
+	static struct rnic_send_wr wrs[8];
+	static struct rnic_sge sges[8];
+	struct rnic_send_wr *bad;
+	struct rnic_wc wc[8];
+	struct sr_counts c0, c1;
+
+	VERIFY(sr_pair() == 0, "setup");
+	sr_counts(&c0);
+	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 1, RNIC_IMPAIR_DROP);
+	fill(A.buf, 64 * 8, 3300);
+	memset(B.buf, 0, 128);
+	for (unsigned int i = 0; i < 8; i++) {
+		/* 64 bytes each; the odd ones half over the even ones' target */
+		sges[i] = (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 64, rnic_mr_lkey(A.mr) };
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 3300 + i, .sg_list = &sges[i],
+			.num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
+			.send_flags = RNIC_SEND_SIGNALED, .next = i + 1 < 8 ? &wrs[i + 1] : NULL };
+		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + (i & 1) * 32;
+		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	}
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 8) == 8, "completions");
+	for (unsigned int i = 0; i < 8; i++)
+		VERIFY(wc[i].wr_id == 3300 + i && wc[i].status == RNIC_WC_SUCCESS, "WR %u: %s", i,
+		       rnic_wc_status_str(wc[i].status));
+	sr_counts(&c1);
+	VERIFY(c1.placed > c0.placed, "nothing was placed ahead of the hole");
+	/* B[0..32) from WRITE 6 (its first half), B[32..96) from WRITE 7 */
+	VERIFY(memcmp(B.buf, A.buf + 64 * 6, 32) == 0,
+	       "bytes 0..31 are not the last WRITE's to them (a resent earlier WRITE won)");
+	VERIFY(memcmp(B.buf + 32, A.buf + 64 * 7, 64) == 0,
+	       "bytes 32..95 are not the last WRITE's to them");
+	printf("ok SR overlapping WRITEs, the first lost: the last one's bytes stay\n");
+	return 0;
+}
+
 static int
 test_sr_dup_ahead(void)
 {
@@ -1381,6 +1426,7 @@ main(int argc, char **argv)
 	RUN(test_sr_reorder(2, 2));
 	RUN(test_sr_reorder(7, 4));
 	RUN(test_sr_dup_ahead());
+	RUN(test_sr_overlap());
 	RUN(test_sr_send());
 	RUN(test_sr_read_hole());
 	RUN(test_sr_read_tail());
