@@ -162,6 +162,7 @@ struct rnic_sr_slot {
 struct rnic_sr_resp {
 	uint64_t map[RNIC_SR_WORDS];   /* bit i (word i / 64): PSN base + i placed */
 	uint32_t base;
+	uint8_t dropped;         /* a request past base could not be placed */
 	struct rnic_sr_slot slot[RNIC_SR_WIN];   /* by PSN % RNIC_SR_WIN */
 	/* Responder: a part of a READ asked again, served beside the READs
 	 * still streaming (which it does not cancel, as a go-back-N re-ask

@@ -882,11 +882,12 @@ sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 {
 	struct rnic_mq *mq = &qp->req.mq;
 	const uint64_t *map = pkt->ext.sack;
-	uint32_t base = pkt->ext.sr_aux, tail = LOAD_ACQ(&mq->tail);   /* [MQ-TAIL] */
+	uint32_t base = pkt->ext.sr_aux & RNIC_PSN_MASK, tail = LOAD_ACQ(&mq->tail);   /* [MQ-TAIL] */
 	uint32_t now = rnic_mq_stamp(rte_rdtsc()), rto, end = qp->comp.mq_head;
+	bool dropped = pkt->ext.sr_aux & RNIC_SACK_DROPPED;
 	int32_t hi = -1;
 
-	if (!rnic_sr_any(map))
+	if (!rnic_sr_any(map) && !dropped)
 		return;
 	st->sr_sacks_rcvd++;
 	/* Mark what the responder holds; hi: the highest PSN offset held. */
@@ -926,6 +927,12 @@ sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		e->flags |= RNIC_MQF_SRESENT;
 		e->sent = now;
 	}
+	/* The responder dropped requests past its ePSN that it could not
+	 * place (READ, atomic): what it lacks from the ePSN on is resent now,
+	 * the SACKed skipped, as a sequence NAK would have it (once per
+	 * RTO: the flag stays until the ePSN moves). */
+	if (dropped && mq_head(qp) != NULL && rnic_psn_diff(base, mq_head(qp)->psn) <= 0)
+		retry_or_fail(wk, qp, st);
 }
 
 static void

@@ -104,6 +104,7 @@ sr_sync(struct rnic_qp *qp)
 	else
 		memset(sr->map, 0, sizeof(sr->map));
 	sr->base = qp->resp.epsn;
+	sr->dropped = 0;
 }
 
 /*
@@ -166,7 +167,7 @@ sr_sack(struct rnic_qp *qp, struct rnic_ext_fields *ext, struct rnic_dev_stats *
 
 	RTE_BUILD_BUG_ON(RNIC_SR_WORDS != RNIC_SACK_WORDS);
 	sr_sync(qp);
-	ext->sr_aux = sr->base;
+	ext->sr_aux = sr->base | (sr->dropped ? RNIC_SACK_DROPPED : 0);
 	memcpy(ext->sack, sr->map, sizeof(ext->sack));
 	st->sr_sacks_sent += rnic_sr_any(sr->map);
 }
@@ -836,6 +837,7 @@ resp_sr_place(struct resp_ctx *c)
 	pending_set(c->wk, qp, RNIC_AETH_ACK, rnic_psn_add(qp->resp.epsn, RNIC_PSN_MASK));
 	if (d >= RNIC_SR_WIN) {
 		c->st->drop_sr++;
+		sr->dropped = 1;
 		return RESP_DONE;
 	}
 	if (rnic_sr_test(sr->map, d)) {
@@ -844,6 +846,7 @@ resp_sr_place(struct resp_ctx *c)
 	}
 	if (!sr_place(c, d, &host)) {
 		c->st->drop_sr++;
+		sr->dropped = 1;
 		return RESP_DONE;
 	}
 	sl = &sr->slot[pkt->bth.psn % RNIC_SR_WIN];

@@ -261,8 +261,13 @@ struct rnic_sreth {
  * The SACK an ACK carries in its place (softrnic, selective repeat): the
  * responder's expected PSN and a map of the RNIC_SACK_WORDS * 64 PSNs
  * from it, bit i (bit i % 64 of word i / 64, each word big-endian) set
- * when PSN epsn + i has been received and placed.
+ * when PSN epsn + i has been received and placed. The ePSN's top bit
+ * (RNIC_SACK_DROPPED) says a request past the ePSN arrived that could
+ * not be placed (a READ or atomic request, or past the map) and was
+ * dropped: the requester resends from the ePSN at once, as it would on
+ * a sequence NAK, instead of waiting for its timer.
  */
+#define RNIC_SACK_DROPPED 0x80000000u
 struct rnic_sack {
 	rte_be32_t epsn;
 	rte_be64_t map[RNIC_SACK_WORDS];

@@ -448,14 +448,17 @@ class Case:
                        f"{w}{r}: credit code {c}, want {credit_code(credits)}"
                        f" ({credits} receives free) or 0x1f")
 
-    def sack(self, r, epsn, psns, where=""):
-        """@p r carries a SACK: ePSN @p epsn, the PSNs @p psns held."""
+    def sack(self, r, epsn, psns, where="", dropped=False):
+        """@p r carries a SACK: ePSN @p epsn, the PSNs @p psns held, and
+        with @p dropped the flag (the ePSN field's top bit) that says a
+        request past the ePSN could not be placed."""
         w = f"{where}: " if where else ""
         want = sum(1 << ((p - epsn) & PSN_MASK) for p in psns)
+        field = epsn | (0x80000000 if dropped else 0)
         if not self.check(r.sack is not None, f"{w}{r}: no SACK"):
             return
-        self.check(r.sack == (epsn, want), f"{w}{r}: SACK ePSN 0x{r.sack[0]:06x} "
-                   f"map 0x{r.sack[1]:x}, want 0x{epsn:06x} 0x{want:x}")
+        self.check(r.sack == (field, want), f"{w}{r}: SACK ePSN field 0x{r.sack[0]:08x} "
+                   f"map 0x{r.sack[1]:x}, want 0x{field:08x} 0x{want:x}")
 
     def nak(self, r, code, psn, msn, where=""):
         w = f"{where}: " if where else ""
@@ -978,9 +981,10 @@ def sr_send_out_of_order(c):
 @case(sr=True)
 def sr_unplaceable(c):
     """Selective repeat: what cannot be placed ahead is dropped, counted
-    (drop_sr) and left a hole in the SACK: a READ request, a WRITE past
-    the 256-PSN window, a WRITE with a bad R_Key, a WRITE Middle shorter
-    than the PMTU. Memory is untouched until the expected WRITE."""
+    (drop_sr) and left a hole in the SACK, whose dropped flag says so: a
+    READ request, a WRITE past the 256-PSN window, a WRITE with a bad
+    R_Key, a WRITE Middle shorter than the PMTU. Memory is untouched
+    until the expected WRITE, whose ACK clears the flag."""
     E = c.E
     c.inject(frame(RC_READ_REQ, psn_add(E, 1), RETH(va=c.va, rkey=c.rkey, dlen=16)))
     c.inject(frame(RC_WRITE_ONLY, psn_add(E, 300), RETH(va=c.va, rkey=c.rkey, dlen=16),
@@ -996,7 +1000,7 @@ def sr_unplaceable(c):
         g = c.answers(gi, 1, what)
         if g:
             c.ack(g[0], psn_add(E, -1), 0, where=what)
-            c.sack(g[0], E, [], where=what)
+            c.sack(g[0], E, [], where=what, dropped=True)
     g = c.answers(4, 1, "the expected WRITE")
     if g:
         c.ack(g[0], E, 1)
