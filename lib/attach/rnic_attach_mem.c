@@ -46,21 +46,26 @@ static struct {
 	unsigned int n, cap;
 } regions = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* The freeze window of att_move (one at a time, under regions.lock). */
+/* The freeze window of att_move (one at a time, under regions.lock).
+ * The handler stays installed once the first move is made: a thread that
+ * faulted in the window may get its signal only after the window closed,
+ * and must then find this handler (which lets it write again), not the
+ * default action. */
 static volatile uintptr_t freeze_lo, freeze_hi;
 static volatile int freeze_on;
 static struct sigaction old_segv;
+static bool segv_installed;
 
 static void
 segv_wait(int sig, siginfo_t *si, void *uc)
 {
 	uintptr_t a = (uintptr_t)si->si_addr;
 
-	if (__atomic_load_n(&freeze_on, __ATOMIC_ACQUIRE) && a >= freeze_lo && a < freeze_hi) {
+	if (a >= freeze_lo && a < freeze_hi) {
 		struct timespec ts = { 0, 20000 };
 
-		/* Return once the shared pages are mapped: the write is
-		 * made again, into them. */
+		/* Return once the shared pages are mapped (at once when they
+		 * are already): the write is made again, into them. */
 		while (__atomic_load_n(&freeze_on, __ATOMIC_ACQUIRE))
 			nanosleep(&ts, NULL);
 		return;
@@ -169,16 +174,20 @@ att_move(uintptr_t s, uintptr_t e)
 		close(fd);
 		return rc;
 	}
+	if (!segv_installed) {
+		if (sigaction(SIGSEGV, &sa, &old_segv) != 0) {
+			rc = -errno;
+			close(fd);
+			return rc;
+		}
+		segv_installed = true;
+	}
+	__atomic_store_n(&freeze_on, 1, __ATOMIC_RELEASE);
 	freeze_lo = s;
 	freeze_hi = e;
-	__atomic_store_n(&freeze_on, 1, __ATOMIC_RELEASE);
-	if (sigaction(SIGSEGV, &sa, &old_segv) != 0) {
-		rc = -errno;
-		goto out;
-	}
 	if (mprotect((void *)s, len, PROT_READ) != 0) {
 		rc = -errno;
-		goto out_sig;
+		goto out;
 	}
 	while (done < len) {
 		ssize_t w = pwrite(fd, (const void *)(s + done), len - done, (off_t)done);
@@ -195,9 +204,6 @@ att_move(uintptr_t s, uintptr_t e)
 			rc = -errno;
 		mprotect((void *)s, len, PROT_READ | PROT_WRITE);
 	}
-out_sig:
-	__atomic_store_n(&freeze_on, 0, __ATOMIC_RELEASE);
-	sigaction(SIGSEGV, &old_segv, NULL);
 out:
 	__atomic_store_n(&freeze_on, 0, __ATOMIC_RELEASE);
 	if (rc != 0) {

@@ -795,10 +795,8 @@ qp_free(struct rnic_attach_server *srv, struct att_app *app, uint32_t h)
 {
 	struct att_qp *q = app->qp[h - 1];
 
-	if (q->qp != NULL) {
-		rnic_qp_to_error(q->qp);
-		rnic_destroy_qp(q->qp);
-	}
+	rnic_qp_to_error(q->qp);
+	rnic_destroy_qp(q->qp);
 	app_pd(srv, app, q->pd)->refs--;
 	app_cq(srv, app, q->scq)->refs--;
 	app_cq(srv, app, q->rcq)->refs--;
@@ -861,12 +859,24 @@ app_free(struct rnic_attach_server *srv, struct att_app *app)
 		if (app->cq[i] != NULL)
 			slot_unpublish(srv, &app->cq[i]->o);
 	quiet = lcores_quiesce(srv);
+	if (!quiet) {
+		/* An lcore that does not answer may still be in these rings:
+		 * the QPs go to Error and their records and rings stay (a leak,
+		 * said once), rather than be freed under it. */
+		ATT_LOG(ERR, "application %u: its rings may still be in use: %u QPs and %u CQs "
+			"kept", app->id, app->n_qp, app->n_cq);
+		for (uint32_t i = 0; i < srv->lim.max_qps; i++)
+			if (app->qp[i] != NULL) {
+				rnic_qp_to_error(app->qp[i]->qp);
+				app->qp[i] = NULL;
+			}
+		for (uint32_t i = 0; i < srv->lim.max_cqs; i++)
+			app->cq[i] = NULL;
+		app->n_qp = app->n_cq = 0;
+	}
 	for (uint32_t i = 0; i < srv->lim.max_qps; i++)
-		if (app->qp[i] != NULL) {
-			if (!quiet)   /* an lcore may still post to it: keep it */
-				app->qp[i]->qp = NULL;
+		if (app->qp[i] != NULL)
 			qp_free(srv, app, i + 1);
-		}
 	for (uint32_t i = 0; i < srv->lim.max_ahs; i++)
 		if (app->ah[i] != NULL && quiet) {
 			struct att_ah *a = app->ah[i];
@@ -878,11 +888,12 @@ app_free(struct rnic_attach_server *srv, struct att_app *app)
 		if (app->mr[i] != NULL)
 			mr_free(app, i + 1, srv);
 	for (uint32_t i = 0; i < srv->lim.max_cqs; i++)
-		if (app->cq[i] != NULL && quiet)
+		if (app->cq[i] != NULL)
 			cq_free(srv, app, i + 1);
 	for (uint32_t i = 0; i < srv->lim.max_pds; i++)
 		if (app->pd[i] != NULL) {
-			rnic_dealloc_pd(app->pd[i]->pd);
+			if (app->pd[i]->refs == 0)   /* else objects kept above use it */
+				rnic_dealloc_pd(app->pd[i]->pd);
 			free(app->pd[i]);
 			app->pd[i] = NULL;
 			app->n_pd--;
