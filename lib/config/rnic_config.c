@@ -2018,7 +2018,7 @@ static int parse_attach(struct ctx *c, const json_t *root)
 	old = push_key(c, "attach");
 	if (!json_is_object(o))
 		return fail(c, "expected an object, got %s", type_name(o));
-	if (check_keys(c, o, attach_keys) < 0 ||
+	if (check_keys(c, o, attach_keys) < 0 || need(c, o, "socket") < 0 ||
 	    GET_REQ(val_str, c, o, "socket", at->socket, sizeof(at->socket)) < 0 ||
 	    get_uint32_t(c, o, "max_apps", 1, 1024, 16, &at->max_apps) < 0 ||
 	    get_uint32_t(c, o, "stop_timeout_ms", 0, 60000, 2000, &at->stop_timeout_ms) < 0)
