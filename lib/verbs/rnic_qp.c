@@ -213,7 +213,7 @@ rnic_destroy_qp(struct rnic_qp *qp)
 
 	if (qp == NULL)
 		return -EINVAL;
-	dev = qp->dev;
+	dev = rnic_obj_dev(qp);   /* a remote QP is not a struct rnic_qp */
 	if (RNIC_REMOTE(dev))
 		return dev->ops->destroy_qp(qp);
 	rnic_qp_state_reset(qp);                  /* [QP-STATE] [QP-DEAD] */

@@ -116,6 +116,16 @@ end_open(struct end *e, struct rnic_device *dev, enum rnic_qp_type ud_too)
 	}
 }
 
+/* Both ends' devices (and everything made on them) and their buffers. */
+static void
+close_two(struct end *a, struct end *b)
+{
+	rnic_dev_destroy(a->dev);
+	rnic_dev_destroy(b->dev);
+	free(a->buf);
+	free(b->buf);
+}
+
 static void
 rc_connect(struct end *a, struct end *b)
 {
@@ -316,8 +326,7 @@ do_loop(const char *sock, unsigned long n)
 		if (r % 4 == 0)
 			ud_round(&a, &b, (uint32_t)r);
 	}
-	rnic_dev_destroy(a.dev);
-	rnic_dev_destroy(b.dev);
+	close_two(&a, &b);
 	printf("loop: rounds=%lu ok\n", n);
 	return 0;
 }
@@ -340,8 +349,7 @@ do_probe(const char *sock, uint32_t rkey, uint64_t addr)
 	CHECK(wc.status == RNIC_WC_REM_ACCESS_ERR, "a WRITE to rkey %#x ended %s, not "
 	      "REM_ACCESS_ERR", rkey, rnic_wc_status_str(wc.status));
 	printf("probe: rkey=%#x status=%s\n", rkey, rnic_wc_status_str(wc.status));
-	rnic_dev_destroy(a.dev);
-	rnic_dev_destroy(b.dev);
+	close_two(&a, &b);
 	return 0;
 }
 
@@ -403,6 +411,7 @@ do_wait_stop(const char *sock)
 	CHECK(flushed == 4, "%u of 4 receives flushed", flushed);
 	CHECK(rnic_attach_state(a.dev) != RNIC_ATT_UP, "the daemon stopped, the page says up");
 	printf("wait-stop: flushed=%u state=%d\n", flushed, rnic_attach_state(a.dev));
+	close_two(&a, &b);   /* the daemon is gone: freed here alone */
 	return 0;
 }
 
@@ -489,8 +498,7 @@ do_errors(const char *sock)
 		CHECK(st.qps == 0 && st.mrs == 0 && st.cqs == 0 && st.pds == 0,
 		      "objects left: %u QPs %u MRs %u CQs %u PDs", st.qps, st.mrs, st.cqs, st.pds);
 	}
-	rnic_dev_destroy(a.dev);
-	rnic_dev_destroy(b.dev);
+	close_two(&a, &b);
 	printf("errors: ok (%u QPs up to the limit)\n", made + 2);
 	return 0;
 }
@@ -600,8 +608,7 @@ do_memory(const char *sock)
 		CHECK(rnic_dereg_mr(mr) == 0, "dereg_mr");
 		free(heap);
 	}
-	rnic_dev_destroy(a.dev);
-	rnic_dev_destroy(b.dev);
+	close_two(&a, &b);
 	printf("memory: ok\n");
 	return 0;
 }
@@ -771,8 +778,7 @@ do_hostile(const char *sock)
 	CHECK(st1.violations >= st0.violations + 2, "violations %" PRIu64 " -> %" PRIu64,
 	      st0.violations, st1.violations);
 	close(fd);   /* it goes away holding everything: the daemon frees it */
-	rnic_dev_destroy(a.dev);
-	rnic_dev_destroy(b.dev);
+	close_two(&a, &b);
 	printf("hostile: ok violations=%" PRIu64 "\n", st1.violations - st0.violations);
 	return 0;
 }
