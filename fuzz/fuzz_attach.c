@@ -100,17 +100,7 @@ call(struct rnic_att_msg *m, uint32_t op, int in_fd, int *out_fd)
 	ssize_t n = -1;
 
 	m->op = op;
-	if (in_fd >= 0) {
-		struct cmsghdr *c;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &in_fd, sizeof(int));
-	}
+	rnic_att_put_fds(&mh, cbuf, &in_fd, in_fd >= 0 ? 1 : 0);
 	FZ_CHECK(sendmsg(F.fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m), "sendmsg op %u", op);
 	for (int i = 0; i < 10 && n < 0; i++) {
 		rnic_attach_server_serve(F.srv, 0);

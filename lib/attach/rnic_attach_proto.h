@@ -22,6 +22,8 @@
 #define RNIC_ATTACH_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "rnic_types.h"
 
@@ -248,5 +250,25 @@ struct rnic_att_cq_ring {
 	struct rnic_wc wc[];
 };
 _Static_assert(sizeof(struct rnic_att_cq_ring) == 128, "two cache lines");
+
+/* Attach @p n fds (at most RNIC_ATT_MAX_FDS) to message header @p mh as
+ * SCM_RIGHTS, in @p cbuf (CMSG_SPACE(sizeof(int) * RNIC_ATT_MAX_FDS)
+ * bytes); none: no control data. */
+static inline void
+rnic_att_put_fds(struct msghdr *mh, void *cbuf, const int *fds, unsigned int n)
+{
+	struct cmsghdr *c;
+
+	if (n == 0)
+		return;
+	memset(cbuf, 0, CMSG_SPACE(sizeof(int) * n));
+	mh->msg_control = cbuf;
+	mh->msg_controllen = CMSG_SPACE(sizeof(int) * n);
+	c = CMSG_FIRSTHDR(mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+}
 
 #endif /* RNIC_ATTACH_PROTO_H */

@@ -570,8 +570,9 @@ sib_engine_help(void)
 	return work;
 }
 
+/* The poller thread, stopped and joined. */
 static void
-pollers_stop(void)
+thread_stop(void)
 {
 	rte_spinlock_lock(&eng.plan_lock);
 	eng.plan_running = false;
@@ -580,6 +581,12 @@ pollers_stop(void)
 	if (eng.thread_running)
 		pthread_join(eng.thread, NULL);
 	eng.thread_running = false;
+}
+
+static void
+pollers_stop(void)
+{
+	thread_stop();
 	rte_eal_mp_wait_lcore();
 	for (unsigned int i = 0; eng.dev != NULL && i < eng.cfg->n_ports; i++)
 		if (eng.dev[i] != NULL)
@@ -686,13 +693,7 @@ attach_start(void)
 static void
 attach_stop(void)
 {
-	rte_spinlock_lock(&eng.plan_lock);
-	eng.plan_running = false;
-	rte_spinlock_unlock(&eng.plan_lock);
-	__atomic_store_n(&eng.stop, 1, __ATOMIC_RELAXED);
-	if (eng.thread_running)
-		pthread_join(eng.thread, NULL);
-	eng.thread_running = false;
+	thread_stop();
 	for (unsigned int i = 0; i < eng.att_ports; i++)
 		if (eng.att_dev[i] != NULL)
 			stats_dump_dev(eng.att_dev[i], eng.att_name[i]);

@@ -626,17 +626,7 @@ raw_call(int fd, struct rnic_att_msg *m, uint32_t op, const int *fds, unsigned i
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	m->op = op;
-	if (n_fds) {
-		struct cmsghdr *c;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
-	}
+	rnic_att_put_fds(&mh, cbuf, fds, n_fds);
 	CHECK(sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m), "sendmsg");
 	mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
