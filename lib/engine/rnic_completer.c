@@ -625,19 +625,24 @@ sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 	bool passed;
 
 	for (;;) {
-		uint32_t first = 0;
+		uint32_t first = 0, last;
 		int32_t k;
 
 		e = mq_head(qp);
 		if (e == NULL || e->type != RNIC_MQ_READ || !qp->comp.in_read)
 			return;
+		last = rnic_psn_add(e->psn, e->npsn - 1u);
 		if (map[0] & 1)
 			qp->comp.acked_seq++;   /* progress for the loss timer */
-		while (map[0] & 1) {
+		/* Only this READ's responses: those of the READs after it stay
+		 * in the map for their turn (consumed here, they were lost:
+		 * the next READ, all in place, then waited for an RTO and was
+		 * asked for whole again). */
+		while ((map[0] & 1) && rnic_psn_diff(qp->comp.rd_psn, last) <= 0) {
 			qp->comp.rd_psn = rnic_psn_add(qp->comp.rd_psn, 1);
 			rnic_sr_shift(map, 1);
 		}
-		if (rnic_psn_diff(qp->comp.rd_psn, rnic_psn_add(e->psn, e->npsn - 1u)) <= 0)
+		if (rnic_psn_diff(qp->comp.rd_psn, last) <= 0)
 			return;   /* a hole in it */
 		qp->comp.in_read = 0;
 		qp->comp.rd_resumed = 0;
