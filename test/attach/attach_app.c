@@ -43,6 +43,7 @@
 #include <rte_errno.h>
 
 #include "rnic_attach.h"
+#include "test_common.h"
 #include "rnic_verbs.h"
 
 #define FAIL(...) do { \
@@ -126,44 +127,18 @@ close_two(struct end *a, struct end *b)
 	free(b->buf);
 }
 
+/* @p qp to RTS towards @p pqp of @p b (test_common's helper: through
+ * the rnic_* API, so over the daemon as in one process). */
 static void
-rc_connect(struct end *a, struct end *b)
+qp_up(struct rnic_qp *qp, const struct end *b, struct rnic_qp *pqp)
 {
-	struct rnic_qp_attr at = { .qp_state = RNIC_QPS_INIT, .port_num = 1,
-				   .qp_access_flags = RNIC_ACCESS_REMOTE_WRITE |
-						      RNIC_ACCESS_REMOTE_READ |
-						      RNIC_ACCESS_REMOTE_ATOMIC };
+	struct test_qp_conn c = { .dmac = b->mac, .dip = b->ip, .dest_qpn = rnic_qp_num(pqp),
+				  .qkey = 0x1234, .mtu = RNIC_MTU_1024, .sq_psn = 100,
+				  .rq_psn = 100, .timeout = 14, .retry_cnt = 7 };
+	enum rnic_qp_state failed;
 
-	CHECK(rnic_modify_qp(a->rc, &at, RNIC_QP_STATE | RNIC_QP_ACCESS_FLAGS | RNIC_QP_PKEY_INDEX |
-			     RNIC_QP_PORT) == 0, "Reset -> Init");
-	at = (struct rnic_qp_attr){ .qp_state = RNIC_QPS_RTR, .path_mtu = RNIC_MTU_1024,
-				    .dest_qp_num = rnic_qp_num(b->rc), .rq_psn = 100,
-				    .max_dest_rd_atomic = 4, .min_rnr_timer = 1 };
-	at.ah_attr.dip = b->ip;
-	at.ah_attr.dgid_v4_prefix[10] = at.ah_attr.dgid_v4_prefix[11] = 0xff;
-	memcpy(at.ah_attr.dmac, b->mac, 6);
-	CHECK(rnic_modify_qp(a->rc, &at, RNIC_QP_STATE | RNIC_QP_AV | RNIC_QP_PATH_MTU |
-			     RNIC_QP_DEST_QPN | RNIC_QP_RQ_PSN | RNIC_QP_MAX_DEST_RD_ATOMIC |
-			     RNIC_QP_MIN_RNR_TIMER) == 0, "Init -> RTR");
-	at = (struct rnic_qp_attr){ .qp_state = RNIC_QPS_RTS, .sq_psn = 100, .timeout = 14,
-				    .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 4 };
-	CHECK(rnic_modify_qp(a->rc, &at, RNIC_QP_STATE | RNIC_QP_SQ_PSN | RNIC_QP_TIMEOUT |
-			     RNIC_QP_RETRY_CNT | RNIC_QP_RNR_RETRY | RNIC_QP_MAX_QP_RD_ATOMIC) == 0,
-	      "RTR -> RTS");
-}
-
-static void
-ud_up(struct end *e)
-{
-	struct rnic_qp_attr at = { .qp_state = RNIC_QPS_INIT, .qkey = 0x1234, .port_num = 1 };
-
-	CHECK(rnic_modify_qp(e->ud, &at, RNIC_QP_STATE | RNIC_QP_QKEY | RNIC_QP_PKEY_INDEX |
-			     RNIC_QP_PORT) == 0, "UD Init");
-	at.qp_state = RNIC_QPS_RTR;
-	CHECK(rnic_modify_qp(e->ud, &at, RNIC_QP_STATE) == 0, "UD RTR");
-	at.qp_state = RNIC_QPS_RTS;
-	at.sq_psn = 1;
-	CHECK(rnic_modify_qp(e->ud, &at, RNIC_QP_STATE | RNIC_QP_SQ_PSN) == 0, "UD RTS");
+	CHECK(test_qp_to_rts(qp, &c, &failed) == 0, "QP to RTS: the move to %s failed",
+	      rnic_qp_state_str(failed));
 }
 
 static void
@@ -304,11 +279,11 @@ open_two(const char *sock, struct end *a, struct end *b, enum rnic_qp_type ud)
 		rnic_dev_destroy(devs[i]);
 	end_open(a, devs[0], ud);
 	end_open(b, devs[1], ud);
-	rc_connect(a, b);
-	rc_connect(b, a);
+	qp_up(a->rc, b, b->rc);
+	qp_up(b->rc, a, a->rc);
 	if (ud == RNIC_QPT_UD) {
-		ud_up(a);
-		ud_up(b);
+		qp_up(a->ud, b, b->ud);
+		qp_up(b->ud, a, a->ud);
 	}
 }
 
