@@ -109,13 +109,7 @@ call(struct rnic_att_msg *m, uint32_t op, int in_fd, int *out_fd)
 		n = recvmsg(F.fd, &mh, MSG_DONTWAIT);
 	}
 	FZ_CHECK(n == (ssize_t)sizeof(*m), "no reply to op %u", op);
-	if (out_fd != NULL) {
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-		*out_fd = -1;
-		if (c != NULL && c->cmsg_type == SCM_RIGHTS)
-			memcpy(out_fd, CMSG_DATA(c), sizeof(int));
-	}
+	rnic_att_take_one_fd(&mh, out_fd);
 	return m->status;
 }
 

@@ -126,19 +126,7 @@ conn_recv(struct att_conn *c, struct rnic_att_msg *m, int *out_fd)
 	n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
 	if (n <= 0)
 		return n == 0 ? -ENODEV : -errno;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-			int f;
-
-			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (out_fd != NULL && *out_fd < 0)
-				*out_fd = f;
-			else
-				close(f);
-		}
-	}
+	rnic_att_take_one_fd(&mh, out_fd);
 	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
 }
 

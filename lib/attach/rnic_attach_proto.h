@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include "rnic_types.h"
@@ -73,7 +74,7 @@ struct rnic_att_server_stats {
 				  * without closing their devices) */
 	uint32_t pds, mrs, cqs, qps, ahs;   /* held for applications */
 	uint32_t dev_pds, dev_mrs, dev_cqs, dev_qps, dev_ahs; /* on the ports */
-	uint64_t mr_bytes;       /* mapped for applications' MRs */
+	uint64_t mr_bytes;       /* registered by applications (their MRs' lengths) */
 	uint64_t wqes;           /* WQEs taken from applications' rings */
 	uint64_t cqes;           /* completions put into their rings */
 	uint64_t violations;     /* ring indices or WQEs out of bounds */
@@ -269,6 +270,46 @@ rnic_att_put_fds(struct msghdr *mh, void *cbuf, const int *fds, unsigned int n)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int) * n);
 	memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+}
+
+/* The fds a received message @p mh carries: up to @p max into @p fds
+ * (their count returned); any beyond are closed. */
+static inline unsigned int
+rnic_att_take_fds(struct msghdr *mh, int *fds, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (n < max)
+				fds[n++] = f;
+			else
+				close(f);
+		}
+	}
+	return n;
+}
+
+/* A reply's fd (one at most) into *@p out_fd (-1: none); with no
+ * @p out_fd, or beyond one, closed. */
+static inline void
+rnic_att_take_one_fd(struct msghdr *mh, int *out_fd)
+{
+	int fd = -1;
+
+	if (out_fd != NULL)
+		*out_fd = -1;
+	if (rnic_att_take_fds(mh, &fd, 1) == 1) {
+		if (out_fd != NULL)
+			*out_fd = fd;
+		else
+			close(fd);
+	}
 }
 
 #endif /* RNIC_ATTACH_PROTO_H */

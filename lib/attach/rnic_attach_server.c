@@ -1453,9 +1453,7 @@ rnic_attach_server_stats(struct rnic_attach_server *srv, struct rnic_att_server_
 		st->cqs += a->n_cq;
 		st->qps += a->n_qp;
 		st->ahs += a->n_ah;
-		for (uint32_t m = 0; m < srv->lim.max_mrs; m++)
-			if (a->mr[m] != NULL)
-				st->mr_bytes += a->mr[m]->map_len;
+		st->mr_bytes += a->mr_bytes;
 	}
 	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++) {
 		const struct att_lc *l = srv->lc[lc];
@@ -1535,19 +1533,7 @@ msg_recv(int fd, struct att_req *r)
 	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n <= 0)
 		return n;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-			int f;
-
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (r->n_fds < RNIC_ATT_MAX_FDS)
-				r->fds[r->n_fds++] = f;
-			else
-				close(f);
-		}
-	}
+	r->n_fds = rnic_att_take_fds(&mh, r->fds, RNIC_ATT_MAX_FDS);
 	r->len = (size_t)n;
 	/* A truncated message or fd list is refused as a whole. */
 	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
@@ -1658,6 +1644,7 @@ app_gone(struct rnic_attach_server *srv, uint32_t slot)
 			rnic_qp_to_error(app->qp[i]->qp);
 	srv->apps[slot] = NULL;
 	app_free(srv, app);
+	tel_refresh(srv, true);   /* what it held is gone: shown at once */
 }
 
 /* Async events of the ports to the applications whose QPs they name
@@ -1734,7 +1721,7 @@ rnic_attach_server_serve(struct rnic_attach_server *srv, int timeout_ms)
 			app_accept(srv);
 	}
 	route_events(srv);
-	tel_refresh(srv, served > 0);
+	tel_refresh(srv, false);
 	free(pf);
 	free(who);
 	return served;

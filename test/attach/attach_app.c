@@ -606,13 +606,7 @@ raw_call(int fd, struct rnic_att_msg *m, uint32_t op, const int *fds, unsigned i
 	mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			      .msg_controllen = sizeof(cbuf) };
 	CHECK(recvmsg(fd, &mh, 0) == (ssize_t)sizeof(*m), "recvmsg");
-	if (out_fd != NULL) {
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-		*out_fd = -1;
-		if (c != NULL && c->cmsg_type == SCM_RIGHTS)
-			memcpy(out_fd, CMSG_DATA(c), sizeof(int));
-	}
+	rnic_att_take_one_fd(&mh, out_fd);
 	return m->status;
 }
 

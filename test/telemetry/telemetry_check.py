@@ -172,7 +172,16 @@ try:
     missing = [n for n in counter_names + reason_names + port_names
                if st is None or not isinstance(st.get(n), int)]
     check(not missing, "not in /softrnic/stats: %s" % ", ".join(missing))
-    check(query("/softrnic/stats,p1") is not None, "stats,p1")
+    # The objects that exist (leaks show here): the configuration's QPs
+    # and CQs, over every port.
+    check(st is not None and st.get("objs_qps") == len(cfg["qps"]) and
+          st.get("objs_cqs") == len(cfg["cqs"]) and st.get("objs_pds", 0) >= 1,
+          "objs_qps %r (want %d), objs_cqs %r (want %d), objs_pds %r" %
+          (st and st.get("objs_qps"), len(cfg["qps"]), st and st.get("objs_cqs"),
+           len(cfg["cqs"]), st and st.get("objs_pds")))
+    p1 = query("/softrnic/stats,p1")
+    check(p1 is not None and p1.get("objs_qps") == 1, "stats,p1 objs_qps %r" %
+          (p1 and p1.get("objs_qps")))
     check(query("/softrnic/stats,nope") is None, "stats,nope should be refused")
     lc = query("/softrnic/lcores")
     roles = sorted(r.split(" ")[0] for v in lc.values() for r in v)
