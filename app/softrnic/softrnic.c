@@ -947,6 +947,13 @@ print_stats(void)
 		       cfg->ports[i].name, s.tx_pkts, s.rx_pkts, s.acks_sent, s.acks_rcvd,
 		       s.naks_sent, s.naks_rcvd, s.tx_retransmits,
 		       drops, s.completions, s.rx_steered, s.rx_ipv6);
+		if (getenv("SOFTRNIC_STATS")) {
+			printf("stats-all: port=%s", cfg->ports[i].name);
+			for (unsigned int k = 0; k < rnic_dev_stat_count; k++)
+				if (v[k])
+					printf(" %s=%" PRIu64, rnic_dev_stat_names[k], v[k]);
+			printf("\n");
+		}
 	}
 }
 

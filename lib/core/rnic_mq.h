@@ -49,6 +49,10 @@ enum rnic_mq_type {
  * and: resent on a SACK (at the entry's sent clock) */
 #define RNIC_MQF_SACKED 0x2
 #define RNIC_MQF_SRESENT 0x4
+/* Selective repeat, an atomic: its answer came while a request before it
+ * waited for its own (the result is in the WQE's buffer already); it
+ * completes when it reaches the head, and is never asked again */
+#define RNIC_MQF_ANSWERED 0x8
 
 struct rnic_mq_ent {
 	struct rte_mbuf *m;      /* one reference held by the list, or NULL */

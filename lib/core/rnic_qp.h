@@ -107,6 +107,11 @@ struct rnic_qp_comp {
 	uint32_t rd_reask;
 	uint32_t rd_ask_end;     /* the PSN past the last hole asked then */
 	uint8_t rd_reasked;      /* rd_reask is set */
+	uint8_t rexmit_ans;      /* selective repeat: this go-back resends
+				  * only requests that wait for an answer */
+	/* Selective repeat: the responder executed every request up to this
+	 * PSN (the latest ACK or answer says so; from RTS: sq_psn - 1) */
+	uint32_t sr_exec;
 	/* per-QP counters for telemetry (relaxed reads) */
 	uint64_t n_rexmit;
 	uint64_t n_timeout;

@@ -215,6 +215,36 @@ rexmit_young(const struct rnic_qp *qp)
 }
 
 /*
+ * Selective repeat: while in_read, rd_map is anchored at rd_psn (bit i:
+ * the READ response of PSN rd_psn + i is in place), which is at or
+ * before the head: within the head READ, or at the head atomic, whose
+ * answer was lost while responses of READs after it came. When requests
+ * are released up to a later head, the anchor moves to it.
+ */
+static void
+sr_map_rebase(struct rnic_qp *qp)
+{
+	struct rnic_mq_ent *e = mq_head(qp);
+	uint64_t *map = qp->resp.sr->rd_map;
+	int32_t k;
+
+	if (!qp->comp.in_read)
+		return;
+	if (e == NULL) {
+		qp->comp.in_read = 0;
+		return;
+	}
+	k = rnic_psn_diff(e->psn, qp->comp.rd_psn);
+	if (k <= 0)
+		return;
+	if ((uint32_t)k < RNIC_SR_WIN)
+		rnic_sr_shift(map, (uint32_t)k);
+	else
+		memset(map, 0, RNIC_SR_WORDS * sizeof(*map));
+	qp->comp.rd_psn = e->psn;
+}
+
+/*
  * Release everything acknowledged up to and including @p psn (explicit or
  * coalesced ACK, or the implicit ACK of a later response). Returns false
  * when the QP failed or a READ/atomic was passed unanswered (the caller
@@ -226,10 +256,16 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 {
 	struct rnic_mq_ent *e;
 
-	uint32_t sampled = 0;
+	uint32_t sampled = 0, sent;
 	bool sample = false;
 
 	*passed_read = false;
+	/* Every caller's PSN is one the responder executed up to (the
+	 * responder executes in order); selective repeat keeps the latest
+	 * (sr_release_exec). */
+	if (qp->attr.sr && rnic_psn_diff(psn, qp->comp.sr_exec) > 0 &&
+	    rnic_mq_last_psn(&qp->req.mq, &sent) && rnic_psn_diff(psn, sent) <= 0)
+		qp->comp.sr_exec = psn;
 	while ((e = mq_head(qp)) != NULL) {
 		uint32_t last = rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u);
 
@@ -239,6 +275,14 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 
 			comp_fail(qp, s, st);
 			return false;
+		}
+		if (e->flags & RNIC_MQF_ANSWERED) {
+			/* an atomic answered while it waited (sr_atomic_early) */
+			qp->comp.retry = qp->attr.retry_cnt;
+			mq_pop(qp);
+			STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
+			comp_wqe(qp, RNIC_WC_SUCCESS, st);
+			continue;
 		}
 		if (rnic_psn_diff(psn, last) < 0)
 			break;
@@ -262,6 +306,8 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 	}
 	if (sample)
 		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - sampled);
+	if (qp->attr.sr)
+		sr_map_rebase(qp);
 	return true;
 }
 
@@ -283,6 +329,7 @@ rexmit_start(struct rnic_worker *wk, struct rnic_qp *qp, bool timer)
 		qp->comp.rexmit_high = qp->comp.rexmit_end;
 	else
 		qp->comp.nak_end = qp->comp.rexmit_end;
+	qp->comp.rexmit_ans = 0;
 	rnic_qp_list_add(&wk->rx.rexmit, qp, &qp->comp.on_rexmit_list);
 }
 
@@ -348,6 +395,30 @@ rexmit_paced(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_en
 }
 
 /*
+ * Selective repeat: a go-back need not resend @p e (not the head): a
+ * SACK said the responder holds it, an ACK or answer said it executed it
+ * (a SEND or WRITE packet up to sr_exec; marked SACKED so that it times
+ * no round trip), its answer is in (an atomic), some of its responses
+ * are (a READ), or the go-back is for lost answers only (rexmit_ans:
+ * SEND and WRITE holes are the SACK's to resend).
+ */
+static bool
+sr_rexmit_skip(const struct rnic_qp *qp, struct rnic_mq_ent *e)
+{
+	if (e->flags & (RNIC_MQF_SACKED | RNIC_MQF_ANSWERED))
+		return true;
+	if (e->type == RNIC_MQ_READ)
+		return sr_read_started(qp, e);
+	if (e->type != RNIC_MQ_SEND_WRITE)
+		return false;
+	if (rnic_psn_diff(e->psn, qp->comp.sr_exec) <= 0) {
+		e->flags |= RNIC_MQF_SACKED;
+		return true;
+	}
+	return qp->comp.rexmit_ans;
+}
+
+/*
  * With selective repeat a resend skips what a SACK said the responder
  * holds, but never the head: a SACK's ePSN may lie past the last PSN an
  * ACK acknowledged (the responder executed packets that asked for no
@@ -365,8 +436,7 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, qp->comp.rexmit_next);
 
 		if (qp->attr.sr && qp->comp.rexmit_next != qp->comp.mq_head &&
-		    ((e->flags & RNIC_MQF_SACKED) ||
-		     (e->type == RNIC_MQ_READ && sr_read_started(qp, e)))) {
+		    sr_rexmit_skip(qp, e)) {
 			qp->comp.rexmit_next++;   /* the responder has it */
 			continue;
 		}
@@ -424,6 +494,131 @@ retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 	rexmit_start(wk, qp, false);
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
+	return true;
+}
+
+/*
+ * Selective repeat: the answer of the head READ or atomic was lost (a
+ * later answer or ACK came). The go-back resends only requests that wait
+ * for an answer (rexmit_ans): the head, and with @p to_exec the READs
+ * and atomics after it up to sr_exec that have none (executed, so theirs
+ * was lost too); those past sr_exec may still be on their way. SEND and
+ * WRITE packets are not resent: up to sr_exec they were executed, past
+ * it a lost one is a hole the SACKs show. Without selective repeat, a
+ * plain go-back-N.
+ */
+static bool
+retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, bool to_exec,
+	      struct rnic_dev_stats *st)
+{
+	struct rnic_mq *mq = &qp->req.mq;
+	uint32_t i;
+
+	if (!qp->attr.sr)
+		return retry_or_fail(wk, qp, st);
+	if (rexmit_young(qp))
+		return true;
+	if (qp->comp.retry == 0) {
+		st->retry_exceeded++;
+		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		return false;
+	}
+	qp->comp.retry--;
+	rexmit_start(wk, qp, false);
+	qp->comp.rexmit_ans = 1;
+	if (to_exec) {
+		for (i = qp->comp.mq_head + 1u; i != qp->comp.rexmit_end; i++)
+			if (rnic_psn_diff(rnic_mq_at(mq, i)->psn, qp->comp.sr_exec) > 0)
+				break;
+		qp->comp.rexmit_end = qp->comp.nak_end = i;
+	}
+	qp->comp.retrying = 1;
+	qp->comp.retry_seq = qp->comp.acked_seq;
+	return true;
+}
+
+/*
+ * Selective repeat: the head READ or atomic completed; release what the
+ * responder is known to have executed after it (the ACKs that said so
+ * came while it waited). A READ or atomic among that without its answer
+ * lost it: asked again.
+ */
+static void sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp,
+			    struct rnic_dev_stats *st);
+
+/* Selective repeat: the head is a READ whose first missing response is
+ * in place (it came while a request before it waited): move on. */
+static void
+sr_settle(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	struct rnic_mq_ent *e = mq_head(qp);
+
+	if (e != NULL && e->type == RNIC_MQ_READ && qp->comp.in_read &&
+	    (qp->resp.sr->rd_map[0] & 1))
+		sr_read_advance(wk, qp, st);
+}
+
+static void
+sr_release_exec(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	struct rnic_mq_ent *e;
+	bool passed;
+
+	if (!release_acked(qp, qp->comp.sr_exec, &passed, st) || (e = mq_head(qp)) == NULL)
+		return;
+	if (e->type == RNIC_MQ_READ && qp->comp.in_read && (qp->resp.sr->rd_map[0] & 1)) {
+		sr_settle(wk, qp, st);   /* its responses came while it waited */
+		return;
+	}
+	if (!passed)
+		return;
+	peer_alive(qp);
+	if (e->type == RNIC_MQ_READ)
+		sr_read_reask(wk, qp, e, true, st);
+	else
+		retry_answers(wk, qp, true, st);
+}
+
+/*
+ * Selective repeat: an atomic's answer for @p psn past the head, which
+ * waits for its own (lost, or reordered behind). The result goes to the
+ * WQE's buffer now and the entry completes when it reaches the head
+ * (RNIC_MQF_ANSWERED; a duplicate answer of it is dropped); the head's
+ * answer is asked for again. False when @p psn is no outstanding atomic's.
+ */
+static bool
+sr_atomic_early(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_mq_ent *head,
+		const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
+{
+	uint32_t psn = pkt->bth.psn, tail = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
+	struct rnic_mq_ent *x = NULL;
+	struct rnic_wqe *w;
+
+	for (uint32_t i = qp->comp.mq_head + 1u; i != tail; i++) {
+		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, i);
+		int32_t d = rnic_psn_diff(psn, e->psn);
+
+		if (d <= 0) {
+			x = d == 0 ? e : NULL;
+			break;
+		}
+	}
+	if (x == NULL || x->type != RNIC_MQ_ATOMIC)
+		return false;
+	if (x->flags & RNIC_MQF_ANSWERED) {
+		st->drop_ghost_resp++;   /* a copy of one already used */
+		return true;
+	}
+	w = rnic_sq_wqe(qp, x->wqe_idx);
+	if (w->num_sge > 0)
+		memcpy((void *)(uintptr_t)w->sge[0].addr, &pkt->ext.atmack_orig, RNIC_ATOMIC_LEN);
+	x->flags |= RNIC_MQF_ANSWERED;
+	st->sr_early_answers++;
+	peer_alive(qp);
+	if (head->type == RNIC_MQ_READ)
+		sr_read_reask(wk, qp, head, true, st);
+	else
+		retry_answers(wk, qp, true, st);
 	return true;
 }
 
@@ -644,14 +839,17 @@ sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 		}
 		if (rnic_psn_diff(qp->comp.rd_psn, last) <= 0)
 			return;   /* a hole in it */
-		qp->comp.in_read = 0;
+		/* the anchor stays while later READs have responses in place */
+		qp->comp.in_read = rnic_sr_any(map);
 		qp->comp.rd_resumed = 0;
 		qp->comp.rd_reasked = 0;
 		mq_pop(qp);
 		STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
 		comp_wqe(qp, RNIC_WC_SUCCESS, st);
-		if (!rnic_sr_any(map))
+		if (!rnic_sr_any(map)) {
+			sr_release_exec(wk, qp, st);
 			return;
+		}
 		while (!rnic_sr_test(map, first))
 			first++;
 		if (!release_acked(qp, rnic_psn_add(qp->comp.rd_psn, first - 1u), &passed, st))
@@ -665,7 +863,7 @@ sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 			if (e->type == RNIC_MQ_READ)
 				sr_read_reask(wk, qp, e, true, st);
 			else
-				retry_or_fail(wk, qp, st);
+				retry_answers(wk, qp, true, st);
 			return;
 		}
 		if (e->type != RNIC_MQ_READ)
@@ -711,19 +909,11 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 	 * atomics still unanswered). */
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
+	sr_settle(wk, qp, st);
 	e = mq_head(qp);
 	if (e == NULL || e->type == RNIC_MQ_SEND_WRITE || rnic_psn_diff(psn, e->psn) < 0 ||
 	    !rnic_mq_last_psn(&qp->req.mq, &sent) || rnic_psn_diff(psn, sent) > 0) {
 		st->drop_ghost_resp++;   /* a copy of one already used, or never asked */
-		return;
-	}
-	if (e->type != RNIC_MQ_READ) {
-		/* an atomic at the head: an answer after it means its own was lost */
-		st->drop_bad_resp++;
-		if (rnic_psn_diff(psn, e->psn) > 0) {
-			peer_alive(qp);
-			retry_or_fail(wk, qp, st);
-		}
 		return;
 	}
 	if (!qp->comp.in_read) {
@@ -741,7 +931,10 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 		/* past what the map holds, or not a READ's: asked again later */
 		st->drop_bad_resp++;
 		peer_alive(qp);
-		sr_read_reask(wk, qp, e, true, st);
+		if (e->type == RNIC_MQ_READ)
+			sr_read_reask(wk, qp, e, true, st);
+		else
+			retry_answers(wk, qp, true, st);
 		return;
 	}
 	w = rnic_sq_wqe(qp, x->wqe_idx);
@@ -757,7 +950,8 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 		return;
 	}
 	read_scatter(w, off, m, pkt->payload_off, pkt->payload_len);
-	qp->comp.retry = qp->attr.retry_cnt;
+	if (x == e)
+		qp->comp.retry = qp->attr.retry_cnt;   /* the head's progress */
 	/* The READ's first response times the round trip, when the READ
 	 * went once (Karn) */
 	if (x == e && psn == e->psn && !qp->comp.rd_reasked &&
@@ -765,6 +959,13 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 	    (int32_t)(qp->comp.mq_head - qp->comp.nak_end) >= 0)
 		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - e->sent);
 	rnic_sr_set(map, (uint32_t)d);
+	if (e->type != RNIC_MQ_READ) {
+		/* an atomic at the head: an answer after it means its own was
+		 * lost; this READ's responses wait in place for their turn */
+		peer_alive(qp);
+		retry_answers(wk, qp, true, st);
+		return;
+	}
 	if (d == 0) {
 		sr_read_advance(wk, qp, st);
 		return;
@@ -856,6 +1057,9 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
 		return;
 	e = mq_head(qp);
+	if (qp->attr.sr && e != NULL && e->type != RNIC_MQ_SEND_WRITE &&
+	    rnic_psn_diff(psn, e->psn) > 0 && sr_atomic_early(wk, qp, e, pkt, st))
+		return;
 	if (answer_past_head(wk, qp, e, psn, st))
 		return;
 	if (e == NULL || e->type != RNIC_MQ_ATOMIC || e->psn != psn) {
@@ -869,6 +1073,8 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 	mq_pop(qp);
 	STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
 	comp_wqe(qp, RNIC_WC_SUCCESS, st);
+	if (qp->attr.sr)
+		sr_release_exec(wk, qp, st);
 }
 
 
@@ -937,7 +1143,7 @@ sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	 * the SACKed skipped, as a sequence NAK would have it (once per
 	 * RTO: the flag stays until the ePSN moves). */
 	if (dropped && mq_head(qp) != NULL && rnic_psn_diff(base, mq_head(qp)->psn) <= 0)
-		retry_or_fail(wk, qp, st);
+		retry_answers(wk, qp, false, st);
 }
 
 static void
@@ -959,12 +1165,14 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		st->acks_rcvd++;
 		if (!release_acked(qp, psn, &passed, st))
 			break;
+		if (qp->attr.sr)
+			sr_settle(wk, qp, st);
 		if (passed && qp->attr.sr && (e = mq_head(qp)) != NULL && e->type == RNIC_MQ_READ) {
 			peer_alive(qp);
 			sr_read_reask(wk, qp, e, true, st);   /* READ responses lost */
 		} else if (passed) {
 			peer_alive(qp);
-			retry_or_fail(wk, qp, st);   /* READ response lost */
+			retry_answers(wk, qp, true, st);   /* READ response lost */
 		} else if (pkt->bth.sr) {
 			sack_rx(wk, qp, pkt, st);
 		}

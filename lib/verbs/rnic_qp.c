@@ -502,6 +502,7 @@ rnic_modify_qp(struct rnic_qp *qp, struct rnic_qp_attr *a, int mask)
 		qp->attr.sq_psn = a->sq_psn;
 		qp->req.psn = a->sq_psn;
 		qp->comp.rd_psn = a->sq_psn;
+		qp->comp.sr_exec = rnic_psn_add(a->sq_psn, RNIC_PSN_MASK);
 	}
 	if (mask & M(TIMEOUT)) qp->attr.timeout = a->timeout;
 	if (mask & M(RETRY_CNT)) qp->attr.retry_cnt = a->retry_cnt;

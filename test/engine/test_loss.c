@@ -1320,6 +1320,136 @@ test_sr_read_two(void)
 	return 0;
 }
 
+/*
+ * SR: FetchAdd, 4 WRITEs, FetchAdd, 2 WRITEs in one post list; the first
+ * atomic's answer lost. The second's answer shows it: that answer is
+ * kept (its result written, the WQE completed in turn), and only the
+ * first atomic is asked again - the WRITEs between were executed (their
+ * place in the PSNs says so) and the second atomic was answered. Every
+ * WQE completes in order, each atomic ran once. Go-back-N resent all 7.
+ */
+static int
+test_sr_atomic_answer_lost(void)
+{
+	uint64_t *target = (uint64_t *)(B.buf + 8192), *res = (uint64_t *)(A.buf + 8192);
+	static const enum rnic_wr_opcode ops[8] = {
+		RNIC_WR_ATOMIC_FETCH_AND_ADD, RNIC_WR_RDMA_WRITE, RNIC_WR_RDMA_WRITE,
+		RNIC_WR_RDMA_WRITE, RNIC_WR_RDMA_WRITE, RNIC_WR_ATOMIC_FETCH_AND_ADD,
+		RNIC_WR_RDMA_WRITE, RNIC_WR_RDMA_WRITE,
+	};
+	struct rnic_send_wr wrs[8], *bad;
+	struct rnic_sge sges[8];
+	struct rnic_wc wc[8];
+	struct sr_counts c0, c1;
+	uint64_t early0;
+
+	VERIFY(sr_pair() == 0, "setup");
+	sr_counts(&c0);
+	early0 = stat_a("sr_early_answers");
+	*target = 7000;
+	res[0] = res[1] = 0;
+	fill(A.buf, 64 * 8, 77);
+	memset(B.buf, 0, 64 * 8);
+	for (int i = 0, k = 0; i < 8; i++) {
+		bool atomic = ops[i] == RNIC_WR_ATOMIC_FETCH_AND_ADD;
+
+		sges[i] = atomic ? (struct rnic_sge){ (uintptr_t)&res[k++], 8, rnic_mr_lkey(A.mr) }
+				 : (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 64,
+						      rnic_mr_lkey(A.mr) };
+		wrs[i] = (struct rnic_send_wr){ .wr_id = 700 + i, .sg_list = &sges[i], .num_sge = 1,
+			.opcode = ops[i], .send_flags = RNIC_SEND_SIGNALED,
+			.next = i < 7 ? &wrs[i + 1] : NULL };
+		if (atomic) {
+			wrs[i].wr.atomic.remote_addr = (uintptr_t)target;
+			wrs[i].wr.atomic.rkey = rnic_mr_rkey(B.mr);
+			wrs[i].wr.atomic.compare_add = 1;
+		} else {
+			wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + 64 * i;
+			wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+		}
+	}
+	set_rule(RNIC_IMPAIR_RX, OPC(ATOMIC_ACK), 1, RNIC_IMPAIR_DROP);
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 8) == 8, "completions");
+	for (int i = 0; i < 8; i++)
+		VERIFY(wc[i].wr_id == 700u + i && wc[i].status == RNIC_WC_SUCCESS, "WR %d: %s", i,
+		       rnic_wc_status_str(wc[i].status));
+	VERIFY(res[0] == 7000 && res[1] == 7001, "fetched %" PRIu64 ", %" PRIu64, res[0], res[1]);
+	VERIFY(*target == 7002, "target %" PRIu64 ", want 7002 (each atomic once)", *target);
+	for (int i = 0; i < 8; i++)
+		VERIFY(ops[i] != RNIC_WR_RDMA_WRITE || memcmp(A.buf + 64 * i, B.buf + 64 * i, 64) == 0,
+		       "WRITE %d: data differs", i);
+	VERIFY(rules[RNIC_IMPAIR_RX].hits == 1, "the rule fired %d times", rules[RNIC_IMPAIR_RX].hits);
+	sr_counts(&c1);
+	VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+	VERIFY(stat_a("sr_early_answers") - early0 == 1, "%" PRIu64 " answers kept ahead, want 1",
+	       stat_a("sr_early_answers") - early0);
+	/* The RTO of a descheduled test thread may add a go-back of its own. */
+	VERIFY(c1.rexmit - c0.rexmit == 1 || c1.rto > c0.rto,
+	       "%" PRIu64 " retransmissions, want 1 (the first atomic)", c1.rexmit - c0.rexmit);
+	printf("ok SR an atomic's answer lost before a later atomic's: %" PRIu64
+	       " resent, the later answer kept\n", c1.rexmit - c0.rexmit);
+	return 0;
+}
+
+/*
+ * SR: FetchAdd then a 6000-byte READ; the atomic's answer lost. The
+ * READ's responses show it: they go in place while the atomic waits (go-
+ * back-N dropped them and asked for the READ again), the atomic alone is
+ * asked again, and the READ completes from what came, never asked again.
+ */
+static int
+test_sr_atomic_then_read(void)
+{
+	uint64_t *target = (uint64_t *)(B.buf + 16384), *res = (uint64_t *)(A.buf + 16384);
+	struct rnic_sge sges[2] = {
+		{ (uintptr_t)res, 8, rnic_mr_lkey(A.mr) },
+		{ (uintptr_t)A.buf, 6000, rnic_mr_lkey(A.mr) },
+	};
+	struct rnic_send_wr wrs[2], *bad;
+	struct sr_read_counts c0, c1;
+	struct rnic_wc wc[2];
+
+	VERIFY(sr_pair() == 0, "setup");
+	sr_read_counts(&c0);
+	*target = 9000;
+	*res = 0;
+	fill(B.buf, 6000, 88);
+	memset(A.buf, 0, 6000);
+	wrs[0] = (struct rnic_send_wr){ .wr_id = 800, .sg_list = &sges[0], .num_sge = 1,
+		.opcode = RNIC_WR_ATOMIC_FETCH_AND_ADD, .send_flags = RNIC_SEND_SIGNALED,
+		.next = &wrs[1] };
+	wrs[0].wr.atomic.remote_addr = (uintptr_t)target;
+	wrs[0].wr.atomic.rkey = rnic_mr_rkey(B.mr);
+	wrs[0].wr.atomic.compare_add = 3;
+	wrs[1] = (struct rnic_send_wr){ .wr_id = 801, .sg_list = &sges[1], .num_sge = 1,
+		.opcode = RNIC_WR_RDMA_READ, .send_flags = RNIC_SEND_SIGNALED };
+	wrs[1].wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wrs[1].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	set_rule(RNIC_IMPAIR_RX, OPC(ATOMIC_ACK), 1, RNIC_IMPAIR_DROP);
+	n_rd_reqs = 0;
+	VERIFY(rnic_post_send(qa, wrs, &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 2) == 2, "completions");
+	VERIFY(n_rd_reqs == 1, "%d READ requests on the wire, want 1 (never asked again)",
+	       n_rd_reqs);
+	for (int i = 0; i < 2; i++)
+		VERIFY(wc[i].wr_id == 800u + i && wc[i].status == RNIC_WC_SUCCESS, "WR %d: %s", i,
+		       rnic_wc_status_str(wc[i].status));
+	VERIFY(*res == 9000 && *target == 9003, "fetched %" PRIu64 ", target %" PRIu64
+	       " (want 9000, 9003: the atomic once)", *res, *target);
+	VERIFY(memcmp(A.buf, B.buf, 6000) == 0, "READ data differs");
+	VERIFY(rules[RNIC_IMPAIR_RX].hits == 1, "the rule fired %d times", rules[RNIC_IMPAIR_RX].hits);
+	sr_read_counts(&c1);
+	VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+	/* The RTO of a descheduled test thread may add asks of its own. */
+	VERIFY((c1.rexmit - c0.rexmit == 1 && c1.resumes == c0.resumes) || c1.rto > c0.rto,
+	       "%" PRIu64 " retransmissions (want 1, the atomic), the READ asked again %" PRIu64
+	       " times (want 0)", c1.rexmit - c0.rexmit, c1.resumes - c0.resumes);
+	printf("ok SR an atomic's answer lost before a READ's responses: they stay in place, "
+	       "%" PRIu64 " resent\n", c1.rexmit - c0.rexmit);
+	return 0;
+}
+
 /* A 10 KiB SEND with its 3rd packet lost: the packets after it land in
  * the receive ahead (their SRETH names receive and offset), the hole is
  * resent, the receive completes once with every byte. */
@@ -1434,6 +1564,8 @@ main(int argc, char **argv)
 	RUN(test_sr_read_hole());
 	RUN(test_sr_read_tail());
 	RUN(test_sr_read_two());
+	RUN(test_sr_atomic_answer_lost());
+	RUN(test_sr_atomic_then_read());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }
