@@ -157,11 +157,13 @@ struct rnic_sr_slot {
 	uint8_t opcode;
 	uint8_t ackreq;
 	uint16_t len;            /* payload bytes */
-	uint32_t imm_inv;        /* ImmDt (wire order) or IETH R_Key */
-	uint32_t rkey;           /* RETH (WRITE First/Only) */
-	uint32_t rlen;
+	uint32_t imm_inv;        /* ImmDt (wire order) or IETH R_Key; an
+				  * atomic: Compare's low half */
+	uint32_t rkey;           /* RETH (WRITE First/Only, READ), AtomicETH */
+	uint32_t rlen;           /* RETH; an atomic: Compare's high half */
 	uint64_t va;
-	uint64_t host;           /* a WRITE packet: where its payload went */
+	uint64_t host;           /* a WRITE packet: where its payload went;
+				  * an atomic: Swap (Add) */
 };
 #define RNIC_SR_REPLAYS 4u
 struct rnic_sr_resp {

@@ -161,7 +161,7 @@ struct rnic_dev_attr {
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
 	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan) \
 	_(rx_ipv6) _(nd_replies) _(nd_ignored) _(sr_placed) _(sr_dup) _(sr_sacks_sent) \
-	_(sr_sacks_rcvd) _(sr_resent) _(drop_sr) _(drop_sr_off) _(sr_early_answers)
+	_(sr_sacks_rcvd) _(sr_resent) _(drop_sr) _(drop_sr_off) _(sr_early_answers) _(sr_lost_resends)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

@@ -396,22 +396,27 @@ rexmit_paced(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_en
 
 /*
  * Selective repeat: a go-back need not resend @p e (not the head): a
- * SACK said the responder holds it, an ACK or answer said it executed it
- * (a SEND or WRITE packet up to sr_exec; marked SACKED so that it times
- * no round trip), its answer is in (an atomic), some of its responses
- * are (a READ), or the go-back is for lost answers only (rexmit_ans:
- * SEND and WRITE holes are the SACK's to resend).
+ * SACK said the responder holds it (a READ or atomic: until it was
+ * executed, then its answer is what went missing), an ACK or answer said
+ * it executed it (a SEND or WRITE packet up to sr_exec; marked SACKED so
+ * that it times no round trip), its answer is in (an atomic), some of
+ * its responses are (a READ), or the go-back is for lost answers only
+ * (rexmit_ans: SEND and WRITE holes are the SACK's to resend).
  */
 static bool
 sr_rexmit_skip(const struct rnic_qp *qp, struct rnic_mq_ent *e)
 {
-	if (e->flags & (RNIC_MQF_SACKED | RNIC_MQF_ANSWERED))
+	bool executed = rnic_psn_diff(e->psn, qp->comp.sr_exec) <= 0;
+
+	if (e->flags & RNIC_MQF_ANSWERED)
 		return true;
 	if (e->type == RNIC_MQ_READ)
-		return sr_read_started(qp, e);
+		return sr_read_started(qp, e) || ((e->flags & RNIC_MQF_SACKED) && !executed);
 	if (e->type != RNIC_MQ_SEND_WRITE)
-		return false;
-	if (rnic_psn_diff(e->psn, qp->comp.sr_exec) <= 0) {
+		return (e->flags & RNIC_MQF_SACKED) && !executed;
+	if (e->flags & RNIC_MQF_SACKED)
+		return true;
+	if (executed) {
 		e->flags |= RNIC_MQF_SACKED;
 		return true;
 	}
@@ -500,16 +505,14 @@ retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 /*
  * Selective repeat: the answer of the head READ or atomic was lost (a
  * later answer or ACK came). The go-back resends only requests that wait
- * for an answer (rexmit_ans): the head, and with @p to_exec the READs
- * and atomics after it up to sr_exec that have none (executed, so theirs
- * was lost too); those past sr_exec may still be on their way. SEND and
- * WRITE packets are not resent: up to sr_exec they were executed, past
- * it a lost one is a hole the SACKs show. Without selective repeat, a
- * plain go-back-N.
+ * for an answer (rexmit_ans): the head, and the READs and atomics after
+ * it up to sr_exec that have none (executed, so theirs was lost too);
+ * those past sr_exec may still be on their way. SEND and WRITE packets
+ * are not resent: up to sr_exec they were executed, past it a lost one
+ * is a hole the SACKs show. Without selective repeat, a plain go-back-N.
  */
 static bool
-retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, bool to_exec,
-	      struct rnic_dev_stats *st)
+retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	struct rnic_mq *mq = &qp->req.mq;
 	uint32_t i;
@@ -526,12 +529,10 @@ retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, bool to_exec,
 	qp->comp.retry--;
 	rexmit_start(wk, qp, false);
 	qp->comp.rexmit_ans = 1;
-	if (to_exec) {
-		for (i = qp->comp.mq_head + 1u; i != qp->comp.rexmit_end; i++)
-			if (rnic_psn_diff(rnic_mq_at(mq, i)->psn, qp->comp.sr_exec) > 0)
-				break;
-		qp->comp.rexmit_end = qp->comp.nak_end = i;
-	}
+	for (i = qp->comp.mq_head + 1u; i != qp->comp.rexmit_end; i++)
+		if (rnic_psn_diff(rnic_mq_at(mq, i)->psn, qp->comp.sr_exec) > 0)
+			break;
+	qp->comp.rexmit_end = qp->comp.nak_end = i;
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
 	return true;
@@ -576,7 +577,7 @@ sr_release_exec(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 	if (e->type == RNIC_MQ_READ)
 		sr_read_reask(wk, qp, e, true, st);
 	else
-		retry_answers(wk, qp, true, st);
+		retry_answers(wk, qp, st);
 }
 
 /*
@@ -618,7 +619,7 @@ sr_atomic_early(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_mq_ent *
 	if (head->type == RNIC_MQ_READ)
 		sr_read_reask(wk, qp, head, true, st);
 	else
-		retry_answers(wk, qp, true, st);
+		retry_answers(wk, qp, st);
 	return true;
 }
 
@@ -863,7 +864,7 @@ sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 			if (e->type == RNIC_MQ_READ)
 				sr_read_reask(wk, qp, e, true, st);
 			else
-				retry_answers(wk, qp, true, st);
+				retry_answers(wk, qp, st);
 			return;
 		}
 		if (e->type != RNIC_MQ_READ)
@@ -934,7 +935,7 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 		if (e->type == RNIC_MQ_READ)
 			sr_read_reask(wk, qp, e, true, st);
 		else
-			retry_answers(wk, qp, true, st);
+			retry_answers(wk, qp, st);
 		return;
 	}
 	w = rnic_sq_wqe(qp, x->wqe_idx);
@@ -963,7 +964,7 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 		/* an atomic at the head: an answer after it means its own was
 		 * lost; this READ's responses wait in place for their turn */
 		peer_alive(qp);
-		retry_answers(wk, qp, true, st);
+		retry_answers(wk, qp, st);
 		return;
 	}
 	if (d == 0) {
@@ -1079,6 +1080,30 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 
 
 /*
+ * Selective repeat: the resend of hole @p e is lost too when at least
+ * SACK_DUPTHRESH packets sent after it (entries @p from to @p end, which
+ * the SACK just walked) are held: the link keeps order but for a little
+ * reordering, which the threshold allows (RACK's idea, RFC 8985: a
+ * packet is lost when packets sent after it were delivered). Without
+ * this a lost resend waited for the RTO, most of the soak's expiries.
+ */
+static bool
+sr_resend_lost(struct rnic_qp *qp, const struct rnic_mq_ent *e, uint32_t from,
+	       uint32_t end)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = from; i != end; i++) {
+		const struct rnic_mq_ent *f = rnic_mq_at(&qp->req.mq, i);
+
+		if ((f->flags & RNIC_MQF_SACKED) && (int32_t)(f->sent - e->sent) > 0 &&
+		    ++n >= SACK_DUPTHRESH)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Selective repeat (doc/reliability.md): an ACK's SACK names the
  * responder's ePSN and the PSNs past it it holds. Those entries are
  * marked and never resent; each hole is resent once at once, and again
@@ -1108,7 +1133,7 @@ sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 
 		if (d >= (int32_t)RNIC_SR_WIN)
 			break;
-		if (e->type != RNIC_MQ_SEND_WRITE || d < 0)
+		if (d < 0 || e->type == RNIC_MQ_BAD)
 			continue;
 		if (rnic_sr_test(map, (uint32_t)d)) {
 			e->flags |= RNIC_MQF_SACKED;
@@ -1124,8 +1149,11 @@ sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 
 		if (d < 0 || (e->flags & RNIC_MQF_SACKED) || hi - d < SACK_DUPTHRESH)
 			continue;
-		if ((e->flags & RNIC_MQF_SRESENT) && now - e->sent < rto)
-			continue;   /* resent less than an RTO ago */
+		if ((e->flags & RNIC_MQF_SRESENT) && now - e->sent < rto) {
+			if (!sr_resend_lost(qp, e, i + 1u, end))
+				continue;   /* resent less than an RTO ago */
+			st->sr_lost_resends++;
+		}
 		if (!rnic_txbuf_room(&wk->rx.txb))
 			break;      /* the next SACK or the RTO resends the rest */
 		if (e->m != NULL) {
@@ -1139,11 +1167,12 @@ sack_rx(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		e->sent = now;
 	}
 	/* The responder dropped requests past its ePSN that it could not
-	 * place (READ, atomic): what it lacks from the ePSN on is resent now,
-	 * the SACKed skipped, as a sequence NAK would have it (once per
-	 * RTO: the flag stays until the ePSN moves). */
+	 * place (past its window, a SEND whose receive is not posted): what
+	 * it lacks from the ePSN on is resent now, the SACKed skipped, as a
+	 * sequence NAK would have it (once per RTO: the flag stays until
+	 * the ePSN moves). */
 	if (dropped && mq_head(qp) != NULL && rnic_psn_diff(base, mq_head(qp)->psn) <= 0)
-		retry_answers(wk, qp, false, st);
+		retry_or_fail(wk, qp, st);
 }
 
 static void
@@ -1172,7 +1201,7 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 			sr_read_reask(wk, qp, e, true, st);   /* READ responses lost */
 		} else if (passed) {
 			peer_alive(qp);
-			retry_answers(wk, qp, true, st);   /* READ response lost */
+			retry_answers(wk, qp, st);   /* READ response lost */
 		} else if (pkt->bth.sr) {
 			sack_rx(wk, qp, pkt, st);
 		}

@@ -803,6 +803,8 @@ sr_place(struct resp_ctx *c, uint32_t d, uint64_t *host)
 	struct rnic_mr *mr;
 
 	*host = 0;
+	if (c->mask & (RNIC_M_READ | RNIC_M_ATOMIC))
+		return true;   /* recorded only: every check when executed */
 	if (!pkt->bth.sr || len > c->qp->pmtu ||
 	    (!(c->mask & RNIC_M_LAST) && len != c->qp->pmtu))
 		return false;
@@ -854,10 +856,18 @@ resp_sr_place(struct resp_ctx *c)
 	sl->ackreq = pkt->bth.ackreq;
 	sl->len = (uint16_t)pkt->payload_len;
 	sl->imm_inv = (c->mask & RNIC_M_IETH) ? pkt->ext.ieth_rkey : (uint32_t)pkt->ext.imm;
-	sl->va = pkt->ext.reth_va;
-	sl->rkey = pkt->ext.reth_rkey;
-	sl->rlen = pkt->ext.reth_len;
-	sl->host = host;
+	if (c->mask & RNIC_M_ATOMIC) {
+		sl->va = pkt->ext.atm_va;
+		sl->rkey = pkt->ext.atm_rkey;
+		sl->host = pkt->ext.atm_swap_add;
+		sl->imm_inv = (uint32_t)pkt->ext.atm_cmp;
+		sl->rlen = (uint32_t)(pkt->ext.atm_cmp >> 32);
+	} else {
+		sl->va = pkt->ext.reth_va;
+		sl->rkey = pkt->ext.reth_rkey;
+		sl->rlen = pkt->ext.reth_len;
+		sl->host = host;
+	}
 	rnic_sr_set(sr->map, d);
 	c->st->sr_placed++;
 	return RESP_DONE;
@@ -1395,9 +1405,16 @@ sr_drain(struct rnic_worker *wk, struct rnic_qp *qp)
 		pkt.payload_len = sl->len;
 		pkt.ext.imm = (rte_be32_t)sl->imm_inv;
 		pkt.ext.ieth_rkey = sl->imm_inv;
-		pkt.ext.reth_va = sl->va;
-		pkt.ext.reth_rkey = sl->rkey;
-		pkt.ext.reth_len = sl->rlen;
+		if (pkt.op->mask & RNIC_M_ATOMIC) {
+			pkt.ext.atm_va = sl->va;
+			pkt.ext.atm_rkey = sl->rkey;
+			pkt.ext.atm_swap_add = sl->host;
+			pkt.ext.atm_cmp = (uint64_t)sl->rlen << 32 | sl->imm_inv;
+		} else {
+			pkt.ext.reth_va = sl->va;
+			pkt.ext.reth_rkey = sl->rkey;
+			pkt.ext.reth_len = sl->rlen;
+		}
 		c = (struct resp_ctx){
 			.wk = wk, .qp = qp, .m = NULL, .pkt = &pkt, .st = &wk->rx.st,
 			.mask = pkt.op->mask, .rc = true,

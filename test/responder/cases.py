@@ -982,11 +982,11 @@ def sr_send_out_of_order(c):
 def sr_unplaceable(c):
     """Selective repeat: what cannot be placed ahead is dropped, counted
     (drop_sr) and left a hole in the SACK, whose dropped flag says so: a
-    READ request, a WRITE past the 256-PSN window, a WRITE with a bad
-    R_Key, a WRITE Middle shorter than the PMTU. Memory is untouched
-    until the expected WRITE, whose ACK clears the flag."""
+    WRITE past the 256-PSN window, a WRITE with a bad R_Key, a WRITE
+    Middle shorter than the PMTU. Memory is untouched until the expected
+    WRITE, whose ACK clears the flag. (READ and atomic requests ahead are
+    recorded: sr_read_atomic_ahead.)"""
     E = c.E
-    c.inject(frame(RC_READ_REQ, psn_add(E, 1), RETH(va=c.va, rkey=c.rkey, dlen=16)))
     c.inject(frame(RC_WRITE_ONLY, psn_add(E, 300), RETH(va=c.va, rkey=c.rkey, dlen=16),
                    payload=b"w" * 16, sr=sreth(c.va, c.rkey, 16)))
     c.inject(frame(RC_WRITE_ONLY, psn_add(E, 2), RETH(va=c.va, rkey=c.rkey ^ 0x100,
@@ -996,18 +996,56 @@ def sr_unplaceable(c):
                    sr=sreth(c.va + 256, c.rkey, 512, 256)))
     c.inject(good_write(c, E))
     c.run()
-    for gi, what in enumerate(["READ", "past the window", "bad R_Key", "short Middle"]):
+    for gi, what in enumerate(["past the window", "bad R_Key", "short Middle"]):
         g = c.answers(gi, 1, what)
         if g:
             c.ack(g[0], psn_add(E, -1), 0, where=what)
             c.sack(g[0], E, [], where=what, dropped=True)
-    g = c.answers(4, 1, "the expected WRITE")
+    g = c.answers(3, 1, "the expected WRITE")
     if g:
         c.ack(g[0], E, 1)
         c.sack(g[0], psn_add(E, 1), [])
     c.mem_is([(512, pattern(16, 60))])
-    c.stat("drop_sr", 4)
+    c.stat("drop_sr", 3)
     c.stat("sr_placed", 0)
+    c.qp_state("RTS")
+
+
+@case(sr=True)
+def sr_read_atomic_ahead(c):
+    """Selective repeat: a READ request (of the 16 bytes the expected WRITE
+    writes) and a FetchAdd that arrive ahead of it are recorded (held in
+    the SACK, not dropped) and executed in PSN order once it comes: the
+    READ response carries the WRITE's bytes, the atomic runs once, after
+    the WRITE, and its ACK carries the value before it."""
+    E = c.E
+    c.inject(frame(RC_READ_REQ, psn_add(E, 1), RETH(va=c.va + 512, rkey=c.rkey, dlen=16)))
+    c.inject(frame(RC_FETCH_ADD, psn_add(E, 2), AtomicETH(va=c.va + 8, rkey=c.rkey,
+                                                          swap_add=5, cmp=0)))
+    c.inject(good_write(c, E))
+    c.run()
+    g = c.answers(0, 1, "READ ahead")
+    if g:
+        c.ack(g[0], psn_add(E, -1), 0, where="READ ahead")
+        c.sack(g[0], E, [psn_add(E, 1)], where="READ ahead")
+    g = c.answers(1, 1, "FetchAdd ahead")
+    if g:
+        c.sack(g[0], E, [psn_add(E, 1), psn_add(E, 2)], where="FetchAdd ahead")
+    g = c.res.groups[2] if len(c.res.groups) > 2 else []
+    rd = [r for r in g if r.opc == RC_READ_ONLY]
+    at = [r for r in g if r.opc == RC_ATOMIC_ACK]
+    c.check(len(rd) == 1 and len(at) == 1 and len(g) <= 3,
+            f"the expected WRITE: want a READ response and an atomic ACK (and at most "
+            f"its ACK): [{', '.join(str(r) for r in g)}]")
+    if rd:
+        c.read_resps(rd, psn_add(E, 1), pattern(16, 60), 2, where="READ executed in order")
+    v0 = u64(c.res.mr_before[8:16])
+    if at:
+        c.check(at[0].psn == psn_add(E, 2) and at[0].orig == v0 and at[0].msn == 3,
+                f"{at[0]}: want ATOMIC_ACK psn 0x{psn_add(E, 2):06x} orig 0x{v0:x} MSN 3")
+    c.mem_is([(8, struct.pack("<Q", (v0 + 5) & (2**64 - 1))), (512, pattern(16, 60))])
+    c.stat("sr_placed", 2)
+    c.stat("drop_sr", 0)
     c.qp_state("RTS")
 
 
