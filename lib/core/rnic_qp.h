@@ -109,6 +109,9 @@ struct rnic_qp_comp {
 	uint8_t rd_reasked;      /* rd_reask is set */
 	uint8_t rexmit_ans;      /* selective repeat: this go-back resends
 				  * only requests that wait for an answer */
+	uint8_t ans_after;       /* selective repeat: answers since to
+				  * requests sent after the last ask
+				  * (sr_ask_lost) */
 	/* Selective repeat: the responder executed every request up to this
 	 * PSN (the latest ACK or answer says so; from RTS: sq_psn - 1) */
 	uint32_t sr_exec;

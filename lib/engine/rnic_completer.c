@@ -503,6 +503,39 @@ retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 }
 
 /*
+ * Selective repeat: an answer came for request @p x, which was sent at
+ * @p sent: when SACK_DUPTHRESH answers to requests sent after the last
+ * ask for the head's answer (a READ's holes asked again at rd_reask, or
+ * a go-back for a lost answer at rexmit_stamp) have come and the head
+ * still waits, that ask or its answer was lost (the responder serves
+ * what is asked again before anything newer, and the link keeps order
+ * but for a little reordering: RACK's rule, RFC 8985). The ask may then
+ * go again at once, not an RTO later. True when it may.
+ */
+static bool
+sr_ask_lost(struct rnic_qp *qp, const struct rnic_mq_ent *x, struct rnic_dev_stats *st)
+{
+	const struct rnic_mq_ent *e = mq_head(qp);
+	uint32_t asked;
+
+	if (e == NULL || x == e)
+		return false;
+	if (e->type == RNIC_MQ_READ && qp->comp.rd_reasked)
+		asked = qp->comp.rd_reask;
+	else if (e->type != RNIC_MQ_READ && qp->comp.retrying && qp->comp.rexmit_ans)
+		asked = qp->comp.rexmit_stamp;
+	else
+		return false;
+	if ((int32_t)(x->sent - asked) <= 0 || ++qp->comp.ans_after < SACK_DUPTHRESH)
+		return false;
+	qp->comp.ans_after = 0;
+	qp->comp.rd_reasked = 0;     /* neither is young any more */
+	qp->comp.retrying = 0;
+	st->sr_lost_resends++;
+	return true;
+}
+
+/*
  * Selective repeat: the answer of the head READ or atomic was lost (a
  * later answer or ACK came). The go-back resends only requests that wait
  * for an answer (rexmit_ans): the head, and the READs and atomics after
@@ -529,6 +562,7 @@ retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 	qp->comp.retry--;
 	rexmit_start(wk, qp, false);
 	qp->comp.rexmit_ans = 1;
+	qp->comp.ans_after = 0;
 	for (i = qp->comp.mq_head + 1u; i != qp->comp.rexmit_end; i++)
 		if (rnic_psn_diff(rnic_mq_at(mq, i)->psn, qp->comp.sr_exec) > 0)
 			break;
@@ -615,6 +649,7 @@ sr_atomic_early(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_mq_ent *
 		memcpy((void *)(uintptr_t)w->sge[0].addr, &pkt->ext.atmack_orig, RNIC_ATOMIC_LEN);
 	x->flags |= RNIC_MQF_ANSWERED;
 	st->sr_early_answers++;
+	sr_ask_lost(qp, x, st);
 	peer_alive(qp);
 	if (head->type == RNIC_MQ_READ)
 		sr_read_reask(wk, qp, head, true, st);
@@ -732,6 +767,7 @@ sr_read_reask(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_e
 			return true;
 		qp->comp.rd_reasked = 1;
 		qp->comp.rd_reask = now;
+		qp->comp.ans_after = 0;
 		if (e->m == NULL)
 			return true;
 		if (!rnic_txbuf_room(&wk->rx.txb))
@@ -763,6 +799,7 @@ sr_read_reask(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_e
 				young = true;   /* a new round of asks from here */
 				qp->comp.rd_reasked = 1;
 				qp->comp.rd_reask = now;
+				qp->comp.ans_after = 0;
 			}
 			qp->comp.rd_ask_end = rnic_psn_add(qp->comp.rd_psn, i);
 		}
@@ -960,6 +997,7 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 	    (int32_t)(qp->comp.mq_head - qp->comp.nak_end) >= 0)
 		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - e->sent);
 	rnic_sr_set(map, (uint32_t)d);
+	sr_ask_lost(qp, x, st);
 	if (e->type != RNIC_MQ_READ) {
 		/* an atomic at the head: an answer after it means its own was
 		 * lost; this READ's responses wait in place for their turn */

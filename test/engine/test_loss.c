@@ -1588,6 +1588,67 @@ test_sr_read_atomic_held(void)
 	return 0;
 }
 
+/* One READ of @p len bytes from B's @p off to A's @p off, signaled. */
+static int
+post_read(uint64_t id, uint32_t off, uint32_t len)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf + off, len, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_RDMA_READ, .send_flags = RNIC_SEND_SIGNALED }, *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf + off;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	return rnic_post_send(qa, &wr, &bad);
+}
+
+/*
+ * SR: a 4 KiB READ and a 1 KiB READ; the first's 2nd response lost, so
+ * the second's response shows the hole and it is asked again, and that
+ * ask (the 3rd READ request on the wire) lost too. Three more READs
+ * posted once it is gone are answered while the hole still waits: the
+ * responder serves what is asked again before anything newer, so the ask
+ * was lost, and it goes again at once (sr_lost_resends), not an RTO after
+ * it. Tried again (at most 3 times) when an RTO came first.
+ */
+static int
+test_sr_reask_lost(void)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		uint64_t lost0, end;
+		struct sr_counts c0, c1;
+		struct rnic_wc wc[5];
+
+		VERIFY(sr_pair() == 0, "setup");
+		sr_counts(&c0);
+		lost0 = stat_a("sr_lost_resends");
+		fill(B.buf, 8192, 61);
+		memset(A.buf, 0, 8192);
+		set_rule(RNIC_IMPAIR_RX, OPC(READ_RESP_MIDDLE), 1, RNIC_IMPAIR_DROP);
+		set_rule(RNIC_IMPAIR_TX, OPC(READ_REQ), 3, RNIC_IMPAIR_DROP);
+		VERIFY(post_read(1000, 0, 4096) == 0 && post_read(1001, 4096, 1024) == 0, "post 2");
+		end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+		while (rules[RNIC_IMPAIR_TX].hits < 1 && rte_get_tsc_cycles() < end)
+			poll_all();
+		VERIFY(rules[RNIC_IMPAIR_TX].hits == 1, "the hole was never asked for");
+		for (unsigned int i = 0; i < 3; i++)
+			VERIFY(post_read(1002 + i, 5120 + 1024 * i, 1024) == 0, "post READ %u", 2 + i);
+		VERIFY(wait_wc(A.cq, wc, 5) == 5, "completions");
+		for (int i = 0; i < 5; i++)
+			VERIFY(wc[i].wr_id == 1000u + i && wc[i].status == RNIC_WC_SUCCESS, "WR %d: %s",
+			       i, rnic_wc_status_str(wc[i].status));
+		VERIFY(memcmp(A.buf, B.buf, 8192) == 0, "READ data differs");
+		sr_counts(&c1);
+		VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+		if (stat_a("sr_lost_resends") == lost0)
+			continue;
+		printf("ok SR a READ's hole asked again, the ask lost: the answers to READs sent "
+		       "after it show it, asked again before its RTO (try %d)\n", attempt + 1);
+		return 0;
+	}
+	VERIFY(false, "3 tries, none found the lost ask by the answers after it");
+	return -1;
+}
+
 /* A 10 KiB SEND with its 3rd packet lost: the packets after it land in
  * the receive ahead (their SRETH names receive and offset), the hole is
  * resent, the receive completes once with every byte. */
@@ -1706,6 +1767,7 @@ main(int argc, char **argv)
 	RUN(test_sr_atomic_answer_lost());
 	RUN(test_sr_atomic_then_read());
 	RUN(test_sr_read_atomic_held());
+	RUN(test_sr_reask_lost());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }
