@@ -431,12 +431,14 @@ res_take(struct rnic_qp *qp)
 	r = &rs->res[rs->res_next];
 	if (r->active && !r->replay)
 		return NULL;   /* more outstanding than max_dest_rd_atomic */
-	/* A new request means the requester has every earlier answer:
-	 * replays still queued are moot (not with selective repeat, whose
-	 * requester sends on while it asks for holes). */
-	for (uint32_t k = 0; rs->sr == NULL && k < rs->res_n; k++)
-		if (rs->res[k].replay)
-			rs->res[k].active = 0;
+	/* A replay in the slot taken is moot: the requester, which keeps to
+	 * max_rd_atomic, has every answer of that request (it completed it
+	 * before this new one could go). Replays in other slots go on: a
+	 * requester that went back N resends the READs and atomics it lacks
+	 * answers for and then sends new requests at once; stopping every
+	 * replay on a new request left those unanswered until its timer,
+	 * and again on every retry (the go-back-N soak: ~150 RTO expiries in
+	 * 5000 messages). */
 	rs->res_next = (rs->res_next + 1) % rs->res_n;
 	memset(r, 0, sizeof(*r));
 	return r;

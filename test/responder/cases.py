@@ -722,6 +722,35 @@ def dup_read_then_new_read(c):
     c.mem_untouched()
 
 
+@case(**{"max-dest-rd-atomic": 4})
+def dup_read_replay_survives_new_read(c):
+    """max_dest_rd_atomic 4: READs A and B answered; then, in one burst, a
+    duplicate of A (the requester went back N: A's answer was lost) and a
+    new READ C. A's replay is answered in full before C: a new request
+    stops only a replay in the slot it takes (was: every replay, so A
+    stayed unanswered until the requester's timer, and again on each
+    retry; the go-back-N soak spent ~150 RTO expiries on it)."""
+    E = c.E
+    ra = frame(RC_READ_REQ, E, RETH(va=c.va, rkey=c.rkey, dlen=600))
+    rb = frame(RC_READ_REQ, psn_add(E, 3), RETH(va=c.va + 600, rkey=c.rkey, dlen=600))
+    rc_ = frame(RC_READ_REQ, psn_add(E, 6), RETH(va=c.va + 1200, rkey=c.rkey, dlen=600))
+    c.inject(ra, rb)
+    c.inject(ra, rc_)
+    c.run()
+    m = c.res.mr_before
+    g = c.res.groups
+    if c.check(len(g) >= 2 and len(g[0]) == 6, f"first burst: {g[0] if g else []}"):
+        c.read_resps(g[0][:3], E, m[:600], 1, "READ A")
+        c.read_resps(g[0][3:], psn_add(E, 3), m[600:1200], 2, "READ B")
+    if c.check(len(g) >= 2 and len(g[1]) == 6,
+               f"second burst: want A's replay (3) then C (3): "
+               f"[{', '.join(str(r) for r in (g[1] if len(g) > 1 else []))}]"):
+        c.read_resps(g[1][:3], E, m[:600], None, "READ A replayed")
+        c.read_resps(g[1][3:], psn_add(E, 6), m[1200:1800], 3, "READ C")
+    c.qp_state("RTS")
+    c.mem_untouched()
+
+
 @case()
 def dup_read_beyond_original(c):
     """Issue 13 item 5: an 8-byte READ at E, answered; then 'duplicates'
