@@ -482,24 +482,31 @@ rexmit_pump(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
  * the others wait for that resend to make progress (an ACK, or an
  * in-order READ response) or for the loss timer.
  */
-static bool
-retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+static int
+retry_start(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	/* One go-back per loss: a NAK for what is being resent is the same
 	 * loss, unless the resend has had its RTO (the resend was lost and
 	 * the responder asks again). */
 	if (rexmit_young(qp))
-		return true;
+		return 0;
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
 		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
-		return false;
+		return -1;
 	}
 	qp->comp.retry--;
 	rexmit_start(wk, qp, false);
 	qp->comp.retrying = 1;
 	qp->comp.retry_seq = qp->comp.acked_seq;
-	return true;
+	return 1;
+}
+
+/* retry_start: false when the retry count ran out (the QP failed). */
+static bool
+retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	return retry_start(wk, qp, st) >= 0;
 }
 
 /*
@@ -549,26 +556,19 @@ retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 {
 	struct rnic_mq *mq = &qp->req.mq;
 	uint32_t i;
+	int rc;
 
 	if (!qp->attr.sr)
 		return retry_or_fail(wk, qp, st);
-	if (rexmit_young(qp))
-		return true;
-	if (qp->comp.retry == 0) {
-		st->retry_exceeded++;
-		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
-		return false;
-	}
-	qp->comp.retry--;
-	rexmit_start(wk, qp, false);
+	rc = retry_start(wk, qp, st);
+	if (rc <= 0)
+		return rc == 0;
 	qp->comp.rexmit_ans = 1;
 	qp->comp.ans_after = 0;
 	for (i = qp->comp.mq_head + 1u; i != qp->comp.rexmit_end; i++)
 		if (rnic_psn_diff(rnic_mq_at(mq, i)->psn, qp->comp.sr_exec) > 0)
 			break;
 	qp->comp.rexmit_end = qp->comp.nak_end = i;
-	qp->comp.retrying = 1;
-	qp->comp.retry_seq = qp->comp.acked_seq;
 	return true;
 }
 

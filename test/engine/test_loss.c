@@ -458,25 +458,35 @@ rto_pair(void)
 	return 0;
 }
 
-/* @p n 64-byte WRITEs in one post list, each to its own 64 bytes of B. */
+/* WRITEs @p first .. @p first + @p n - 1 (at most 64) of post_writes'
+ * layout: 64 bytes each, A's bytes to the same offset of B, one post list. */
 static int
-post_writes(unsigned int n, uint32_t seed)
+post_writes_from(unsigned int first, unsigned int n, uint32_t seed)
 {
 	static struct rnic_send_wr wrs[64];
 	static struct rnic_sge sges[64];
 	struct rnic_send_wr *bad;
 
-	fill(A.buf, 64 * n, seed);
-	memset(B.buf, 0, 64 * n);
-	for (unsigned int i = 0; i < n; i++) {
-		sges[i] = (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 64, rnic_mr_lkey(A.mr) };
-		wrs[i] = (struct rnic_send_wr){ .wr_id = seed + i, .sg_list = &sges[i],
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int i = first + k;
+
+		sges[k] = (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 64, rnic_mr_lkey(A.mr) };
+		wrs[k] = (struct rnic_send_wr){ .wr_id = seed + i, .sg_list = &sges[k],
 			.num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
-			.send_flags = RNIC_SEND_SIGNALED, .next = i + 1 < n ? &wrs[i + 1] : NULL };
-		wrs[i].wr.rdma.remote_addr = (uintptr_t)B.buf + 64 * i;
-		wrs[i].wr.rdma.rkey = rnic_mr_rkey(B.mr);
+			.send_flags = RNIC_SEND_SIGNALED, .next = k + 1 < n ? &wrs[k + 1] : NULL };
+		wrs[k].wr.rdma.remote_addr = (uintptr_t)B.buf + 64 * i;
+		wrs[k].wr.rdma.rkey = rnic_mr_rkey(B.mr);
 	}
 	return rnic_post_send(qa, wrs, &bad);
+}
+
+/* @p n 64-byte WRITEs in one post list, each to its own 64 bytes of B. */
+static int
+post_writes(unsigned int n, uint32_t seed)
+{
+	fill(A.buf, 64 * n, seed);
+	memset(B.buf, 0, 64 * n);
+	return post_writes_from(0, n, seed);
 }
 
 /* All @p n WRITEs of post_writes completed, in order, data in place. */
@@ -1448,28 +1458,6 @@ test_sr_atomic_then_read(void)
 	printf("ok SR an atomic's answer lost before a READ's responses: they stay in place, "
 	       "%" PRIu64 " resent\n", c1.rexmit - c0.rexmit);
 	return 0;
-}
-
-/* WRITEs @p first .. @p first + @p n - 1 of post_writes' layout (64
- * bytes each, A's bytes to the same offset of B), one post list. */
-static int
-post_writes_from(unsigned int first, unsigned int n, uint32_t seed)
-{
-	static struct rnic_send_wr wrs[32];
-	static struct rnic_sge sges[32];
-	struct rnic_send_wr *bad;
-
-	for (unsigned int k = 0; k < n; k++) {
-		unsigned int i = first + k;
-
-		sges[k] = (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 64, rnic_mr_lkey(A.mr) };
-		wrs[k] = (struct rnic_send_wr){ .wr_id = seed + i, .sg_list = &sges[k],
-			.num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
-			.send_flags = RNIC_SEND_SIGNALED, .next = k + 1 < n ? &wrs[k + 1] : NULL };
-		wrs[k].wr.rdma.remote_addr = (uintptr_t)B.buf + 64 * i;
-		wrs[k].wr.rdma.rkey = rnic_mr_rkey(B.mr);
-	}
-	return rnic_post_send(qa, wrs, &bad);
 }
 
 /*
