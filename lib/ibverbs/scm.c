@@ -55,7 +55,20 @@ struct scm_event {
 struct scm_channel {
 	struct rdma_event_channel ch;
 	struct scm_event *head, *tail; /* queued, not yet delivered */
+	struct scm_channel *next_dead; /* destroyed_channels */
 };
+
+/*
+ * Channels the application destroyed, kept (reachable) with their
+ * eventfd open and never signalled again (g.lock). A program whose CM
+ * thread calls rdma_get_cm_event again while its main thread destroys
+ * the channel (rping of rdma-core 44 does, at exit) then blocks in it,
+ * as it does with rdma-core when its read() began before the close; it
+ * read freed memory and a closed fd here (EBADF, and rping exited 255).
+ * One fd and a few bytes per channel an application destroys: channels
+ * the library made for synchronous ids are freed at once.
+ */
+static struct scm_channel *destroyed_channels;
 
 struct scm_id {
 	struct rdma_cm_id id;          /* first: the application's pointer */
@@ -601,23 +614,35 @@ rdma_create_event_channel(void)
 	return &ch->ch;
 }
 
-void
-rdma_destroy_event_channel(struct rdma_event_channel *channel)
+/* Drop @p ch's queued events; with @p keep it goes to destroyed_channels,
+ * else it is closed and freed. */
+static void
+channel_destroy(struct scm_channel *ch, bool keep)
 {
-	struct scm_channel *ch = (struct scm_channel *)channel;
 	struct scm_event *e, *nx;
 
-	if (ch == NULL)
-		return;
 	pthread_mutex_lock(&g.lock);
 	for (e = ch->head; e != NULL; e = nx) {
 		nx = e->next;
 		free(e);
 	}
 	ch->head = ch->tail = NULL;
+	if (keep) {
+		ch->next_dead = destroyed_channels;
+		destroyed_channels = ch;
+	}
 	pthread_mutex_unlock(&g.lock);
-	close(ch->ch.fd);
-	free(ch);
+	if (!keep) {
+		close(ch->ch.fd);
+		free(ch);
+	}
+}
+
+void
+rdma_destroy_event_channel(struct rdma_event_channel *channel)
+{
+	if (channel != NULL)
+		channel_destroy((struct scm_channel *)channel, true);
 }
 
 int
@@ -749,7 +774,7 @@ rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	s = id_alloc(channel, context);
 	if (s == NULL) {
 		if (own)
-			rdma_destroy_event_channel(channel);
+			channel_destroy((struct scm_channel *)channel, false);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -810,7 +835,7 @@ rdma_destroy_id(struct rdma_cm_id *id)
 		rnic_cm_release_id(s->cid);   /* a DREQ if still connected */
 	pthread_mutex_unlock(&g.lock);
 	if (s->own_channel)
-		rdma_destroy_event_channel(s->id.channel);
+		channel_destroy((struct scm_channel *)s->id.channel, false);
 	free(s);
 	return 0;
 }

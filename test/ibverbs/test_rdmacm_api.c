@@ -24,6 +24,10 @@
  *   refused), the request's private data, the server's QP number, Q_Key
  *   and address in the client's ESTABLISHED, a datagram sent with them
  *   arriving; a port nobody listens on: UNREACHABLE, status 1.
+ * - rdma_get_cm_event on a channel already destroyed blocks (rping of
+ *   rdma-core 44 calls it from its CM thread while main destroys the
+ *   channel at exit; it read freed memory and returned EBADF, and rping
+ *   exited 255).
  *
  * Every wait is bounded (5 s). Exit status: the number of failed checks.
  */
@@ -31,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +174,50 @@ connect_with(struct rdma_cm_id *id, const char *pdata, int resp, int init)
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;
 	return rdma_connect(id, &p);
+}
+
+static int late_rc, late_errno;
+
+static void *
+late_reader(void *arg)
+{
+	struct rdma_cm_event *ev;
+
+	late_rc = rdma_get_cm_event(arg, &ev);
+	late_errno = errno;
+	return NULL;
+}
+
+/* A CM thread that calls rdma_get_cm_event once more after main destroyed
+ * its channel waits there (for 300 ms here; then it is left blocked until
+ * the process exits), as with rdma-core when its read() began first. */
+static void
+test_destroyed_channel(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct timespec ts;
+	pthread_t t;
+	int rc;
+
+	CHECK(ch != NULL, "a third channel");
+	if (ch == NULL)
+		return;
+	rdma_destroy_event_channel(ch);
+	if (pthread_create(&t, NULL, late_reader, ch) != 0) {
+		CHECK(false, "pthread_create");
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 300 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	rc = pthread_timedjoin_np(t, NULL, &ts);
+	CHECK(rc == ETIMEDOUT, "rdma_get_cm_event on a destroyed channel blocks (returned %d, "
+	      "errno %d)", late_rc, late_errno);
+	if (rc == ETIMEDOUT)
+		pthread_detach(t);
 }
 
 static void
@@ -521,6 +570,7 @@ main(void)
 	test_connect("fd00:1::2", "fd00:1::1", 7011, false);
 	test_connect("10.0.1.2", "10.0.1.1", 7012, true);
 	test_ud();
+	test_destroyed_channel();
 	rdma_destroy_event_channel(srv_ch);
 	rdma_destroy_event_channel(cli_ch);
 	printf("rdmacm-api: %d failed\n", failed);
