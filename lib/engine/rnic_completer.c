@@ -516,30 +516,29 @@ retry_or_fail(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
  * a go-back for a lost answer at rexmit_stamp) have come and the head
  * still waits, that ask or its answer was lost (the responder serves
  * what is asked again before anything newer, and the link keeps order
- * but for a little reordering: RACK's rule, RFC 8985). The ask may then
- * go again at once, not an RTO later. True when it may.
+ * but for a little reordering: RACK's rule, RFC 8985). The ask is then
+ * no longer young: the caller's next ask goes at once, not an RTO later.
  */
-static bool
+static void
 sr_ask_lost(struct rnic_qp *qp, const struct rnic_mq_ent *x, struct rnic_dev_stats *st)
 {
 	const struct rnic_mq_ent *e = mq_head(qp);
 	uint32_t asked;
 
 	if (e == NULL || x == e)
-		return false;
+		return;
 	if (e->type == RNIC_MQ_READ && qp->comp.rd_reasked)
 		asked = qp->comp.rd_reask;
 	else if (e->type != RNIC_MQ_READ && qp->comp.retrying && qp->comp.rexmit_ans)
 		asked = qp->comp.rexmit_stamp;
 	else
-		return false;
+		return;
 	if ((int32_t)(x->sent - asked) <= 0 || ++qp->comp.ans_after < SACK_DUPTHRESH)
-		return false;
+		return;
 	qp->comp.ans_after = 0;
 	qp->comp.rd_reasked = 0;     /* neither is young any more */
 	qp->comp.retrying = 0;
 	st->sr_lost_resends++;
-	return true;
 }
 
 /*
@@ -572,40 +571,55 @@ retry_answers(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 	return true;
 }
 
+/* The outstanding entry whose PSNs include @p psn, or NULL. */
+static struct rnic_mq_ent *
+mq_entry_of(struct rnic_qp *qp, uint32_t psn)
+{
+	uint32_t tail = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
+
+	for (uint32_t i = qp->comp.mq_head; i != tail; i++) {
+		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, i);
+
+		if (rnic_psn_diff(psn, e->psn) < 0)
+			return NULL;
+		if (rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u)) <= 0)
+			return e;
+	}
+	return NULL;
+}
+
+static void sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp,
+			    struct rnic_dev_stats *st);
+
+/* Selective repeat: the head is a READ whose first missing response is
+ * in place (it came while a request before it waited): move on. True
+ * when it was. */
+static bool
+sr_settle(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+{
+	struct rnic_mq_ent *e = mq_head(qp);
+
+	if (e == NULL || e->type != RNIC_MQ_READ || !qp->comp.in_read ||
+	    !(qp->resp.sr->rd_map[0] & 1))
+		return false;
+	sr_read_advance(wk, qp, st);
+	return true;
+}
+
 /*
  * Selective repeat: the head READ or atomic completed; release what the
  * responder is known to have executed after it (the ACKs that said so
  * came while it waited). A READ or atomic among that without its answer
  * lost it: asked again.
  */
-static void sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp,
-			    struct rnic_dev_stats *st);
-
-/* Selective repeat: the head is a READ whose first missing response is
- * in place (it came while a request before it waited): move on. */
-static void
-sr_settle(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
-{
-	struct rnic_mq_ent *e = mq_head(qp);
-
-	if (e != NULL && e->type == RNIC_MQ_READ && qp->comp.in_read &&
-	    (qp->resp.sr->rd_map[0] & 1))
-		sr_read_advance(wk, qp, st);
-}
-
 static void
 sr_release_exec(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	struct rnic_mq_ent *e;
 	bool passed;
 
-	if (!release_acked(qp, qp->comp.sr_exec, &passed, st) || (e = mq_head(qp)) == NULL)
-		return;
-	if (e->type == RNIC_MQ_READ && qp->comp.in_read && (qp->resp.sr->rd_map[0] & 1)) {
-		sr_settle(wk, qp, st);   /* its responses came while it waited */
-		return;
-	}
-	if (!passed)
+	if (!release_acked(qp, qp->comp.sr_exec, &passed, st) || sr_settle(wk, qp, st) ||
+	    !passed || (e = mq_head(qp)) == NULL)
 		return;
 	peer_alive(qp);
 	if (e->type == RNIC_MQ_READ)
@@ -625,20 +639,10 @@ static bool
 sr_atomic_early(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_mq_ent *head,
 		const struct rnic_pkt *pkt, struct rnic_dev_stats *st)
 {
-	uint32_t psn = pkt->bth.psn, tail = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
-	struct rnic_mq_ent *x = NULL;
+	struct rnic_mq_ent *x = mq_entry_of(qp, pkt->bth.psn);
 	struct rnic_wqe *w;
 
-	for (uint32_t i = qp->comp.mq_head + 1u; i != tail; i++) {
-		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, i);
-		int32_t d = rnic_psn_diff(psn, e->psn);
-
-		if (d <= 0) {
-			x = d == 0 ? e : NULL;
-			break;
-		}
-	}
-	if (x == NULL || x->type != RNIC_MQ_ATOMIC)
+	if (x == NULL || x == head || x->type != RNIC_MQ_ATOMIC)
 		return false;
 	if (x->flags & RNIC_MQF_ANSWERED) {
 		st->drop_ghost_resp++;   /* a copy of one already used */
@@ -814,17 +818,9 @@ sr_read_reask(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_e
 static struct rnic_mq_ent *
 sr_read_of(struct rnic_qp *qp, uint32_t psn)
 {
-	uint32_t tail = LOAD_ACQ(&qp->req.mq.tail);   /* [MQ-TAIL] */
+	struct rnic_mq_ent *e = mq_entry_of(qp, psn);
 
-	for (uint32_t i = qp->comp.mq_head; i != tail; i++) {
-		struct rnic_mq_ent *e = rnic_mq_at(&qp->req.mq, i);
-
-		if (rnic_psn_diff(psn, e->psn) < 0)
-			return NULL;
-		if (rnic_psn_diff(psn, rnic_psn_add(e->psn, e->npsn ? e->npsn - 1u : 0u)) <= 0)
-			return e->type == RNIC_MQ_READ ? e : NULL;
-	}
-	return NULL;
+	return e != NULL && e->type == RNIC_MQ_READ ? e : NULL;
 }
 
 /* Selective repeat: some response of READ @p e (not the head) is in
