@@ -1358,22 +1358,32 @@ resp_ud(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-static __rte_always_inline void
+static __rte_noinline void
 resp_run(struct resp_ctx *c)
 {
+	/* Threaded dispatch (GCC's labels as values): each state jumps to
+	 * the next from its own site, so the branch predictor learns the
+	 * usual successor of every state instead of guessing among all of
+	 * them at one switch. The compiler inlines the states into this
+	 * function (one copy: the table holds its labels). */
+	static const void *const next[] = {
+#define RESP_STATE_LABEL(n, fn) [RESP_##n] = &&state_##n,
+		RESP_STATES(RESP_STATE_LABEL)
+#undef RESP_STATE_LABEL
+		[RESP_DONE] = &&done,
+	};
 	enum resp_state s = RESP_CHECK_STATE;
 
-	/* A switch, not a table of pointers: the compiler inlines the
-	 * states into one function. */
-	for (;;) {
-		switch (s) {
-#define RESP_STATE_CASE(n, fn) case RESP_##n: RESP_TRACE(c, s); s = fn(c); break;
-		RESP_STATES(RESP_STATE_CASE)
+	goto *next[s];
+#define RESP_STATE_CASE(n, fn) \
+state_##n: \
+	RESP_TRACE(c, s); \
+	s = fn(c); \
+	goto *next[s];
+	RESP_STATES(RESP_STATE_CASE)
 #undef RESP_STATE_CASE
-		case RESP_DONE:
-			return;
-		}
-	}
+done:
+	return;
 }
 
 /*
