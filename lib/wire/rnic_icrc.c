@@ -50,17 +50,46 @@ icrc_vzeroupper(void)
 }
 
 static int icrc_has_avx = -1;
+
+#ifdef RNIC_ISAL_CRC_BY8
+/*
+ * Small buffers (a 64 B WRITE's frame, an ACK) go straight to ISA-L's
+ * SSE4.1/PCLMUL variant, which ISA-L exports but does not declare. Its
+ * dispatcher costs an indirect jump on every call, and the variants it
+ * picks on AVX machines a vzeroupper after: together more than the CRC
+ * of a 78 B frame here (doc/benchmarks.md, "What each change bought").
+ * Larger buffers keep the dispatcher, whose AVX-512 variant is faster
+ * where it has one.
+ */
+uint32_t crc32_gzip_refl_by8(uint32_t crc, const unsigned char *buf, uint64_t len);
+#define ICRC_DIRECT_MAX 256
+static int icrc_direct = -1;
+#endif
+
+static void
+icrc_cpu_init(void)
+{
+	__builtin_cpu_init();
+	icrc_has_avx = __builtin_cpu_supports("avx");
+#ifdef RNIC_ISAL_CRC_BY8
+	icrc_direct = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#endif
+}
 #endif
 
 uint32_t
 rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 {
+#ifdef RTE_ARCH_X86
+	if (unlikely(icrc_has_avx < 0))
+		icrc_cpu_init();
+#ifdef RNIC_ISAL_CRC_BY8
+	if (len < ICRC_DIRECT_MAX && icrc_direct)
+		return crc32_gzip_refl_by8(crc, (const unsigned char *)buf, len);
+#endif
+#endif
 	crc = crc32_gzip_refl(crc, (const unsigned char *)buf, len);
 #ifdef RTE_ARCH_X86
-	if (unlikely(icrc_has_avx < 0)) {
-		__builtin_cpu_init();
-		icrc_has_avx = __builtin_cpu_supports("avx");
-	}
 	if (icrc_has_avx)
 		icrc_vzeroupper();
 #endif
