@@ -553,42 +553,65 @@ static const uint8_t ud_grh_zero[RNIC_UD_GRH_LEN - RNIC_IPV4_HLEN];
 /*
  * rnic_resp_rx runs one packet through these states, as rxe's responder
  * does: each state is one function that does one check or one action and
- * returns the next state; RESP_DONE ends the packet. RESP_TRACE names
- * every state a packet passes through (RTE_LOG_DP at DEBUG: compiled in
- * with -Dc_args=-DRTE_LOG_DP_LEVEL=RTE_LOG_DEBUG).
+ * returns the next state; RESP_DONE ends the packet. After the function,
+ * the two states that usually come next (resp_run tests them before its
+ * indirect jump). RESP_TRACE names every state a packet passes through
+ * (RTE_LOG_DP at DEBUG: compiled in with
+ * -Dc_args=-DRTE_LOG_DP_LEVEL=RTE_LOG_DEBUG).
  */
 #define RESP_STATES(_) \
-	_(CHECK_STATE, resp_check_state)       /* QP state and service type */ \
-	_(CHECK_PSN, resp_check_psn)           /* expected, duplicate or out of sequence */ \
-	_(DUPLICATE, resp_duplicate)           /* re-ACK, re-execute a READ, replay an atomic */ \
-	_(NAK_SEQ, resp_nak_seq)               /* PSN sequence error: one NAK per gap */ \
-	_(SR_PLACE, resp_sr_place)             /* selective repeat: place ahead, SACK */ \
-	_(UC_GAP, resp_uc_gap)                 /* UC: a lost packet drops the message */ \
-	_(CHECK_OP_SEQ, resp_check_op_seq)     /* Middle/Last follow a First of their kind */ \
-	_(CHECK_LENGTH, resp_check_length)     /* payload against the PMTU */ \
-	_(RECV_WQE, resp_recv_wqe)             /* SEND First: take a receive WQE */ \
-	_(NO_RECV, resp_no_recv)               /* no receive WQE: RNR NAK (RC), drop (UC) */ \
-	_(SEND, resp_send)                     /* scatter a SEND into the receive WQE */ \
-	_(SEND_LAST, resp_send_last)           /* immediate, invalidate, complete the receive */ \
-	_(WRITE_RKEY, resp_write_rkey)         /* WRITE First: R_Key, bounds, length */ \
-	_(WRITE, resp_write)                   /* place WRITE payload */ \
-	_(READ, resp_read)                     /* check and queue a READ's responses */ \
-	_(ATOMIC, resp_atomic)                 /* check, execute and queue an atomic ACK */ \
-	_(ACKNOWLEDGE, resp_acknowledge)       /* ePSN moves on; ACK when asked */ \
-	_(UD, resp_ud)                         /* UD: Q_Key, length, one receive */ \
-	_(ERR_INV_REQ, resp_err_inv_req)       /* NAK invalid request, QP to Error (RC) */ \
-	_(ERR_ACCESS, resp_err_access)         /* NAK remote access error, QP to Error (RC) */ \
-	_(ERR_OP, resp_err_op)                 /* NAK remote operational error, QP to Error (RC) */
+	/* QP state and service type */ \
+	_(CHECK_STATE, resp_check_state, CHECK_PSN, DONE) \
+	/* expected, duplicate or out of sequence */ \
+	_(CHECK_PSN, resp_check_psn, CHECK_OP_SEQ, DUPLICATE) \
+	/* re-ACK, re-execute a READ, replay an atomic */ \
+	_(DUPLICATE, resp_duplicate, DONE, DONE) \
+	/* PSN sequence error: one NAK per gap */ \
+	_(NAK_SEQ, resp_nak_seq, DONE, DONE) \
+	/* selective repeat: place ahead, SACK */ \
+	_(SR_PLACE, resp_sr_place, DONE, DONE) \
+	/* UC: a lost packet drops the message */ \
+	_(UC_GAP, resp_uc_gap, DONE, DONE) \
+	/* Middle/Last follow a First of their kind */ \
+	_(CHECK_OP_SEQ, resp_check_op_seq, CHECK_LENGTH, DONE) \
+	/* payload against the PMTU */ \
+	_(CHECK_LENGTH, resp_check_length, WRITE_RKEY, WRITE) \
+	/* SEND First: take a receive WQE */ \
+	_(RECV_WQE, resp_recv_wqe, SEND, NO_RECV) \
+	/* no receive WQE: RNR NAK (RC), drop (UC) */ \
+	_(NO_RECV, resp_no_recv, DONE, DONE) \
+	/* scatter a SEND into the receive WQE */ \
+	_(SEND, resp_send, SEND_LAST, ACKNOWLEDGE) \
+	/* immediate, invalidate, complete the receive */ \
+	_(SEND_LAST, resp_send_last, ACKNOWLEDGE, DONE) \
+	/* WRITE First: R_Key, bounds, length */ \
+	_(WRITE_RKEY, resp_write_rkey, WRITE, ACKNOWLEDGE) \
+	/* place WRITE payload */ \
+	_(WRITE, resp_write, ACKNOWLEDGE, DONE) \
+	/* check and queue a READ's responses */ \
+	_(READ, resp_read, DONE, DONE) \
+	/* check, execute and queue an atomic ACK */ \
+	_(ATOMIC, resp_atomic, DONE, DONE) \
+	/* ePSN moves on; ACK when asked */ \
+	_(ACKNOWLEDGE, resp_acknowledge, DONE, DONE) \
+	/* UD: Q_Key, length, one receive */ \
+	_(UD, resp_ud, DONE, DONE) \
+	/* NAK invalid request, QP to Error (RC) */ \
+	_(ERR_INV_REQ, resp_err_inv_req, DONE, DONE) \
+	/* NAK remote access error, QP to Error (RC) */ \
+	_(ERR_ACCESS, resp_err_access, DONE, DONE) \
+	/* NAK remote operational error, QP to Error (RC) */ \
+	_(ERR_OP, resp_err_op, DONE, DONE)
 
 enum resp_state {
-#define RESP_STATE_ENUM(n, fn) RESP_##n,
+#define RESP_STATE_ENUM(n, fn, a, b) RESP_##n,
 	RESP_STATES(RESP_STATE_ENUM)
 #undef RESP_STATE_ENUM
 	RESP_DONE
 };
 
 static const char *const resp_state_names[] = {
-#define RESP_STATE_NAME(n, fn) #n,
+#define RESP_STATE_NAME(n, fn, a, b) #n,
 	RESP_STATES(RESP_STATE_NAME)
 #undef RESP_STATE_NAME
 };
@@ -1361,28 +1384,34 @@ resp_ud(struct resp_ctx *c)
 static __rte_noinline void
 resp_run(struct resp_ctx *c)
 {
-	/* Threaded dispatch (GCC's labels as values): each state jumps to
-	 * the next from its own site, so the branch predictor learns the
-	 * usual successor of every state instead of guessing among all of
-	 * them at one switch. The compiler inlines the states into this
-	 * function (one copy: the table holds its labels). */
+	/* Threaded dispatch (GCC's labels as values): after each state a
+	 * direct test for its usual next ones, then an indirect jump from
+	 * that state's own site for the rest. One switch for every
+	 * transition was one indirect jump whose target the predictor had
+	 * to guess among all states (doc/benchmarks.md). The compiler
+	 * inlines the states into this function (one copy: the table holds
+	 * its labels). */
 	static const void *const next[] = {
-#define RESP_STATE_LABEL(n, fn) [RESP_##n] = &&state_##n,
+#define RESP_STATE_LABEL(n, fn, a, b) [RESP_##n] = &&state_##n,
 		RESP_STATES(RESP_STATE_LABEL)
 #undef RESP_STATE_LABEL
-		[RESP_DONE] = &&done,
+		[RESP_DONE] = &&state_DONE,
 	};
 	enum resp_state s = RESP_CHECK_STATE;
 
 	goto *next[s];
-#define RESP_STATE_CASE(n, fn) \
+#define RESP_STATE_CASE(n, fn, a, b) \
 state_##n: \
 	RESP_TRACE(c, s); \
 	s = fn(c); \
+	if (likely(s == RESP_##a)) \
+		goto state_##a; \
+	if (s == RESP_##b) \
+		goto state_##b; \
 	goto *next[s];
 	RESP_STATES(RESP_STATE_CASE)
 #undef RESP_STATE_CASE
-done:
+state_DONE:
 	return;
 }
 
