@@ -109,6 +109,8 @@ struct rnic_dev_rx {
 struct rnic_dev_timer {
 	struct rnic_timer_svc *svc;  /* TimerControl */
 	uint64_t tsc_ns_mult;    /* ns = tsc * mult >> 32, set on first poll */
+	uint64_t tick_tsc;       /* RNIC_TIMER_TICK_NS in TSC cycles, likewise */
+	uint64_t next_tsc;       /* no pass before this TSC (one tick on) */
 	uint64_t iter;           /* [ITER] */
 } __rte_cache_aligned;
 

@@ -77,15 +77,27 @@ unsigned int
 rnic_worker_poll_timer(struct rnic_worker *wk)
 {
 	struct rnic_dev_timer *t = &wk->tmr;
-	unsigned int work;
-	uint64_t now_ns;
+	uint64_t tsc = rte_get_tsc_cycles(), now_ns;
+	unsigned int work = 0;
 
-	/* TSC to ns with a multiply and a shift, no 128-bit division (it
-	 * was a twentieth of an idle engine loop). */
-	if (unlikely(t->tsc_ns_mult == 0))
-		t->tsc_ns_mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) / wk->dev->tsc_hz);
-	now_ns = (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() * t->tsc_ns_mult) >> 32);
-	work = rnic_timer_svc_poll(t->svc, now_ns);
+	/* The wheel moves in ticks of RNIC_TIMER_TICK_NS: a pass less than
+	 * a tick after the last has no new tick to expire, and the starts
+	 * and stops it would take in can wait for the next (timeouts are
+	 * tens of microseconds and more). An engine loop passes here every
+	 * few hundred ns, and in run to completion this role was a
+	 * twentieth of the loop (doc/benchmarks.md). */
+	if (tsc >= t->next_tsc) {
+		/* TSC to ns with a multiply and a shift, no 128-bit division
+		 * (it was a twentieth of an idle engine loop). */
+		if (unlikely(t->tsc_ns_mult == 0)) {
+			t->tsc_ns_mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) /
+						    wk->dev->tsc_hz);
+			t->tick_tsc = RNIC_TIMER_TICK_NS * wk->dev->tsc_hz / NS_PER_S;
+		}
+		t->next_tsc = tsc + t->tick_tsc;
+		now_ns = (uint64_t)(((unsigned __int128)tsc * t->tsc_ns_mult) >> 32);
+		work = rnic_timer_svc_poll(t->svc, now_ns);
+	}
 	rnic_dev_iter_done(&t->iter);
 	return work;
 }
