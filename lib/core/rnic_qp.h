@@ -47,12 +47,11 @@ struct rnic_qp_req {
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
 	uint32_t ssn;            /* selective repeat: messages sent that take a
 				  * receive WQE (SEND, WRITE with immediate) */
-	struct rnic_mq mq;       /* the MultiQueue, producer's half */
-	/* DCQCN's reaction point (rnic_tx.c cc_*): the rate, the CNPs of
-	 * comp.cnp_seen applied to it, bytes sent since the rate last moved
-	 * and the TSC before which the next packet may not leave. */
+	/* DCQCN's reaction point (rnic_tx.c cc_*): the CNPs of comp.cnp_seen
+	 * applied to the rate (here to fill the line without a hole) */
 	uint32_t cnp_applied;
-	uint32_t cc_bytes;
+	struct rnic_mq mq;       /* the MultiQueue, producer's half */
+	/* the TSC before which the next packet may not leave */
 	uint64_t pace_tsc;
 	/* rc_mbps 0: not started (no CNP yet). [PACE] cc.limited and
 	 * cc.rc_mbps: W: TX; R: RX's resends (relaxed: a stale rate moves
@@ -60,7 +59,9 @@ struct rnic_qp_req {
 	struct rnic_dcqcn cc;
 } __rte_cache_aligned;
 
-/* Requester receive (the completer): the RX role only, but for sq_done. */
+/* Requester receive (the completer): the RX role only, but for sq_done.
+ * Not padded to a cache line: resp, the RX role's too, follows it (the
+ * member is aligned in struct rnic_qp). */
 struct rnic_qp_comp {
 	/* [SQ-DONE] WQEs completed; W: the QP's completer (the RX role for
 	 * RC, the TX role for UC/UD, whose comp is otherwise unused), release;
@@ -120,7 +121,7 @@ struct rnic_qp_comp {
 	uint64_t n_timeout;
 	uint64_t n_nak;
 	uint64_t n_err;
-} __rte_cache_aligned;
+};
 
 /* The responder's record of one READ or atomic (seed 001 s3: duplicates
  * are answered from it). */
@@ -221,43 +222,44 @@ rnic_sr_shift(uint64_t *map, uint32_t k)
 	}
 }
 
-/* Responder: the RX role only. */
+/* Responder: the RX role only. Ordered by size (no holes): it shares
+ * the RX role's lines with comp. */
 struct rnic_qp_resp {
+	uint64_t nak_tsc;        /* when the sequence NAK was (last) sent */
+	uint64_t cnp_tsc;        /* when this QP last sent a CNP (0: never) */
+	/* WRITE (WriteAddrTable) */
+	uint64_t wr_va;
+	/* READ/atomic resources, max_dest_rd_atomic of them, round robin;
+	 * the array is the control thread's (modify_qp), its entries RX's */
+	struct rnic_rd_res *res;
+	/* selective repeat (attr.sr): the control thread's allocation, its
+	 * contents RX's; NULL when off */
+	struct rnic_sr_resp *sr;
 	/* [RQ-CI] receive WQEs consumed; W: RX, release; R: application. */
 	uint32_t rq_ci;
 	uint32_t epsn;           /* expected PSN (telemetry: relaxed) */
 	uint32_t msn;
-	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
-	uint64_t nak_tsc;        /* when it was (last) sent */
 	uint32_t nak_drops;      /* requests dropped out of sequence since */
-	uint64_t cnp_tsc;        /* when this QP last sent a CNP (0: never) */
-	uint8_t cur_op;          /* opcode of the last packet of the message */
-	uint8_t in_msg;          /* inside a multi-packet SEND/WRITE */
-	uint8_t fatal;           /* a fatal NAK is queued: going to Error */
 	/* the coalesced ACK/NAK (RespPktGen) */
-	uint8_t ack_pending;
-	uint8_t on_ack_list;     /* on the RX role's ACK list */
-	uint8_t ack_syn;
 	uint32_t ack_psn;
 	uint32_t ack_msn;
-	/* WRITE (WriteAddrTable) */
-	uint64_t wr_va;
 	uint32_t wr_left;
 	uint32_t wr_total;
 	/* SEND scatter into the current receive WQE (RQWQEManager) */
-	uint8_t rwqe_active;
 	uint32_t rwqe_sge;
 	uint32_t rwqe_sge_off;
 	uint32_t rwqe_bytes;
-	/* READ/atomic resources, max_dest_rd_atomic of them, round robin;
-	 * the array is the control thread's (modify_qp), its entries RX's */
-	struct rnic_rd_res *res;
 	uint32_t res_n;
 	uint32_t res_next;
+	uint8_t nak_sent;        /* PSN sequence NAK sent for this ePSN */
+	uint8_t cur_op;          /* opcode of the last packet of the message */
+	uint8_t in_msg;          /* inside a multi-packet SEND/WRITE */
+	uint8_t fatal;           /* a fatal NAK is queued: going to Error */
+	uint8_t ack_pending;     /* an ACK/NAK is coalesced (ack_psn, ack_syn) */
+	uint8_t on_ack_list;     /* on the RX role's ACK list */
+	uint8_t ack_syn;
+	uint8_t rwqe_active;     /* a receive WQE is being scattered into */
 	uint8_t rd_active;       /* on the RX role's READ response list */
-	/* selective repeat (attr.sr): the control thread's allocation, its
-	 * contents RX's; NULL when off */
-	struct rnic_sr_resp *sr;
 };   /* right after comp: both the RX role's */
 
 /* The application's posting thread. */
@@ -310,9 +312,15 @@ struct rnic_qp {
 	 * another thread writes. */
 	struct rnic_qp_app app;
 	struct rnic_qp_req req;
-	struct rnic_qp_comp comp;
+	struct rnic_qp_comp comp __rte_cache_aligned;
 	struct rnic_qp_resp resp;
 } __rte_cache_aligned;
+
+/* The QP in 13 cache lines: the control thread's 6, then one per writer
+ * (application 1, TX 2, RX 4: comp and resp), so that the engine's state
+ * per QP stays within 2 KiB on the heap (doc/benchmarks.md, perf_state). */
+_Static_assert(sizeof(struct rnic_qp_req) == 2 * RTE_CACHE_LINE_SIZE, "TX: two lines");
+_Static_assert(sizeof(struct rnic_qp) <= 13 * RTE_CACHE_LINE_SIZE, "13 cache lines");
 
 static inline struct rnic_wqe *
 rnic_sq_wqe(const struct rnic_qp *qp, uint32_t idx)

@@ -399,8 +399,7 @@ cc_may_send(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 			st->cnp_rate_cuts += rnic_dcqcn_cnp(&qp->req.cc, &dev->attr.dcqcn, now_us);
 		}
 	}
-	rnic_dcqcn_advance(&qp->req.cc, &dev->attr.dcqcn, now_us, qp->req.cc_bytes);
-	qp->req.cc_bytes = 0;
+	rnic_dcqcn_advance(&qp->req.cc, &dev->attr.dcqcn, now_us, 0);
 	return !qp->req.cc.limited || (int64_t)(wk->tx.now - qp->req.pace_tsc) >= 0;
 }
 
@@ -422,7 +421,7 @@ cc_charge(struct rnic_worker *wk, struct rnic_qp *qp, uint32_t len)
 
 	if (likely(!qp->req.cc.limited))
 		return;
-	qp->req.cc_bytes += len;
+	rnic_dcqcn_sent(&qp->req.cc, len);
 	gap = (uint64_t)len * 8 * wk->dev->tsc_per_us / qp->req.cc.rc_mbps;
 	qp->req.pace_tsc = RTE_MAX(qp->req.pace_tsc, wk->tx.now) + gap;
 }
