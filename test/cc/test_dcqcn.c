@@ -142,11 +142,47 @@ test_clamps(void)
 	EXPECT("line after an hour", s.rc_mbps, 1000);
 }
 
+/* Bytes counted as they are sent (rnic_dcqcn_sent, the TX path) raise the
+ * rate at the next advance as bytes handed to it do; a cut in between
+ * starts the byte counter again. */
+static void
+test_sent(void)
+{
+	struct rnic_dcqcn_params p;
+	struct rnic_dcqcn a, b;
+
+	params(&p);
+	rnic_dcqcn_init(&a, &p, 0);
+	rnic_dcqcn_cnp(&a, &p, 0);
+	b = a;
+	rnic_dcqcn_sent(&a, 15000);
+	rnic_dcqcn_advance(&a, &p, 10, 0);
+	rnic_dcqcn_advance(&b, &p, 10, 15000);
+	EXPECT("sent: byte stage", a.b_stage, 1);
+	EXPECT("sent: same stage", a.b_stage, b.b_stage);
+	EXPECT("sent: same rate", a.rc_mbps, b.rc_mbps);
+	EXPECT("sent: bytes kept", a.bytes, 5000);
+	/* 5000 + 4000 sent, then a cut (past the monitor period): the
+	 * counter starts from 0, so 4000 more make no stage. */
+	rnic_dcqcn_sent(&a, 4000);
+	rnic_dcqcn_cnp(&a, &p, 20);
+	EXPECT("cut resets the counter", a.bytes, 0);
+	rnic_dcqcn_sent(&a, 4000);
+	rnic_dcqcn_advance(&a, &p, 21, 0);
+	EXPECT("no byte stage after the cut", a.b_stage, 0);
+	EXPECT("bytes since the cut", a.bytes, 4000);
+	/* The counter saturates instead of wrapping. */
+	a.bytes = UINT32_MAX - 10;
+	rnic_dcqcn_sent(&a, 100);
+	EXPECT("saturates", a.bytes, UINT32_MAX);
+}
+
 int
 main(void)
 {
 	test_sequence();
 	test_clamps();
+	test_sent();
 	printf("%s\n", n_fail ? "FAILED" : "ok dcqcn: hand-computed sequences");
 	return n_fail ? 1 : 0;
 }
