@@ -105,7 +105,7 @@ increase(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p)
 
 void
 rnic_dcqcn_advance(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p,
-		   uint64_t now_us, uint64_t bytes)
+		   uint64_t now_us)
 {
 	uint32_t now = (uint32_t)now_us;
 	unsigned int n;
@@ -132,8 +132,6 @@ rnic_dcqcn_advance(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p,
 	}
 	if (n == DCQCN_STEPS_MAX)
 		s->timer_us = now;
-	/* rpg_byte_reset < 2^30 and a call brings far less than 2^31 */
-	s->bytes += (uint32_t)RTE_MIN(bytes, (uint64_t)1 << 31);
 	for (n = 0; s->bytes >= p->rpg_byte_reset && s->limited && n < DCQCN_STEPS_MAX; n++) {
 		s->bytes -= p->rpg_byte_reset;
 		s->b_stage++;

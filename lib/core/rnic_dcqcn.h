@@ -67,19 +67,18 @@ void rnic_dcqcn_init(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, ui
 /* A CNP for this QP at @p now_us; true when it cut the rate (not inside
  * the monitor period of the last cut). */
 bool rnic_dcqcn_cnp(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p, uint64_t now_us);
-/* @p bytes sent at the current rate: they count towards the byte counter
- * (at the next rnic_dcqcn_advance; a cut before it starts the counter
- * again, as the counter is reset on every cut). */
+/* @p bytes sent at the current rate: they count towards the byte counter,
+ * which the next rnic_dcqcn_advance reads (a cut before it starts the
+ * counter again, as every cut does). Saturates instead of wrapping. */
 static inline void
 rnic_dcqcn_sent(struct rnic_dcqcn *s, uint32_t bytes)
 {
 	s->bytes = s->bytes + bytes < s->bytes ? UINT32_MAX : s->bytes + bytes;
 }
 
-/* Time passed to @p now_us and @p bytes sent since the last call (besides
- * those rnic_dcqcn_sent counted): alpha decays, the timer and byte
- * counter raise the rate. */
+/* Time passed to @p now_us: alpha decays, the timer and the byte counter
+ * (rnic_dcqcn_sent) raise the rate. */
 void rnic_dcqcn_advance(struct rnic_dcqcn *s, const struct rnic_dcqcn_params *p,
-			uint64_t now_us, uint64_t bytes);
+			uint64_t now_us);
 
 #endif /* RNIC_DCQCN_H */

@@ -399,7 +399,7 @@ cc_may_send(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 			st->cnp_rate_cuts += rnic_dcqcn_cnp(&qp->req.cc, &dev->attr.dcqcn, now_us);
 		}
 	}
-	rnic_dcqcn_advance(&qp->req.cc, &dev->attr.dcqcn, now_us, 0);
+	rnic_dcqcn_advance(&qp->req.cc, &dev->attr.dcqcn, now_us);
 	return !qp->req.cc.limited || (int64_t)(wk->tx.now - qp->req.pace_tsc) >= 0;
 }
 
