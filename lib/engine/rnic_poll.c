@@ -84,8 +84,8 @@ rnic_worker_poll_timer(struct rnic_worker *wk)
 	 * a tick after the last has no new tick to expire, and the starts
 	 * and stops it would take in can wait for the next (timeouts are
 	 * tens of microseconds and more). An engine loop passes here every
-	 * few hundred ns, and in run to completion this role was a
-	 * twentieth of the loop (doc/benchmarks.md). */
+	 * few hundred ns; run to completion over memif, this role took
+	 * about 5% of the server's samples (perf) when it ran every pass. */
 	if (tsc >= t->next_tsc) {
 		/* TSC to ns with a multiply and a shift, no 128-bit division
 		 * (it was a twentieth of an idle engine loop). */
