@@ -1399,7 +1399,7 @@ resp_run(struct resp_ctx *c)
 	};
 	enum resp_state s = RESP_CHECK_STATE;
 
-	goto *next[s];
+	goto state_CHECK_STATE;
 #define RESP_STATE_CASE(n, fn, a, b) \
 state_##n: \
 	RESP_TRACE(c, s); \
