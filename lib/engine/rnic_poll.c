@@ -10,12 +10,20 @@
 #include <sched.h>
 
 #include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_per_lcore.h>
 #include <rte_pause.h>
 
 #include "rnic_engine_pvt.h"
 
-/* An idle poller yields the CPU after this many empty passes. */
+/* An idle poller yields the CPU after this many empty passes; one whose
+ * CPU is also another lcore's after the second (rnic_poll_idle). */
 #define IDLE_YIELD_PASSES 64
+#define IDLE_YIELD_PASSES_SHARED 1
+
+/* Whether this thread's lcore shares a CPU with another EAL lcore:
+ * -1 not known yet, then 0 or 1. */
+static RTE_DEFINE_PER_LCORE(int, cpu_shared) = -1;
 
 unsigned int
 rnic_worker_poll(struct rnic_device *dev, unsigned int worker, unsigned int roles)
@@ -60,12 +68,53 @@ rnic_dev_poll_timer(struct rnic_device *dev)
 	return rnic_dev_poll(dev, RNIC_ROLE_TIMER);
 }
 
+/* True when the calling lcore's CPU set meets another enabled lcore's
+ * (--lcores=1@1,2@1; not a thread outside EAL's lcores, nor an lcore
+ * spread over several CPUs that the kernel balances). */
+static bool
+lcore_cpu_shared(void)
+{
+	unsigned int self = rte_lcore_id(), i;
+	rte_cpuset_t mine, both;
+
+	if (self == LCORE_ID_ANY)
+		return false;
+	mine = rte_lcore_cpuset(self);
+	if (CPU_COUNT(&mine) != 1)
+		return false;
+	RTE_LCORE_FOREACH(i) {
+		rte_cpuset_t other;
+
+		if (i == self)
+			continue;
+		other = rte_lcore_cpuset(i);
+		CPU_AND(&both, &mine, &other);
+		if (CPU_COUNT(&both) != 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The idle step of a polling loop. A poller with a CPU of its own spins
+ * (rte_pause) through IDLE_YIELD_PASSES empty passes before it yields.
+ * Pollers sharing one CPU (two engine lcores on a 2-CPU machine) must
+ * hand it over at once instead: the kernel does not preempt a spinning
+ * poller for a long while (a time slice, milliseconds), and one that
+ * finds a little work every few microseconds never reaches 64 empty
+ * passes, so its peer starved; the soak's round trips were 50-200 us
+ * (doc/reliability.md).
+ */
 void
 rnic_poll_idle(unsigned int work, unsigned int *idle)
 {
+	int shared = RTE_PER_LCORE(cpu_shared);
+
+	if (unlikely(shared < 0))
+		RTE_PER_LCORE(cpu_shared) = shared = lcore_cpu_shared();
 	if (work) {
 		*idle = 0;
-	} else if (++*idle > IDLE_YIELD_PASSES) {
+	} else if (++*idle > (shared ? IDLE_YIELD_PASSES_SHARED : IDLE_YIELD_PASSES)) {
 		sched_yield();
 		*idle = 0;
 	} else {
