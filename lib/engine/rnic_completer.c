@@ -1236,9 +1236,13 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		} else if (passed) {
 			peer_alive(qp);
 			retry_answers(wk, qp, st);   /* READ response lost */
-		} else if (pkt->bth.sr) {
-			sack_rx(wk, qp, pkt, st);
 		}
+		/* The SACK also names the holes past the head: an ACK that
+		 * passed a READ or atomic still says which requests after it
+		 * the responder lacks (it was ignored, and those waited for
+		 * the RTO). */
+		if (pkt->bth.sr)
+			sack_rx(wk, qp, pkt, st);
 		break;
 	case RNIC_AETH_RNR_NAK:
 		st->rnr_naks_rcvd++;

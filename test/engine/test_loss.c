@@ -46,6 +46,9 @@ struct rule {
 	uint64_t nths;       /* and these: bit i acts on occurrence i + 1 */
 	uint64_t dup_nths;   /* these are duplicated instead */
 	bool sack_only;      /* match only ACKs that carry a non-empty SACK */
+	int watch;           /* occurrence whose passing records ... */
+	int watch_rd;        /* ... how many READ requests A had sent then */
+	uint64_t watch_rto;  /* ... and A's rto_expired then */
 };
 static struct rule rules[2];   /* [RNIC_IMPAIR_TX], [RNIC_IMPAIR_RX] */
 
@@ -140,6 +143,8 @@ ce_cnp_seen(struct rte_mbuf *m, const struct rnic_pkt *pkt)
 	ce.cnp_icrc_ok = rnic_pkt_parse_mbuf(m, true, &full) == RNIC_PKT_ERR_OK;
 }
 
+static uint64_t stat_a(const char *name);
+
 static int
 hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 {
@@ -167,6 +172,10 @@ hook(struct rte_mbuf *m, uint64_t pkt_no, void *arg)
 		return RNIC_IMPAIR_PASS;
 	if (pkt.bth.opcode != r->opcode)
 		return RNIC_IMPAIR_PASS;
+	if (r->watch && r->seen + 1 == r->watch) {
+		r->watch_rd = n_rd_reqs;
+		r->watch_rto = stat_a("rto_expired");
+	}
 	if (r->sack_only && (!pkt.bth.sr || !(pkt.ext.sack[0] | pkt.ext.sack[1] |
 					      pkt.ext.sack[2] | pkt.ext.sack[3])))
 		return RNIC_IMPAIR_PASS;
@@ -1698,6 +1707,63 @@ test_sr_send(void)
 	return 0;
 }
 
+/*
+ * SR: a READ, then 8 WRITEs; the READ's answer and the answer to its
+ * first re-ask are lost, and so is the 2nd WRITE. The ACK that covers
+ * the 1st WRITE passes the READ (its answer is missing: asked again) and
+ * carries the SACK of WRITEs 3-8: the hole is resent on it at once, while
+ * the READ still waits (its second re-ask, a lost tail, waits for the
+ * RTO). It used to be resent only after that RTO: an ACK that passed a
+ * READ or atomic had its SACK ignored (the soak's longest stalls). Tried
+ * again (at most 3 times) when an RTO came before the SACK.
+ */
+static int
+test_sr_hole_behind_read(void)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct rule *w = &rules[RNIC_IMPAIR_TX];
+		struct sr_counts c0, c1;
+		struct rnic_wc wc[9];
+
+		VERIFY(sr_pair() == 0, "setup");
+		sr_counts(&c0);
+		n_rd_reqs = 0;
+		fill(B.buf + 32768, 1024, 71);
+		memset(A.buf + 32768, 0, 1024);
+		fill(A.buf, 64 * 8, 3200);
+		memset(B.buf, 0, 64 * 8);
+		set_rule(RNIC_IMPAIR_RX, OPC(READ_RESP_ONLY), 0, RNIC_IMPAIR_DROP);
+		rules[RNIC_IMPAIR_RX].nths = 3;   /* the 1st and 2nd */
+		set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 2, RNIC_IMPAIR_DROP);
+		w->watch = 9;   /* the 2nd's resend */
+		w->watch_rd = -1;
+		VERIFY(post_read(3199, 32768, 1024) == 0, "post the READ");
+		VERIFY(post_writes_from(0, 8, 3200) == 0, "post the WRITEs");
+		VERIFY(wait_wc(A.cq, wc, 9) == 9, "completions");
+		for (int i = 0; i < 9; i++)
+			VERIFY(wc[i].wr_id == 3199u + i && wc[i].status == RNIC_WC_SUCCESS,
+			       "WR %d: wr_id %" PRIu64 " %s", i, wc[i].wr_id,
+			       rnic_wc_status_str(wc[i].status));
+		VERIFY(memcmp(A.buf + 32768, B.buf + 32768, 1024) == 0, "READ data differs");
+		VERIFY(memcmp(A.buf, B.buf, 64 * 8) == 0, "WRITE data differs");
+		VERIFY(rules[RNIC_IMPAIR_RX].hits == 2 && w->hits == 1,
+		       "the rules fired %d and %d times", rules[RNIC_IMPAIR_RX].hits, w->hits);
+		VERIFY(w->watch_rd >= 1, "the hole was never resent");
+		sr_counts(&c1);
+		VERIFY(c1.te == c0.te, "recovered by the 1 s local ACK timeout");
+		if (w->watch_rd <= 2 && w->watch_rto == c0.rto) {
+			printf("ok SR a hole behind a READ whose answer is missing: resent on the "
+			       "SACK, after READ request %d, before any RTO (try %d)\n",
+			       w->watch_rd, attempt + 1);
+			return 0;
+		}
+		printf("# try %d: the hole was resent after READ request %d and %" PRIu64
+		       " RTO expiries\n", attempt + 1, w->watch_rd, w->watch_rto - c0.rto);
+	}
+	VERIFY(false, "3 tries: the hole behind the READ waited for the RTO each time");
+	return -1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1777,6 +1843,7 @@ main(int argc, char **argv)
 	RUN(test_sr_atomic_then_read());
 	RUN(test_sr_read_atomic_held());
 	RUN(test_sr_reask_lost());
+	RUN(test_sr_hole_behind_read());
 	printf("%d passed, %d failed\n", n_pass, n_fail);
 	return n_fail ? 1 : 0;
 }
