@@ -42,7 +42,8 @@ unsigned int rnic_dev_poll(struct rnic_device *dev, unsigned int roles);
 /**
  * The idle step of an lcore loop that polls devices: after @p work was
  * done reset the idle count; otherwise pause, and yield the CPU every 64
- * idle passes so that pollers sharing a CPU still make progress.
+ * idle passes, or every second one where the calling lcore's CPU is also
+ * another EAL lcore's, so that pollers sharing a CPU still make progress.
  */
 void rnic_poll_idle(unsigned int work, unsigned int *idle);
 

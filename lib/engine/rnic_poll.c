@@ -98,12 +98,12 @@ lcore_cpu_shared(void)
 /*
  * The idle step of a polling loop. A poller with a CPU of its own spins
  * (rte_pause) through IDLE_YIELD_PASSES empty passes before it yields.
- * Pollers sharing one CPU (two engine lcores on a 2-CPU machine) must
- * hand it over at once instead: the kernel does not preempt a spinning
- * poller for a long while (a time slice, milliseconds), and one that
- * finds a little work every few microseconds never reaches 64 empty
- * passes, so its peer starved; the soak's round trips were 50-200 us
- * (doc/reliability.md).
+ * Pollers sharing one CPU (two engine lcores on a 2-CPU machine) hand
+ * it over after their second empty pass instead: the kernel does not
+ * preempt a spinning poller for a long while (a time slice,
+ * milliseconds), and one that finds a little work every few
+ * microseconds never reaches 64 empty passes, so its peer starved; the
+ * soak's round trips were 50-200 us (doc/reliability.md).
  */
 void
 rnic_poll_idle(unsigned int work, unsigned int *idle)
