@@ -14,7 +14,6 @@
  * small machine still make progress.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +27,6 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <rte_pause.h>
 
 #include "rnic_config.h"
 #include "perf.h"
@@ -699,14 +697,9 @@ perf_poll(bool idle)
 		}
 		return;
 	}
-	if (!idle) {
-		idle_count = 0;
-	} else if (++idle_count > 64) {
-		sched_yield();
-		idle_count = 0;
-	} else {
-		rte_pause();
-	}
+	/* The engine's idle step: it yields sooner where this lcore shares
+	 * its CPU with another (--pipeline's timer lcore on CPU 0). */
+	rnic_poll_idle(idle ? 0 : 1, &idle_count);
 }
 
 void
