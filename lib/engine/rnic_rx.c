@@ -214,9 +214,10 @@ rx_prefetch_frame(const struct rte_mbuf *m)
 /* The QP a frame names and the lines of it its handler reads: every
  * control line (type, attributes, the header template an ACK or READ
  * response is built from), the state, and the two lines of the
- * completer (a response) or the responder (a request); at 16384 QPs
- * each missed (1.05x over the first line, the state and one line of
- * the role, doc/benchmarks.md). A hint only: it reads a BTH at the
+ * responder (a request) or of the completer and the requester's
+ * MultiQueue (a response); at 16384 QPs each missed (1.05x over the
+ * first line, the state and one line of the role, the requester's
+ * lines 1.02x more, doc/benchmarks.md). A hint only: it reads a BTH at the
  * untagged IPv4 (or IPv6, by the ethertype's low byte) offset without
  * checking the frame, which parsing does in full later. */
 static inline void
@@ -244,6 +245,8 @@ rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct r
 	if (bth->opcode >= RNIC_OP_READ_RESP_FIRST && bth->opcode <= RNIC_OP_ATOMIC_ACK) {
 		rte_prefetch0(&qp->comp);
 		rte_prefetch0((const char *)&qp->comp + RTE_CACHE_LINE_SIZE);
+		rte_prefetch0(&qp->req);
+		rte_prefetch0((const char *)&qp->req + RTE_CACHE_LINE_SIZE);
 	} else {
 		rte_prefetch0(&qp->resp);
 		rte_prefetch0((const char *)&qp->resp + RTE_CACHE_LINE_SIZE);
