@@ -217,9 +217,9 @@ rx_prefetch_frame(const struct rte_mbuf *m)
  * responder (a request) or of the completer and the requester's
  * MultiQueue (a response); at 16384 QPs each missed (1.05x over the
  * first line, the state and one line of the role, the requester's
- * lines 1.02x more, doc/benchmarks.md). A hint only: it reads a BTH at the
- * untagged IPv4 (or IPv6, by the ethertype's low byte) offset without
- * checking the frame, which parsing does in full later. */
+ * lines 1.02x more, doc/benchmarks.md). A hint only: it reads a BTH at
+ * the untagged IPv4 (or IPv6, by the ethertype's low byte) offset
+ * without checking the frame, which parsing does in full later. */
 static inline void
 rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct rnic_qp **prev)
 {
