@@ -213,13 +213,16 @@ rx_prefetch_frame(const struct rte_mbuf *m)
 
 /* The QP a frame names and the lines of it its handler reads: every
  * control line (type, attributes, the header template an ACK or READ
- * response is built from), the state, and the two lines of the
+ * response is built from, the state), and the two lines of the
  * responder (a request) or of the completer and the requester's
  * MultiQueue (a response); at 16384 QPs each missed (1.05x over the
  * first line, the state and one line of the role, the requester's
  * lines 1.02x more, doc/benchmarks.md). A hint only: it reads a BTH at
  * the untagged IPv4 (or IPv6, by the ethertype's low byte) offset
  * without checking the frame, which parsing does in full later. */
+_Static_assert(offsetof(struct rnic_qp, state) < offsetof(struct rnic_qp, app),
+	       "rx_prefetch_qp: the state among the control lines");
+
 static inline void
 rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct rnic_qp **prev)
 {
@@ -240,8 +243,7 @@ rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct r
 		return;
 	*prev = qp;
 	for (size_t off = 0; off < offsetof(struct rnic_qp, app); off += RTE_CACHE_LINE_SIZE)
-		rte_prefetch0((const char *)qp + off);
-	rte_prefetch0(&qp->state);
+		rte_prefetch0((const char *)qp + off);   /* the state among them */
 	if (bth->opcode >= RNIC_OP_READ_RESP_FIRST && bth->opcode <= RNIC_OP_ATOMIC_ACK) {
 		rte_prefetch0(&qp->comp);
 		rte_prefetch0((const char *)&qp->comp + RTE_CACHE_LINE_SIZE);
