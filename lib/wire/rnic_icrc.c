@@ -67,8 +67,9 @@ static int icrc_has_avx = -1;
  */
 uint32_t crc32_gzip_refl_by8(uint32_t crc, const unsigned char *buf, uint64_t len);
 #define ICRC_DIRECT_MAX 256
-static int icrc_direct = -1;
-static uint64_t icrc_direct_max = ICRC_DIRECT_MAX;
+/* Buffers shorter than this go to crc32_gzip_refl_by8 (0: none, the CPU
+ * lacks PCLMUL or SSE4.1; UINT64_MAX: all, it lacks VPCLMULQDQ). */
+static uint64_t icrc_direct_max;
 #endif
 
 static void
@@ -77,8 +78,11 @@ icrc_cpu_init(void)
 	__builtin_cpu_init();
 	icrc_has_avx = __builtin_cpu_supports("avx");
 #ifdef RNIC_ISAL_CRC_BY8
-	icrc_direct = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
-	if (!(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq")))
+	if (!__builtin_cpu_supports("pclmul") || !__builtin_cpu_supports("sse4.1"))
+		icrc_direct_max = 0;
+	else if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq"))
+		icrc_direct_max = ICRC_DIRECT_MAX;
+	else
 		icrc_direct_max = UINT64_MAX;
 #endif
 }
@@ -91,7 +95,7 @@ rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 	if (unlikely(icrc_has_avx < 0))
 		icrc_cpu_init();
 #ifdef RNIC_ISAL_CRC_BY8
-	if (len < icrc_direct_max && icrc_direct)
+	if (len < icrc_direct_max)
 		return crc32_gzip_refl_by8(crc, (const unsigned char *)buf, len);
 #endif
 #endif
