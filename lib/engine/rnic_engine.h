@@ -48,6 +48,14 @@ unsigned int rnic_dev_poll(struct rnic_device *dev, unsigned int roles);
 void rnic_poll_idle(unsigned int work, unsigned int *idle);
 
 /**
+ * True when EAL lcore @p lcore_id runs on one CPU that another enabled
+ * lcore's CPU set includes (--lcores=1@1,2@1): rnic_poll_idle's test.
+ * False for an lcore spread over several CPUs (the kernel balances it),
+ * for LCORE_ID_ANY and for an lcore that is not enabled.
+ */
+bool rnic_lcore_cpu_shared(unsigned int lcore_id);
+
+/**
  * Packets the engine has built but not yet handed to the port (its
  * software TX buffers, requests and responses). Any thread may call it;
  * 0 after rnic_qp_sq_pending() reached 0 means every packet of those

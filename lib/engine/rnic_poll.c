@@ -68,16 +68,13 @@ rnic_dev_poll_timer(struct rnic_device *dev)
 	return rnic_dev_poll(dev, RNIC_ROLE_TIMER);
 }
 
-/* True when the calling lcore's CPU set meets another enabled lcore's
- * (--lcores=1@1,2@1; not a thread outside EAL's lcores, nor an lcore
- * spread over several CPUs that the kernel balances). */
-static bool
-lcore_cpu_shared(void)
+bool
+rnic_lcore_cpu_shared(unsigned int self)
 {
-	unsigned int self = rte_lcore_id(), i;
+	unsigned int i;
 	rte_cpuset_t mine, both;
 
-	if (self == LCORE_ID_ANY)
+	if (self >= RTE_MAX_LCORE || !rte_lcore_is_enabled(self))
 		return false;
 	mine = rte_lcore_cpuset(self);
 	if (CPU_COUNT(&mine) != 1)
@@ -111,7 +108,7 @@ rnic_poll_idle(unsigned int work, unsigned int *idle)
 	int shared = RTE_PER_LCORE(cpu_shared);
 
 	if (unlikely(shared < 0))
-		RTE_PER_LCORE(cpu_shared) = shared = lcore_cpu_shared();
+		RTE_PER_LCORE(cpu_shared) = shared = rnic_lcore_cpu_shared(rte_lcore_id());
 	if (work) {
 		*idle = 0;
 	} else if (++*idle > (shared ? IDLE_YIELD_PASSES_SHARED : IDLE_YIELD_PASSES)) {
