@@ -176,9 +176,12 @@ static bool
 send_aeth(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t syn, uint32_t psn,
 	  uint32_t msn, struct rnic_dev_stats *st)
 {
-	struct rnic_ext_fields ext = { .aeth_syn = syn, .aeth_msn = msn };
+	struct rnic_ext_fields ext;
 	struct rte_mbuf *m;
 
+	rnic_ext_clear(&ext);   /* sr_sack writes the map where one is sent */
+	ext.aeth_syn = syn;
+	ext.aeth_msn = msn;
 	if (qp->resp.sr != NULL && syn_is(syn, RNIC_AETH_ACK))
 		sr_sack(qp, &ext, st);
 	m = resp_build(wk, qp, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK), psn, &ext, 0, NULL, st);
@@ -327,8 +330,11 @@ rd_pump_one(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_rd_res *r,
 		uint32_t left = r->length - r->sent;
 		uint32_t paylen = RTE_MIN(left, qp->pmtu);
 		bool last = paylen == left;
-		struct rnic_ext_fields ext = { .aeth_syn = ack_syndrome(qp), .aeth_msn = r->msn };
+		struct rnic_ext_fields ext;
 
+		rnic_ext_clear(&ext);   /* a READ response carries no SACK */
+		ext.aeth_syn = ack_syndrome(qp);
+		ext.aeth_msn = r->msn;
 		if (resp_build(wk, qp, read_resp_opcode(r->sent == 0, last), r->cur_psn, &ext,
 			       paylen, (const void *)(uintptr_t)(r->va + r->sent), st) == NULL)
 			break;
@@ -1436,7 +1442,7 @@ sr_drain(struct rnic_worker *wk, struct rnic_qp *qp)
 		if (!(sr->map[0] & 1) || qp->resp.fatal)
 			return;
 		sr->map[0] &= ~1ull;
-		memset(&pkt, 0, sizeof(pkt));
+		rnic_pkt_clear(&pkt);   /* a request: no SACK map */
 		pkt.op = rnic_opcode_info(sl->opcode);
 		if (pkt.op == NULL)
 			return;

@@ -232,15 +232,25 @@ mq_publish(struct rnic_qp *qp)
 		rnic_qp_kick(qp);
 }
 
-/* The headers of the next packet of WQE @p w. */
+/* The headers of the next packet of WQE @p w. A request carries no
+ * SACK: ext is last, and its map is never cleared (plan_init). */
 struct pkt_plan {
 	struct rnic_bth_fields b;
-	struct rnic_ext_fields ext;
 	uint32_t paylen;
 	uint32_t npsn;
 	uint8_t mqtype;
 	bool last;
+	struct rnic_ext_fields ext;
 };
+
+static inline void
+plan_init(struct pkt_plan *p)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct pkt_plan, ext) + sizeof(p->ext) != sizeof(*p));
+	rnic_zero_small(p, offsetof(struct pkt_plan, ext));
+	rnic_ext_clear(&p->ext);
+	p->npsn = 1;
+}
 
 static void
 plan_rd_atomic(struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p)
@@ -436,7 +446,7 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 {
 	const bool rc = qp->type == RNIC_QPT_RC;
 	bool first = qp->req.cur_off == 0 && qp->req.cur_pkt == 0, pool_last = false;
-	struct pkt_plan p = { .npsn = 1 };
+	struct pkt_plan p;
 	const struct rnic_pkt_tmpl *t = &qp->tmpl;
 	struct rnic_l2l3 l_ud;
 	uint32_t l3_off = t->l3_off;
@@ -445,6 +455,7 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 
 	if (!rnic_txbuf_room(&wk->tx.txb) || (rc && !rc_window_open(wk, qp, &pool_last, st)))
 		return 0;
+	plan_init(&p);
 	if (is_rd_atomic(w->opcode))
 		plan_rd_atomic(qp, w, &p);
 	else

@@ -67,7 +67,7 @@ ext_read(const struct rnic_opcode_info *op, const uint8_t *bth,
 {
 	rnic_opmask_t m = op->mask;
 
-	/* *e is zero already: parse_hdrs cleared the whole packet. */
+	/* *e is zero already, but for the SACK map (rnic_pkt_clear). */
 	if (m & RNIC_M_DETH) {
 		e->deth_qkey = __deth_qkey(EXT_AT(op, bth, DETH));
 		e->deth_sqp = __deth_sqp(EXT_AT(op, bth, DETH));
@@ -209,7 +209,7 @@ parse_hdrs(const uint8_t *hdr, uint32_t len, struct rnic_pkt *pkt)
 	uint32_t l3, ip_len;
 	uint16_t etype, frag;
 
-	memset(pkt, 0, sizeof(*pkt));
+	rnic_pkt_clear(pkt);
 	pkt->frame_len = len;
 	if (len < RNIC_ETH_HLEN)
 		return RNIC_PKT_ERR_TRUNC_L2;

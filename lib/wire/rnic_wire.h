@@ -15,6 +15,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_vect.h>
 
 struct rte_mbuf;
 
@@ -166,6 +167,28 @@ extern const struct rnic_opcode_info rnic_opcode_table[256];
 /** Header length (BTH and extended headers) for each extended header. */
 extern const uint8_t rnic_ext_len[RNIC_EXT_MAX];
 extern const rnic_opmask_t rnic_ext_mask[RNIC_EXT_MAX];
+
+/**
+ * Clear @p n bytes (at least 16; a constant, so the loop unrolls) with
+ * 16-byte stores: for the few hundred bytes of a per-packet struct, GCC's
+ * memset is `rep stos`, whose start-up costs more than the stores.
+ */
+static __rte_always_inline void
+rnic_zero_small(void *p, size_t n)
+{
+#if defined(RTE_ARCH_X86)
+	uint8_t *d = p;
+	size_t i;
+
+	for (i = 0; i + 16 < n; i += 16) {
+		_mm_storeu_si128((__m128i *)(void *)(d + i), _mm_setzero_si128());
+		__asm__ volatile("");   /* or GCC makes a memset of the loop again */
+	}
+	_mm_storeu_si128((__m128i *)(void *)(d + n - 16), _mm_setzero_si128());
+#else
+	memset(p, 0, n);
+#endif
+}
 
 static inline const struct rnic_opcode_info *
 rnic_opcode_info(uint8_t opcode)
@@ -486,7 +509,9 @@ struct rnic_ext_fields {
 	uint32_t sr_key;
 	uint32_t sr_len;
 	uint32_t sr_aux;         /* the SACK's ePSN on an ACK */
-	uint64_t sack[RNIC_SACK_WORDS];   /* the SACK's map on an ACK */
+	/* The SACK's map on an ACK; last, and left as it was by the parser
+	 * unless the frame is an ACK with the SR bit (not cleared per packet). */
+	uint64_t sack[RNIC_SACK_WORDS];
 };
 
 /** Addressing of a frame (outer headers), network order where noted. */
@@ -523,7 +548,6 @@ struct rnic_bth_fields {
 struct rnic_pkt {
 	struct rnic_l2l3 l;
 	struct rnic_bth_fields bth;
-	struct rnic_ext_fields ext;
 	const struct rnic_opcode_info *op;  /**< NULL before BTH is known */
 	uint16_t l3_off;
 	uint16_t bth_off;
@@ -531,7 +555,27 @@ struct rnic_pkt {
 	uint32_t payload_len;    /**< without pad and ICRC */
 	uint32_t frame_len;
 	uint32_t icrc_wire;      /**< ICRC as read (LSB first) */
+	struct rnic_ext_fields ext;   /**< last: its SACK map is not cleared */
 };
+
+/** Zero every field of @p e but the SACK map: only an ACK with the SR
+ * bit carries one, and it is read and written only then. */
+static __rte_always_inline void
+rnic_ext_clear(struct rnic_ext_fields *e)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct rnic_ext_fields, sack) + sizeof(e->sack) !=
+			 sizeof(*e));
+	rnic_zero_small(e, offsetof(struct rnic_ext_fields, sack));
+}
+
+/** Zero every field of @p pkt but its SACK map (rnic_ext_clear). */
+static __rte_always_inline void
+rnic_pkt_clear(struct rnic_pkt *pkt)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct rnic_pkt, ext.sack) + sizeof(pkt->ext.sack) !=
+			 sizeof(*pkt));
+	rnic_zero_small(pkt, offsetof(struct rnic_pkt, ext.sack));
+}
 
 /** IP header bytes: 40 for IPv6, 20 for IPv4 (no options are built). */
 static inline uint32_t rnic_l3_hlen(bool ipv6)
