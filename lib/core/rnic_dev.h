@@ -76,6 +76,7 @@ struct rnic_nd_ent {
 /* TX role. */
 struct rnic_dev_tx {
 	struct rnic_qp_list active;  /* WQEScheduler: QPs with work, round robin */
+	uint32_t cursor;         /* where the next pass goes on in active */
 	uint32_t db_lost_seen;   /* [DB-LOST] the last db_lost value handled */
 	/* mbufs the MultiQueues hold (rnic_dev_mq_limit): what TX pushed,
 	 * and the releases it last read (only near the limit) */

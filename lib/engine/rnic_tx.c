@@ -661,18 +661,63 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work)
 	return !idle;
 }
 
+/*
+ * The WQEScheduler's round robin, about one burst (the device's burst) a
+ * pass: the next pass goes on where this one stopped, and a QP's turn
+ * that starts below the burst may go past it by up to a burst. This
+ * matches the RX role, which takes one burst a pass from each queue.
+ * Unbounded, a pass over thousands of busy QPs put tens of thousands of
+ * frames on the link at once; the peer's RX role (the same lcore, run
+ * to completion) took them a burst a pass, so every frame waited behind
+ * all the others and its mbuf and its QP's lines were out of cache when
+ * they were read (16384 QPs: 1.35x, doc/benchmarks.md).
+ *
+ * A cycle runs from index 0 to the end of the list: every QP on the list
+ * when it starts gets a turn before it ends (a QP removed leaves the
+ * last in its place, which is visited next; a QP added is appended).
+ * Returns true when this pass ended a cycle: only then is a pass of the
+ * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
+ * seen and dropped.
+ */
+static bool
+tx_walk(struct rnic_worker *wk, unsigned int *work)
+{
+	struct rnic_dev_tx *tx = &wk->tx;
+	struct rnic_qp_list *l = &tx->active;
+	uint32_t i = tx->cursor;
+	unsigned int sent = 0;
+
+	while (i < l->n) {
+		struct rnic_qp *qp = l->q[i];
+
+		if (sent >= wk->dev->attr.burst) {
+			tx->cursor = i;
+			*work += sent;
+			return false;
+		}
+		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET && tx_qp_turn(wk, qp, &sent))
+			i++;
+		else
+			rnic_qp_list_del(l, i, &qp->req.scheduled);
+	}
+	tx->cursor = 0;
+	*work += sent;
+	return true;
+}
+
 unsigned int
 rnic_worker_poll_tx(struct rnic_worker *wk)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 	unsigned int work = 0;
+	bool cycle_done;
 
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	tx->now = rte_rdtsc();
 	work += doorbell_process(wk, &tx->st);
-	work += rnic_qp_list_walk(wk, &tx->active, offsetof(struct rnic_qp, req.scheduled),
-				  tx_qp_turn);
+	cycle_done = tx_walk(wk, &work);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
-	rnic_dev_iter_done(&tx->iter);
+	if (cycle_done)
+		rnic_dev_iter_done(&tx->iter);
 	return work;
 }
