@@ -457,7 +457,8 @@ def main():
             passed += 1
             print(f"ok   write_bw --loss 2% (dropped {m.group(1)})")
     if group in ("more", "all"):
-        trace = os.path.join(tempfile.mkdtemp(prefix="perf-check."), "flows.csv")
+        trace_dir = tempfile.mkdtemp(prefix="perf-check.")
+        trace = os.path.join(trace_dir, "flows.csv")
         # --bottleneck (issue 18): a 2 Gb/s egress with ECN marking, two
         # QPs, DCQCN on a 4 Gb/s line: CE marks come back as CNPs that cut
         # the rates; each QP's rate and their fairness are printed.
@@ -481,6 +482,7 @@ def main():
         # --flow-trace: a header naming both QPs, rows in time order, and
         # the rates integrated over the rows no more than what was moved
         why = flow_trace_check(trace, 2, 2 * 300 * 65536 * 8)
+        shutil.rmtree(trace_dir, ignore_errors=True)
         if why:
             failed += 1
             print("FAIL write_bw --flow-trace: " + why)
