@@ -53,6 +53,10 @@ enum rnic_mq_type {
  * waited for its own (the result is in the WQE's buffer already); it
  * completes when it reaches the head, and is never asked again */
 #define RNIC_MQF_ANSWERED 0x8
+/* Set by TX: the WQE asks for a completion (RNIC_SEND_SIGNALED). The
+ * completer retires an unsignaled WQE without reading it again: at
+ * thousands of QPs its line is long out of cache by the ACK. */
+#define RNIC_MQF_SIGNALED 0x10
 
 struct rnic_mq_ent {
 	struct rte_mbuf *m;      /* one reference held by the list, or NULL */
@@ -60,8 +64,8 @@ struct rnic_mq_ent {
 	uint32_t wqe_idx;        /* SQ index (free-running) */
 	uint32_t npsn : 24;      /* PSNs consumed (a READ: one per response, up
 				  * to 2^31 / 256) */
-	uint32_t type : 4;       /* enum rnic_mq_type */
-	uint32_t flags : 4;      /* RNIC_MQF_* */
+	uint32_t type : 3;       /* enum rnic_mq_type */
+	uint32_t flags : 5;      /* RNIC_MQF_* */
 	uint32_t sent;           /* TX's clock when it was built (rnic_mq_stamp):
 				  * the completer's RTT samples */
 };

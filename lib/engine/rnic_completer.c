@@ -63,6 +63,19 @@ comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 	rnic_complete_send(qp, s, st);
 }
 
+/* The same for a WQE done with success whose last MultiQueue entry had
+ * @p mq_flags: one that asks for no completion is retired without
+ * reading it (rnic_complete_send would read only its flags). */
+static inline void
+comp_wqe_ok(struct rnic_qp *qp, uint32_t mq_flags, struct rnic_dev_stats *st)
+{
+	if (!(mq_flags & RNIC_MQF_SIGNALED)) {
+		STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
+		return;
+	}
+	rnic_complete_send(qp, RNIC_WC_SUCCESS, st);
+}
+
 static inline struct rnic_mq_ent *
 mq_head(struct rnic_qp *qp)
 {
@@ -291,7 +304,7 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 			break;
 		}
 		qp->comp.retry = qp->attr.retry_cnt;   /* forward progress */
-		bool done = e->flags & RNIC_MQF_LAST;
+		uint32_t flags = e->flags;
 
 		/* Karn: a packet resent on a timer does not time the round
 		 * trip (its ACK may answer either copy); one resent on a NAK
@@ -301,8 +314,8 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 		sampled = (int32_t)(qp->comp.mq_head - qp->comp.nak_end) < 0 ?
 			  qp->comp.rexmit_stamp : e->sent;
 		mq_pop(qp);
-		if (done)
-			comp_wqe(qp, RNIC_WC_SUCCESS, st);
+		if (flags & RNIC_MQF_LAST)
+			comp_wqe_ok(qp, flags, st);
 	}
 	if (sample)
 		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - sampled);

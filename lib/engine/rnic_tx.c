@@ -359,7 +359,8 @@ req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 		struct rnic_mq_ent e = {
 			.m = m, .psn = qp->req.psn, .wqe_idx = qp->req.sq_fetch,
 			.npsn = p->npsn, .type = p->mqtype,
-			.flags = p->last ? RNIC_MQF_LAST : 0,
+			.flags = (p->last ? RNIC_MQF_LAST : 0) |
+				 ((w->flags & RNIC_SEND_SIGNALED) ? RNIC_MQF_SIGNALED : 0),
 			.sent = rnic_mq_stamp(wk->tx.now),
 		};
 
