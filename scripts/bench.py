@@ -98,6 +98,14 @@ raw_lat pinger on the first; testpmd rxonly/macswap and the rnic-perf
 server on the second. Engine-only runs put the application on the first
 and the one engine lcore on the second.
 
+Memory: every DPDK process of the run (testpmd, rnic-perf, the daemon)
+runs on 2 MiB hugepages, as DPDK is deployed: run as root, the bench
+mounts hugetlbfs at /dev/hugepages where it is not mounted, reserves 3072
+pages (6 GiB) and gives both back at the end. Where that cannot be done,
+or with BENCH_HUGEPAGES=0, every process runs with --no-huge (4 KiB
+pages). The header line says which: memory=hugepages-2M or
+memory=no-huge (and why).
+
 Bounded: every process has a deadline and is stopped (TERM, then KILL, by
 its process group) on exit, Ctrl-C included. BENCH_SECONDS (default 3) is
 the length of each measurement, BENCH_ROUNDS (default 3) how many times
