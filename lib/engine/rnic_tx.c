@@ -648,30 +648,32 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 	return done;
 }
 
-/* One QP's turn on the TX role's active list; false when it went idle. */
+/* One QP's turn on the TX role's active list, at most @p budget packets;
+ * false when it went idle. */
 static bool
-tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int *work)
+tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int budget,
+	   unsigned int *work)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 	bool idle;
 
-	*work += req_qp_process(wk, qp, rnic_qp_state_get(qp), wk->dev->attr.burst, &idle,
-				&tx->st);
+	*work += req_qp_process(wk, qp, rnic_qp_state_get(qp), budget, &idle, &tx->st);
 	if (!rnic_txbuf_room(&tx->txb))
 		rnic_txbuf_flush(&tx->txb, &tx->st);
 	return !idle;
 }
 
 /*
- * The WQEScheduler's round robin, about one burst (the device's burst) a
- * pass: the next pass goes on where this one stopped, and a QP's turn
- * that starts below the burst may go past it by up to a burst. This
- * matches the RX role, which takes one burst a pass from each queue.
- * Unbounded, a pass over thousands of busy QPs put tens of thousands of
- * frames on the link at once; the peer's RX role (the same lcore, run
- * to completion) took them a burst a pass, so every frame waited behind
- * all the others and its mbuf and its QP's lines were out of cache when
- * they were read (16384 QPs: 1.35x, doc/benchmarks.md).
+ * The WQEScheduler's round robin, at most one burst (the device's burst)
+ * a pass: the next pass goes on where this one stopped (a QP whose turn
+ * the burst cut short waits for the next cycle). This matches the RX
+ * role, which takes one burst a pass from each queue. Unbounded, a pass
+ * over thousands of busy QPs put tens of thousands of frames on the link
+ * at once; the peer's RX role (the same lcore, run to completion) took
+ * them a burst a pass, so every frame waited behind all the others and
+ * its mbuf and its QP's lines were out of cache when they were read. A
+ * pass that went past the burst, even by a few packets, let that queue
+ * grow back in the end (doc/benchmarks.md).
  *
  * A cycle runs from index 0 to the end of the list: every QP on the list
  * when it starts gets a turn before it ends (a QP removed leaves the
@@ -686,17 +688,19 @@ tx_walk(struct rnic_worker *wk, unsigned int *work)
 	struct rnic_dev_tx *tx = &wk->tx;
 	struct rnic_qp_list *l = &tx->active;
 	uint32_t i = tx->cursor;
+	const unsigned int burst = wk->dev->attr.burst;
 	unsigned int sent = 0;
 
 	while (i < l->n) {
 		struct rnic_qp *qp = l->q[i];
 
-		if (sent >= wk->dev->attr.burst) {
+		if (sent >= burst) {
 			tx->cursor = i;
 			*work += sent;
 			return false;
 		}
-		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET && tx_qp_turn(wk, qp, &sent))
+		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET &&
+		    tx_qp_turn(wk, qp, burst - sent, &sent))
 			i++;
 		else
 			rnic_qp_list_del(l, i, &qp->req.scheduled);
