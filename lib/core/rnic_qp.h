@@ -74,7 +74,8 @@ struct rnic_qp_comp {
 	uint8_t in_read;         /* a multi-packet READ response is flowing */
 	uint8_t rd_resumed;      /* the head READ was re-asked from rd_psn */
 	uint8_t rnr_waiting;     /* an RNR NAK's wait runs on the wheel */
-	uint8_t loss_armed;      /* a loss timer SET is in force */
+	uint8_t loss_armed;      /* a loss timer SET is in force; W: RX;
+				  * R: TX ([MQ-ARM], mq_publish) */
 	uint32_t retry;          /* the QP's one retry count (IBA 9.7.6.1.3) */
 	uint32_t rnr_retry;      /* RNR retries left */
 	uint32_t acked_seq;      /* bumps on every release: forward progress */

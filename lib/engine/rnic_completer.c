@@ -1390,7 +1390,7 @@ loss_timer_set(struct rnic_worker *wk, struct rnic_qp *qp)
 		wk->rx.st.tx_full++;
 		return;
 	}
-	qp->comp.loss_armed = 1;
+	STORE_RLX(&qp->comp.loss_armed, 1);   /* [MQ-ARM]: TX may skip its kick */
 	qp->comp.arm_seq = qp->comp.acked_seq;
 	qp->comp.arm_alive = qp->comp.alive_seq;
 }
@@ -1407,7 +1407,7 @@ timer_state_ok(const struct rnic_qp *qp)
 static void
 loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
-	qp->comp.loss_armed = 0;   /* an expired timer is not running */
+	STORE_RLX(&qp->comp.loss_armed, 0);   /* not running; [MQ-ARM] */
 	if (!timer_state_ok(qp) || rnic_mq_empty_sc(&qp->req.mq))   /* [MQ-ARM] */
 		return;
 	if (qp->comp.acked_seq != qp->comp.arm_seq || qp->comp.rnr_waiting ||

@@ -224,11 +224,18 @@ mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 }
 
 /* Publish what this turn appended; the first entries of an empty list
- * ask RX to arm the loss timer ([MQ-ARM]). */
+ * ask RX to arm the loss timer ([MQ-ARM]), unless a timer is in force
+ * already: RX would do nothing with the kick then (rnic_comp_kick), and
+ * at thousands of QPs the kick ring and the QP's lines it reads again
+ * cost more than this load. [MQ-ARM]'s order covers it: the tail is
+ * stored and this flag loaded with sequential consistency, and RX clears
+ * the flag on expiry before its fence and its load of the tail, so
+ * either TX sees the flag clear and kicks, or RX sees the new entries
+ * and arms again. */
 static void
 mq_publish(struct rnic_qp *qp)
 {
-	if (rnic_mq_publish(&qp->req.mq))
+	if (rnic_mq_publish(&qp->req.mq) && !LOAD_SC(&qp->comp.loss_armed))
 		rnic_qp_kick(qp);
 }
 
