@@ -69,11 +69,10 @@ comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 static inline void
 comp_wqe_ok(struct rnic_qp *qp, uint32_t mq_flags, struct rnic_dev_stats *st)
 {
-	if (!(mq_flags & RNIC_MQF_SIGNALED)) {
-		STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
-		return;
-	}
-	rnic_complete_send(qp, RNIC_WC_SUCCESS, st);
+	if (!(mq_flags & RNIC_MQF_SIGNALED))
+		rnic_sq_retire(qp);
+	else
+		rnic_complete_send(qp, RNIC_WC_SUCCESS, st);
 }
 
 static inline struct rnic_mq_ent *

@@ -57,6 +57,14 @@ void rnic_nd_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
 /* Complete the QP's oldest send WQE (sq_done) with @p s: the completion
  * goes out when @p s is an error or the WQE is signaled. */
 void rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
+
+/* The oldest outstanding WQE is done and asks for no completion: free its
+ * send queue slot ([SQ-DONE]). */
+static inline void
+rnic_sq_retire(struct rnic_qp *qp)
+{
+	STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
+}
 /* Push @p wc to @p cq; an overflow moves @p qp to Error with one event. */
 void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 		   struct rnic_dev_stats *st);

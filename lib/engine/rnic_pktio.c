@@ -47,7 +47,7 @@ rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_st
 	struct rnic_wc wc;
 
 	if (s == RNIC_WC_SUCCESS && !(w->flags & RNIC_SEND_SIGNALED)) {
-		STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
+		rnic_sq_retire(qp);
 		return;
 	}
 	wc = (struct rnic_wc){
