@@ -95,6 +95,8 @@ rnic_l3_off(const struct rnic_l2l3 *l)
 static inline void
 rnic_rx_free_flush(struct rnic_worker *wk)
 {
+	if (wk->rx.n_free == 0)
+		return;
 	rte_pktmbuf_free_bulk(wk->rx.free, wk->rx.n_free);
 	wk->rx.n_free = 0;
 }

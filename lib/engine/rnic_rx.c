@@ -287,7 +287,8 @@ rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool st
 		rx_one(wk, pkts[i], st);
 		pkts[nfree++] = pkts[i];
 	}
-	rte_pktmbuf_free_bulk(pkts, nfree);
+	if (nfree != 0)
+		rte_pktmbuf_free_bulk(pkts, nfree);
 }
 
 unsigned int

@@ -698,6 +698,9 @@ tx_walk(struct rnic_worker *wk, unsigned int *work)
 	const unsigned int burst = wk->dev->attr.burst;
 	unsigned int sent = 0;
 
+	if (l->n == 0)
+		return true;
+	tx->now = rte_rdtsc();
 	while (i < l->n) {
 		struct rnic_qp *qp = l->q[i];
 
@@ -725,7 +728,6 @@ rnic_worker_poll_tx(struct rnic_worker *wk)
 	bool cycle_done;
 
 	rnic_txbuf_flush(&tx->txb, &tx->st);
-	tx->now = rte_rdtsc();
 	work += doorbell_process(wk, &tx->st);
 	cycle_done = tx_walk(wk, &work);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
