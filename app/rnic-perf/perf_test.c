@@ -37,6 +37,7 @@
 
 #include "perf.h"
 #include "rnic_attach.h"
+#include "rnic_trace.h"
 
 volatile int perf_quit;
 
@@ -1058,6 +1059,7 @@ pong_step(struct lat_side *l)
 		uint8_t m = *t;
 
 		if (m != l->last && m != 0) {
+			RNIC_TRACE(RNIC_TP_APP_SEEN, 1);
 			l->last = m;
 			side_local(l->s)[l->size - 1] = m;
 			if (lat_post(l, m) != 0)
@@ -1186,8 +1188,10 @@ lat_loop(const struct perf_opts *o, struct lat_side *ping, struct lat_side *pong
 					return -1;
 				got = r > 0;
 			}
-			if (got)
+			if (got) {
+				RNIC_TRACE(RNIC_TP_APP_SEEN, 0);
 				break;
+			}
 			if (pong != NULL && pong_step(pong) < 0)
 				return -1;
 			perf_poll(false);

@@ -33,6 +33,11 @@
 #include "rnic_config.h"
 #include "perf.h"
 #include "perftest_oob.h"
+#include "rnic_trace.h"
+
+/* RNIC_LAT_TRACE=FILE: the records kept (16 B each; write_lat takes about
+ * 20 per round trip, so a second or two of it). */
+#define TRACE_RECS (1u << 22)
 
 /* rnic-perf's own log type ("rnic_perf.app"). */
 RTE_LOG_REGISTER(rnic_perf_logtype, rnic_perf.app, INFO);
@@ -440,6 +445,7 @@ main(int argc, char **argv)
 	static struct perf_run r = { .oob = { .fd = -1, .listen_fd = -1 } };
 	char **eal_argv = argv;
 	int eal_argc = argc, rc, status;
+	const char *trace;
 	bool eal_from_cfg;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -468,8 +474,18 @@ main(int argc, char **argv)
 		argv += rc;
 	}
 	status = parse_run(&r, argc, argv);
+	trace = getenv("RNIC_LAT_TRACE");
+	if (status == 0 && trace != NULL && (rc = rnic_trace_start(TRACE_RECS)) != 0) {
+		fprintf(stderr, "rnic-perf: RNIC_LAT_TRACE: %s (build with meson -Dlat_trace=true)\n",
+			strerror(-rc));
+		status = 1;
+	}
 	if (status == 0)
 		status = run_test(&r);
+	if (trace != NULL && status == 0 && (rc = rnic_trace_dump(trace)) != 0) {
+		fprintf(stderr, "rnic-perf: RNIC_LAT_TRACE %s: %s\n", trace, strerror(-rc));
+		status = 1;
+	}
 	rnic_app_capture_uninit();
 	perf_oob_close(&r.oob);
 	rnic_config_free(r.cfg);

@@ -6,6 +6,7 @@
 #include "rnic_core.h"
 #include "rnic_engine.h"
 #include "rnic_timer.h"
+#include "rnic_trace.h"
 
 /* AckReq policy (IBA 9.7.6.1.1 leaves it to the requester): the last
  * packet of each message, and every Nth PSN so that the send window

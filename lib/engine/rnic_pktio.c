@@ -138,7 +138,9 @@ rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st)
 
 	if (b->n == 0)
 		return 0;
+	RNIC_TRACE(RNIC_TP_TX_FLUSH, b->n);
 	sent = rte_eth_tx_burst(b->port, b->queue, b->pkts, (uint16_t)b->n);
+	RNIC_TRACE(RNIC_TP_TX_DONE, sent);
 	if (sent < b->n) {
 		memmove(b->pkts, b->pkts + sent, (b->n - sent) * sizeof(b->pkts[0]));
 		st->tx_full++;

@@ -98,6 +98,7 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 	st->rx_pkts++;
 	st->rx_bytes += m->pkt_len;
 	e = rnic_pkt_parse_mbuf(m, true, &pkt);
+	RNIC_TRACE(RNIC_TP_PARSED, e);
 	if (e != RNIC_PKT_ERR_OK) {
 		rx_not_roce(wk, m, e, st);
 		return;
@@ -146,6 +147,7 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 		rnic_comp_rx(wk, qp, m, &pkt);
 	else
 		rnic_resp_rx(wk, qp, m, &pkt);
+	RNIC_TRACE(RNIC_TP_HANDLED, pkt.bth.opcode);
 }
 
 /* Kicks (rnic_qp_kick): QPs another thread asked the completer about. */
@@ -315,6 +317,8 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 		if (RNIC_TXBUF_SIZE - rx->txb.n < (uint32_t)burst * 2)
 			break;
 		n = rte_eth_rx_burst(dev->port_id, (uint16_t)(wk->rxq_first + q), pkts, burst);
+		if (n != 0)
+			RNIC_TRACE(RNIC_TP_RX_BURST, n);
 		rx_burst(wk, pkts, n, steer, st);
 		work += n;
 	}
@@ -328,6 +332,8 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	work += rnic_comp_timer_events(wk);
 	rnic_rx_free_flush(wk);
 	rnic_txbuf_flush(&rx->txb, st);
+	if (work != 0)
+		RNIC_TRACE(RNIC_TP_RX_END, work);
 	rnic_dev_iter_done(&rx->iter);
 	return work;
 }

@@ -729,6 +729,8 @@ rnic_worker_poll_tx(struct rnic_worker *wk)
 
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	work += doorbell_process(wk, &tx->st);
+	if (work != 0)
+		RNIC_TRACE(RNIC_TP_DOORBELL, work);
 	cycle_done = tx_walk(wk, &work);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	if (cycle_done)

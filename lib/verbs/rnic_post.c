@@ -194,6 +194,7 @@ rnic_post_send(struct rnic_qp *qp, struct rnic_send_wr *wr, struct rnic_send_wr 
 {
 	int rc = -EINVAL;
 
+	RNIC_TRACE(RNIC_TP_POST, 0);
 	if (qp != NULL && RNIC_REMOTE(rnic_obj_dev(qp)))
 		return rnic_obj_dev(qp)->ops->post_send(qp, wr, bad_wr);
 	if (qp != NULL && wr != NULL && send_state_ok(qp))

@@ -11,6 +11,7 @@
 
 #include "rnic_core.h"
 #include "rnic_verbs.h"
+#include "rnic_trace.h"
 
 extern int rnic_verbs_logtype;
 #define RNIC_LOG(level, fmt, ...) RNIC_LOG_T(rnic_verbs_logtype, level, fmt, ##__VA_ARGS__)
