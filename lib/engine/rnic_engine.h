@@ -21,6 +21,13 @@ extern "C" {
  * Each role of each worker has one caller at a time; a run-to-completion
  * lcore calls all three in turn. @return work done (packets, doorbells
  * or events handled).
+ *
+ * An RX pass that delivered a message (a WRITE's last byte placed, a
+ * receive completed) keeps the frames it built, that message's ACK
+ * among them, until the next RX pass begins, so that a caller polling
+ * between passes sees the message first. Such a caller keeps polling
+ * until rnic_dev_tx_backlog() is 0 before it stops (its peer waits for
+ * that ACK); an engine lcore's next pass follows at once.
  */
 unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
 
@@ -57,7 +64,8 @@ bool rnic_lcore_cpu_shared(unsigned int lcore_id);
 
 /**
  * Packets the engine has built but not yet handed to the port (its
- * software TX buffers, requests and responses). Any thread may call it;
+ * software TX buffers, requests and responses, including the ACKs an RX
+ * pass that delivered a message keeps for the next). Any thread may call it;
  * 0 after rnic_qp_sq_pending() reached 0 means every packet of those
  * WQEs went through rte_eth_tx_burst.
  */

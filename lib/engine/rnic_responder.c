@@ -469,6 +469,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 	wc.imm_data = imm_or_inv;
 	STORE_REL(&qp->resp.rq_ci, qp->resp.rq_ci + 1);   /* [RQ-CI] */
 	qp->resp.rwqe_active = 0;
+	qp->w->rx.delivered = 1;
 	rnic_complete(qp, qp->rcq, &wc, st);
 }
 
@@ -1216,6 +1217,7 @@ resp_write(struct resp_ctx *c)
 		recv_complete(c->qp, RNIC_WC_SUCCESS, RNIC_WC_RECV_RDMA_WITH_IMM,
 			      RNIC_WC_WITH_IMM, rs->wr_total, (uint32_t)pkt->ext.imm, 0, c->st);
 	}
+	c->wk->rx.delivered = 1;   /* an application may watch its last byte */
 	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
 	return RESP_ACKNOWLEDGE;
 }

@@ -304,6 +304,7 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	const bool steer = dev->n_workers > 1;
 	unsigned int work = 0, n;
 
+	/* What the last pass built and kept goes to the port first. */
 	rnic_txbuf_flush(&rx->txb, st);
 	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->arp_req_gen) != rx->arp_req_sent))
 		rnic_arp_request(wk, st);
@@ -312,11 +313,15 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	work += rx_kicks(wk, st);
 	work += rnic_resp_pump_reads(wk);
 	/* Each request can need one response right away: only take in
-	 * what the response buffer can answer. */
-	for (uint16_t q = 0; q < wk->nb_rxq; q++) {
+	 * what the response buffer can answer. The queues from the last:
+	 * on a link that pairs queues (net_memif) a softrnic peer's
+	 * responses arrive on the odd one (plan_queues), and a pass that
+	 * takes requests last ends on the message an application waits
+	 * for, not on the ACK behind it. */
+	for (uint16_t i = wk->nb_rxq; i-- > 0; ) {
 		if (RNIC_TXBUF_SIZE - rx->txb.n < (uint32_t)burst * 2)
 			break;
-		n = rte_eth_rx_burst(dev->port_id, (uint16_t)(wk->rxq_first + q), pkts, burst);
+		n = rte_eth_rx_burst(dev->port_id, (uint16_t)(wk->rxq_first + i), pkts, burst);
 		if (n != 0)
 			RNIC_TRACE(RNIC_TP_RX_BURST, n);
 		rx_burst(wk, pkts, n, steer, st);
@@ -331,7 +336,18 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	work += rnic_comp_rexmit(wk);
 	work += rnic_comp_timer_events(wk);
 	rnic_rx_free_flush(wk);
-	rnic_txbuf_flush(&rx->txb, st);
+	/* A pass that ended a request message or completed a receive (the
+	 * responder says so) keeps the frames it built, the message's ACK
+	 * among them, for the start of the next pass: run to completion
+	 * (the application polls on this lcore between passes) the
+	 * application so sees the message before the rte_eth_tx_burst of
+	 * its ACK, not after (write_lat, doc/benchmarks.md). The frames are
+	 * built, so nothing that happens to their QPs meanwhile holds them
+	 * back, and rnic_dev_tx_backlog counts them. Any other pass (READ
+	 * responses, resends) sends at once. */
+	if (!rx->delivered)
+		rnic_txbuf_flush(&rx->txb, st);
+	rx->delivered = 0;
 	if (work != 0)
 		RNIC_TRACE(RNIC_TP_RX_END, work);
 	rnic_dev_iter_done(&rx->iter);

@@ -365,6 +365,51 @@ test_round_robin(enum rnic_mtu mtu)
 	return 0;
 }
 
+/*
+ * The responder's ACK goes out a pass after the WRITE it answers
+ * (rnic_worker_poll_rx): an application polling B by hand that sees the
+ * data after a pass and destroys its QP at once must still leave the
+ * requester a successful completion, not resends into a QP that is gone
+ * until the retries run out.
+ */
+static int
+test_ack_after_reset(enum rnic_mtu mtu)
+{
+	struct rnic_qp *qa = mkqp(&A, RNIC_QPT_RC), *qb = mkqp(&B, RNIC_QPT_RC);
+	struct rnic_sge sge = { (uintptr_t)A.buf, 8, 0 };
+	struct rnic_send_wr wr = { .wr_id = 0xac, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_RDMA_WRITE,
+				   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	struct rnic_wc wc;
+	int pass, n = 0;
+
+	VERIFY(qa && qb && qp_connect(qa, &B, qb, mtu, 300, 400) == 0 &&
+	       qp_connect(qb, &A, qa, mtu, 400, 300) == 0, "QP pair");
+	sge.lkey = rnic_mr_lkey(A.mr);
+	memcpy(A.buf, "ack-rst!", 8);
+	memset(B.buf, 0, 8);
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+	for (pass = 0; pass < 100 && memcmp(B.buf, "ack-rst!", 8) != 0; pass++) {
+		rnic_dev_poll(A.dev, RNIC_ROLE_ALL);
+		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
+	}
+	VERIFY(pass < 100, "the WRITE never reached B");
+	VERIFY(rnic_poll_cq(A.cq, 1, &wc) == 0, "A completed before B's ACK was sent");
+	VERIFY(rnic_destroy_qp(qb) == 0, "destroy B's QP");
+	for (pass = 0; pass < 1000 && n == 0; pass++) {
+		poll_all();
+		n = rnic_poll_cq(A.cq, 1, &wc);
+	}
+	VERIFY(n == 1 && wc.wr_id == 0xac && wc.status == RNIC_WC_SUCCESS,
+	       "the requester's completion after B reset its QP: %d, status %s", n,
+	       n == 1 ? rnic_wc_status_str(wc.status) : "none");
+	rnic_destroy_qp(qa);
+	printf("ok the ACK of a WRITE seen before its QP was destroyed still went out\n");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -441,8 +486,10 @@ main(int argc, char **argv)
 		}
 		RUN(test_atomics(ra));
 		RUN(test_pipeline(ra, rb));
-		if (mi == 0 && n_workers == 1)
+		if (mi == 0 && n_workers == 1) {
 			RUN(test_round_robin(mtus[mi]));
+			RUN(test_ack_after_reset(mtus[mi]));
+		}
 		if (mi == RTE_DIM(mtus) - 1)
 			RUN(test_remote_access(ra, rb));
 		printf("pmtu %u done: %d passed, %d failed so far\n", pmtu, n_pass, n_fail);
