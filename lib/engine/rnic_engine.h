@@ -22,12 +22,13 @@ extern "C" {
  * lcore calls all three in turn. @return work done (packets, doorbells
  * or events handled).
  *
- * An RX pass that delivered a message (a WRITE's last byte placed, a
- * receive completed) keeps the frames it built, that message's ACK
- * among them, until the next RX pass begins, so that a caller polling
- * between passes sees the message first. Such a caller keeps polling
- * until rnic_dev_tx_backlog() is 0 before it stops (its peer waits for
- * that ACK); an engine lcore's next pass follows at once.
+ * On a device no lcore polls (rnic_dev_set_polled false: the caller's
+ * thread polls it), an RX pass that delivered a message (a WRITE's last
+ * byte placed, a receive completed) keeps the frames it built, that
+ * message's ACK among them, until the next RX pass begins, so that the
+ * caller sees the message first. Such a caller keeps polling until
+ * rnic_dev_tx_backlog() is 0 before it stops (its peer waits for that
+ * ACK).
  */
 unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
 

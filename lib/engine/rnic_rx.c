@@ -336,16 +336,17 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	work += rnic_comp_rexmit(wk);
 	work += rnic_comp_timer_events(wk);
 	rnic_rx_free_flush(wk);
-	/* A pass that ended a request message or completed a receive (the
-	 * responder says so) keeps the frames it built, the message's ACK
-	 * among them, for the start of the next pass: run to completion
-	 * (the application polls on this lcore between passes) the
+	/* Where the application's thread polls the engine itself (no lcore
+	 * does: [POLLED]), a pass that ended a request message or completed
+	 * a receive (the responder says so) keeps the frames it built, the
+	 * message's ACK among them, for the start of the next pass: the
 	 * application so sees the message before the rte_eth_tx_burst of
 	 * its ACK, not after (write_lat, doc/benchmarks.md). The frames are
 	 * built, so nothing that happens to their QPs meanwhile holds them
 	 * back, and rnic_dev_tx_backlog counts them. Any other pass (READ
-	 * responses, resends) sends at once. */
-	if (!rx->delivered)
+	 * responses, resends), and every pass of an engine lcore (where the
+	 * ACK would only wait), sends at once. */
+	if (!rx->delivered || LOAD_RLX(&dev->polled))   /* [POLLED] */
 		rnic_txbuf_flush(&rx->txb, st);
 	rx->delivered = 0;
 	if (work != 0)
