@@ -15,7 +15,8 @@ fi
 ninja -C build-trace app/rnic-perf/rnic-perf >/dev/null
 perf=build-trace/app/rnic-perf/rnic-perf
 tmp=$(mktemp -d /tmp/lat-trace.XXXXXX)
-trap 'kill $srv 2>/dev/null || true; rm -rf "$tmp"' EXIT
+srv=
+trap '[ -z "$srv" ] || kill "$srv" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 port=$((20000 + $$ % 10000))
 eal=(--no-huge --no-pci --no-shconf --no-telemetry --log-level=pmd.net.memif:error
      --log-level='*:warning' -m 1024)
@@ -27,5 +28,6 @@ srv=$!
 RNIC_LAT_TRACE=$tmp/client.bin timeout $((secs + 60)) $perf "${eal[@]}" --file-prefix=lt$$c \
     --lcores=0@0 --vdev=net_memif0,role=client,socket=$tmp/memif.sock,socket-abstract=no -- \
     --link memif --client -p $port write_lat -s 2 -D "$secs" --no-progress | tail -n 3
-wait $srv
+wait "$srv"
+srv=
 python3 scripts/lat-trace.py "$tmp/client.bin" "$tmp/server.bin"

@@ -102,8 +102,8 @@ struct rnic_dev_rx {
 	uint32_t arp_req_sent;   /* [ARP-REQ] the last arp_req_gen served */
 	uint32_t nd_req_sent;    /* [ARP-REQ] the last nd_req_gen served */
 	uint32_t delivered;      /* this pass ended a request message or completed a
-				  * receive: its frames wait for the next pass
-				  * (rnic_worker_poll_rx) */
+				  * receive: where no lcore polls, its frames wait
+				  * for the next pass (rnic_worker_poll_rx) */
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;
 	uint64_t iter;           /* [ITER] */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Latency trace: a TSC stamp at each step a message takes through the
- * engine (doc/benchmarks.md, "Where write_lat's time goes"). Built only
+ * engine (doc/benchmarks.md, "Latency (2026-11-27)"). Built only
  * with meson -Dlat_trace=true; otherwise RNIC_TRACE compiles to nothing
  * and rnic_trace_start() returns -ENOTSUP.
  *
