@@ -396,6 +396,8 @@ test_ack_after_reset(enum rnic_mtu mtu)
 		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
 	}
 	VERIFY(pass < 100, "the WRITE never reached B");
+	/* polled by this thread: the pass that placed it kept its ACK */
+	VERIFY(rnic_dev_tx_backlog(B.dev) > 0, "B sent the ACK in the pass that placed the data");
 	VERIFY(rnic_poll_cq(A.cq, 1, &wc) == 0, "A completed before B's ACK was sent");
 	VERIFY(rnic_destroy_qp(qb) == 0, "destroy B's QP");
 	for (pass = 0; pass < 1000 && n == 0; pass++) {
@@ -407,6 +409,49 @@ test_ack_after_reset(enum rnic_mtu mtu)
 	       n == 1 ? rnic_wc_status_str(wc.status) : "none");
 	rnic_destroy_qp(qa);
 	printf("ok the ACK of a WRITE seen before its QP was destroyed still went out\n");
+	return 0;
+}
+
+/* Where an lcore polls the device ([POLLED]) the application does not
+ * wait for the pass to end: the pass that places a WRITE sends its ACK. */
+static int
+test_ack_polled(enum rnic_mtu mtu)
+{
+	struct rnic_qp *qa = mkqp(&A, RNIC_QPT_RC), *qb = mkqp(&B, RNIC_QPT_RC);
+	struct rnic_sge sge = { (uintptr_t)A.buf, 8, 0 };
+	struct rnic_send_wr wr = { .wr_id = 0xad, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_RDMA_WRITE,
+				   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	struct rnic_dev_stats s0, s1;
+	struct rnic_wc wc;
+	int pass;
+	bool kept;
+
+	VERIFY(qa && qb && qp_connect(qa, &B, qb, mtu, 500, 600) == 0 &&
+	       qp_connect(qb, &A, qa, mtu, 600, 500) == 0, "QP pair");
+	sge.lkey = rnic_mr_lkey(A.mr);
+	memcpy(A.buf, "ack-pol!", 8);
+	memset(B.buf, 0, 8);
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+	rnic_dev_stats_get(B.dev, &s0);
+	rnic_dev_set_polled(B.dev, true);   /* as if an lcore polled it */
+	for (pass = 0; pass < 100 && memcmp(B.buf, "ack-pol!", 8) != 0; pass++) {
+		rnic_dev_poll(A.dev, RNIC_ROLE_ALL);
+		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
+	}
+	kept = rnic_dev_tx_backlog(B.dev) != 0;
+	rnic_dev_stats_get(B.dev, &s1);
+	rnic_dev_set_polled(B.dev, false);
+	VERIFY(pass < 100, "the WRITE never reached B");
+	VERIFY(!kept && s1.acks_sent > s0.acks_sent,
+	       "B kept the ACK (backlog) or sent none");
+	VERIFY(test_wait_wc(A.cq, &wc, 1, 20000000, poll_all) == 1 &&
+	       wc.status == RNIC_WC_SUCCESS && wc.wr_id == 0xad, "A's completion");
+	rnic_destroy_qp(qa);
+	rnic_destroy_qp(qb);
+	printf("ok a device an lcore polls sends the ACK in the pass that placed the data\n");
 	return 0;
 }
 
@@ -489,6 +534,7 @@ main(int argc, char **argv)
 		if (mi == 0 && n_workers == 1) {
 			RUN(test_round_robin(mtus[mi]));
 			RUN(test_ack_after_reset(mtus[mi]));
+			RUN(test_ack_polled(mtus[mi]));
 		}
 		if (mi == RTE_DIM(mtus) - 1)
 			RUN(test_remote_access(ra, rb));
