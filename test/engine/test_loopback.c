@@ -366,6 +366,39 @@ test_round_robin(enum rnic_mtu mtu)
 }
 
 /*
+ * A connected RC pair (*qa on A, *qb on B) and an 8-byte signaled WRITE of
+ * @p tag from A to B (@p wr_id), polled pass by pass (A, then B) until B's
+ * memory shows it: 0, or -1 when the pair failed or it never arrived.
+ */
+static int
+ack_write_seen(enum rnic_mtu mtu, uint32_t psn, const char tag[8], uint64_t wr_id,
+	       struct rnic_qp **qa, struct rnic_qp **qb)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf, 8, 0 };
+	struct rnic_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				   .opcode = RNIC_WR_RDMA_WRITE,
+				   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	int pass;
+
+	*qa = mkqp(&A, RNIC_QPT_RC);
+	*qb = mkqp(&B, RNIC_QPT_RC);
+	VERIFY(*qa && *qb && qp_connect(*qa, &B, *qb, mtu, psn, psn + 100) == 0 &&
+	       qp_connect(*qb, &A, *qa, mtu, psn + 100, psn) == 0, "QP pair");
+	sge.lkey = rnic_mr_lkey(A.mr);
+	memcpy(A.buf, tag, 8);
+	memset(B.buf, 0, 8);
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	VERIFY(rnic_post_send(*qa, &wr, &bad) == 0, "post");
+	for (pass = 0; pass < 100 && memcmp(B.buf, tag, 8) != 0; pass++) {
+		rnic_dev_poll(A.dev, RNIC_ROLE_ALL);
+		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
+	}
+	VERIFY(pass < 100, "the WRITE never reached B");
+	return 0;
+}
+
+/*
  * The responder's ACK goes out a pass after the WRITE it answers
  * (rnic_worker_poll_rx): an application polling B by hand that sees the
  * data after a pass and destroys its QP at once must still leave the
@@ -375,32 +408,16 @@ test_round_robin(enum rnic_mtu mtu)
 static int
 test_ack_after_reset(enum rnic_mtu mtu)
 {
-	struct rnic_qp *qa = mkqp(&A, RNIC_QPT_RC), *qb = mkqp(&B, RNIC_QPT_RC);
-	struct rnic_sge sge = { (uintptr_t)A.buf, 8, 0 };
-	struct rnic_send_wr wr = { .wr_id = 0xac, .sg_list = &sge, .num_sge = 1,
-				   .opcode = RNIC_WR_RDMA_WRITE,
-				   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	struct rnic_qp *qa, *qb;
 	struct rnic_wc wc;
-	int pass, n = 0;
+	int n = 0;
 
-	VERIFY(qa && qb && qp_connect(qa, &B, qb, mtu, 300, 400) == 0 &&
-	       qp_connect(qb, &A, qa, mtu, 400, 300) == 0, "QP pair");
-	sge.lkey = rnic_mr_lkey(A.mr);
-	memcpy(A.buf, "ack-rst!", 8);
-	memset(B.buf, 0, 8);
-	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
-	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
-	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
-	for (pass = 0; pass < 100 && memcmp(B.buf, "ack-rst!", 8) != 0; pass++) {
-		rnic_dev_poll(A.dev, RNIC_ROLE_ALL);
-		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
-	}
-	VERIFY(pass < 100, "the WRITE never reached B");
+	VERIFY(ack_write_seen(mtu, 300, "ack-rst!", 0xac, &qa, &qb) == 0, "WRITE");
 	/* polled by this thread: the pass that placed it kept its ACK */
 	VERIFY(rnic_dev_tx_backlog(B.dev) > 0, "B sent the ACK in the pass that placed the data");
 	VERIFY(rnic_poll_cq(A.cq, 1, &wc) == 0, "A completed before B's ACK was sent");
 	VERIFY(rnic_destroy_qp(qb) == 0, "destroy B's QP");
-	for (pass = 0; pass < 1000 && n == 0; pass++) {
+	for (int pass = 0; pass < 1000 && n == 0; pass++) {
 		poll_all();
 		n = rnic_poll_cq(A.cq, 1, &wc);
 	}
@@ -417,34 +434,19 @@ test_ack_after_reset(enum rnic_mtu mtu)
 static int
 test_ack_polled(enum rnic_mtu mtu)
 {
-	struct rnic_qp *qa = mkqp(&A, RNIC_QPT_RC), *qb = mkqp(&B, RNIC_QPT_RC);
-	struct rnic_sge sge = { (uintptr_t)A.buf, 8, 0 };
-	struct rnic_send_wr wr = { .wr_id = 0xad, .sg_list = &sge, .num_sge = 1,
-				   .opcode = RNIC_WR_RDMA_WRITE,
-				   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	struct rnic_qp *qa, *qb;
 	struct rnic_dev_stats s0, s1;
 	struct rnic_wc wc;
-	int pass;
 	bool kept;
+	int rc;
 
-	VERIFY(qa && qb && qp_connect(qa, &B, qb, mtu, 500, 600) == 0 &&
-	       qp_connect(qb, &A, qa, mtu, 600, 500) == 0, "QP pair");
-	sge.lkey = rnic_mr_lkey(A.mr);
-	memcpy(A.buf, "ack-pol!", 8);
-	memset(B.buf, 0, 8);
-	wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
-	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
-	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
 	rnic_dev_stats_get(B.dev, &s0);
 	rnic_dev_set_polled(B.dev, true);   /* as if an lcore polled it */
-	for (pass = 0; pass < 100 && memcmp(B.buf, "ack-pol!", 8) != 0; pass++) {
-		rnic_dev_poll(A.dev, RNIC_ROLE_ALL);
-		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
-	}
+	rc = ack_write_seen(mtu, 500, "ack-pol!", 0xad, &qa, &qb);
 	kept = rnic_dev_tx_backlog(B.dev) != 0;
 	rnic_dev_stats_get(B.dev, &s1);
 	rnic_dev_set_polled(B.dev, false);
-	VERIFY(pass < 100, "the WRITE never reached B");
+	VERIFY(rc == 0, "WRITE");
 	VERIFY(!kept && s1.acks_sent > s0.acks_sent,
 	       "B kept the ACK (backlog) or sent none");
 	VERIFY(test_wait_wc(A.cq, &wc, 1, 20000000, poll_all) == 1 &&
