@@ -276,7 +276,8 @@ rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp)
 {
 	struct rnic_worker *w = qp->w;
 
-	RTE_SET_USED(dev);
+	if (dev->forget_hook != NULL)
+		dev->forget_hook(qp);
 	list_forget(&w->tx.active, qp, &qp->req.scheduled);
 	list_forget(&w->rx.rd_active, qp, &qp->resp.rd_active);
 	list_forget(&w->rx.acks, qp, &qp->resp.on_ack_list);

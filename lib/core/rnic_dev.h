@@ -104,6 +104,9 @@ struct rnic_dev_rx {
 	uint32_t delivered;      /* this pass ended a request message or completed a
 				  * receive: where no lcore polls, its frames wait
 				  * for the next pass (rnic_worker_poll_rx) */
+	uint32_t acks_owed;      /* [ACK-OWED] the ACKs on acks wait for the start
+				  * of the next pass (rnic_worker_poll_rx); W: the
+				  * RX role, relaxed; R: any (rnic_dev_tx_backlog) */
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;
 	uint64_t iter;           /* [ITER] */
@@ -165,6 +168,9 @@ struct rnic_worker {
 typedef void rnic_dev_hook_t(struct rnic_device *dev);
 #define RNIC_DEV_HOOKS 4
 
+/* Called by rnic_dev_forget_qp before @p qp leaves the role lists. */
+typedef void rnic_dev_qp_hook_t(struct rnic_qp *qp);
+
 struct rnic_device {
 	/* Control thread (set at creation unless noted) */
 	struct rnic_dev_attr attr;
@@ -210,6 +216,9 @@ struct rnic_device {
 	struct rnic_qp *graveyard;    /* destroyed while the roles did not
 				       * answer: freed with the device */
 	rnic_dev_hook_t *destroy_hooks[RNIC_DEV_HOOKS];
+	/* [ACK-OWED] set by the engine, on the thread that polls the device,
+	 * the first time a pass leaves an ACK owed: sends what @p qp owes */
+	rnic_dev_qp_hook_t *forget_hook;
 	/* Unacknowledged requests may hold at most mq_limit mbufs (7/8 of
 	 * the pool, shared out among the workers): the rest stays for
 	 * responses and ACKs, so two engines can never hold each other's
@@ -257,8 +266,9 @@ bool rnic_dev_quiesce(struct rnic_device *dev);
 /*
  * Control thread, and only while no role runs (nobody polls the device,
  * or the caller is the one that does): take @p qp off every role's work
- * list (of its worker). With lcores polling, rnic_dev_quiesce does this
- * instead ([QP-DEAD]).
+ * list (of its worker), after the engine's forget_hook has sent what the
+ * QP still owed ([ACK-OWED]). With lcores polling, rnic_dev_quiesce does
+ * this instead ([QP-DEAD]).
  */
 void rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp);
 

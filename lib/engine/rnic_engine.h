@@ -24,11 +24,11 @@ extern "C" {
  *
  * On a device no lcore polls (rnic_dev_set_polled false: the caller's
  * thread polls it), an RX pass that delivered a message (a WRITE's last
- * byte placed, a receive completed) keeps the frames it built, that
- * message's ACK among them, until the next RX pass begins, so that the
+ * byte placed, a receive completed) leaves that message's ACK owed, and
+ * keeps the frames it built, until the next RX pass begins, so that the
  * caller sees the message first. Such a caller keeps polling until
  * rnic_dev_tx_backlog() is 0 before it stops (its peer waits for that
- * ACK).
+ * ACK); resetting or destroying the QP sends what it owes.
  */
 unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
 
@@ -66,7 +66,8 @@ bool rnic_lcore_cpu_shared(unsigned int lcore_id);
 /**
  * Packets the engine has built but not yet handed to the port (its
  * software TX buffers, requests and responses, including the ACKs an RX
- * pass that delivered a message keeps for the next). Any thread may call it;
+ * pass that delivered a message leaves to the next; those count at least
+ * one). Any thread may call it;
  * 0 after rnic_qp_sq_pending() reached 0 means every packet of those
  * WQEs went through rte_eth_tx_burst.
  */

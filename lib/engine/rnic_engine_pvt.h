@@ -23,6 +23,9 @@ void rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m
 		  const struct rnic_pkt *pkt);
 unsigned int rnic_resp_pump_reads(struct rnic_worker *wk);
 void rnic_resp_flush_acks(struct rnic_worker *wk);
+/* [ACK-OWED] Where the application's thread polls: leave the coalesced
+ * ACKs to the start of the next pass (rnic_worker_poll_rx). */
+void rnic_resp_owe_acks(struct rnic_worker *wk);
 void rnic_resp_flush_rq(struct rnic_qp *qp);
 
 /* Completer / requester receive (rnic_completer.c), RX role. */

@@ -155,7 +155,8 @@ rnic_dev_tx_backlog(const struct rnic_device *dev)
 
 	for (unsigned int w = 0; w < dev->n_workers; w++)
 		n += LOAD_ACQ(&dev->workers[w].tx.txb.n) +
-		     LOAD_ACQ(&dev->workers[w].rx.txb.n);   /* [TXB] */
+		     LOAD_ACQ(&dev->workers[w].rx.txb.n) +   /* [TXB] */
+		     LOAD_RLX(&dev->workers[w].rx.acks_owed);   /* [ACK-OWED] */
 	return n;
 }
 

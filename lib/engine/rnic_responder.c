@@ -293,6 +293,42 @@ rnic_resp_flush_acks(struct rnic_worker *wk)
 			  ack_turn);
 }
 
+/*
+ * [ACK-OWED] rnic_dev_forget_qp's hook: @p qp leaves the role lists (a
+ * reset or a destroy on the thread that polls the device) while the last
+ * pass left its ACK or NAK owed. The application may have seen the data it
+ * acknowledges already, so it is sent now, or the requester would resend
+ * into a QP that is gone until its retries ran out. The QP is being reset:
+ * a fatal NAK does not move it to Error.
+ */
+static void
+resp_forget(struct rnic_qp *qp)
+{
+	struct rnic_worker *wk = qp->w;
+	struct rnic_qp_resp *rs = &qp->resp;
+	uint8_t syn = rs->ack_syn;
+
+	if (!wk->rx.acks_owed || !rs->on_ack_list || !rs->ack_pending || rs->rd_active)
+		return;
+	if (syn_is(syn, RNIC_AETH_ACK))
+		syn = ack_syndrome(qp);
+	send_aeth(wk, qp, syn, rs->ack_psn, rs->ack_msn, &wk->rx.st);
+	rs->ack_pending = 0;
+	rs->fatal = 0;
+}
+
+void
+rnic_resp_owe_acks(struct rnic_worker *wk)
+{
+	struct rnic_device *dev = wk->dev;
+
+	if (wk->rx.acks.n == 0)
+		return;
+	if (unlikely(dev->forget_hook == NULL))
+		dev->forget_hook = resp_forget;   /* this thread is the control thread */
+	STORE_RLX(&wk->rx.acks_owed, 1);   /* [ACK-OWED] R: rnic_dev_tx_backlog */
+}
+
 /* ------------------------------------------------------------------ */
 /* READ responses and queued atomic ACKs, in PSN order                  */
 /* ------------------------------------------------------------------ */

@@ -303,8 +303,13 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	uint16_t burst = dev->attr.burst;
 	const bool steer = dev->n_workers > 1;
 	unsigned int work = 0, n;
+	bool keep;
 
-	/* What the last pass built and kept goes to the port first. */
+	/* What the last pass owed and kept goes to the port first. */
+	if (rx->acks_owed) {
+		STORE_RLX(&rx->acks_owed, 0);   /* [ACK-OWED] */
+		rnic_resp_flush_acks(wk);
+	}
 	rnic_txbuf_flush(&rx->txb, st);
 	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->arp_req_gen) != rx->arp_req_sent))
 		rnic_arp_request(wk, st);
@@ -332,21 +337,25 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 		rx_burst(wk, pkts, n, false, st);
 		work += n;
 	}
-	rnic_resp_flush_acks(wk);
+	/* Where the application's thread polls the engine itself (no lcore
+	 * does: [POLLED]), a pass that ended a request message or completed
+	 * a receive (the responder says so) leaves its ACKs owed and keeps
+	 * the frames it built for the start of the next pass ([ACK-OWED]):
+	 * the application so sees the message before the ACK's build and
+	 * rte_eth_tx_burst, and its reply goes out before them (write_lat,
+	 * doc/benchmarks.md). rnic_dev_tx_backlog counts both, and a QP reset
+	 * or destroyed meanwhile sends what it owes first (rnic_dev_forget_qp).
+	 * Any other pass (READ responses, resends), and every pass of an
+	 * engine lcore (where the ACK would only wait), sends at once. */
+	keep = rx->delivered && !LOAD_RLX(&dev->polled);   /* [POLLED] */
+	if (keep)
+		rnic_resp_owe_acks(wk);
+	else
+		rnic_resp_flush_acks(wk);
 	work += rnic_comp_rexmit(wk);
 	work += rnic_comp_timer_events(wk);
 	rnic_rx_free_flush(wk);
-	/* Where the application's thread polls the engine itself (no lcore
-	 * does: [POLLED]), a pass that ended a request message or completed
-	 * a receive (the responder says so) keeps the frames it built, the
-	 * message's ACK among them, for the start of the next pass: the
-	 * application so sees the message before the rte_eth_tx_burst of
-	 * its ACK, not after (write_lat, doc/benchmarks.md). The frames are
-	 * built, so nothing that happens to their QPs meanwhile holds them
-	 * back, and rnic_dev_tx_backlog counts them. Any other pass (READ
-	 * responses, resends), and every pass of an engine lcore (where the
-	 * ACK would only wait), sends at once. */
-	if (!rx->delivered || LOAD_RLX(&dev->polled))   /* [POLLED] */
+	if (!keep)
 		rnic_txbuf_flush(&rx->txb, st);
 	rx->delivered = 0;
 	if (work != 0)
