@@ -289,8 +289,13 @@ rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool st
 		rx_one(wk, pkts[i], st);
 		pkts[nfree++] = pkts[i];
 	}
-	if (nfree != 0)
-		rte_pktmbuf_free_bulk(pkts, nfree);
+	/* Freed with the MultiQueue's mbufs (rnic_rx_free_flush): one bulk
+	 * free a pass, after the application's turn where it polls. */
+	for (unsigned int i = 0; i < nfree; i++) {
+		if (wk->rx.n_free == RNIC_RX_FREE_BATCH)
+			rnic_rx_free_flush(wk);
+		wk->rx.free[wk->rx.n_free++] = pkts[i];
+	}
 }
 
 unsigned int
@@ -311,6 +316,7 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 		rnic_resp_flush_acks(wk);
 	}
 	rnic_txbuf_flush(&rx->txb, st);
+	rnic_rx_free_flush(wk);
 	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->arp_req_gen) != rx->arp_req_sent))
 		rnic_arp_request(wk, st);
 	if (unlikely(wk->id == 0 && LOAD_RLX(&dev->nd_req_gen) != rx->nd_req_sent))
@@ -354,9 +360,10 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 		rnic_resp_flush_acks(wk);
 	work += rnic_comp_rexmit(wk);
 	work += rnic_comp_timer_events(wk);
-	rnic_rx_free_flush(wk);
-	if (!keep)
+	if (!keep) {
+		rnic_rx_free_flush(wk);
 		rnic_txbuf_flush(&rx->txb, st);
+	}
 	rx->delivered = 0;
 	if (work != 0)
 		RNIC_TRACE(RNIC_TP_RX_END, work);
