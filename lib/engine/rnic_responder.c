@@ -299,7 +299,8 @@ rnic_resp_flush_acks(struct rnic_worker *wk)
  * pass left its ACK or NAK owed. The application may have seen the data it
  * acknowledges already, so it is sent now, or the requester would resend
  * into a QP that is gone until its retries ran out. The QP is being reset:
- * a fatal NAK does not move it to Error.
+ * a fatal NAK does not move it to Error. Without an mbuf for it the ACK is
+ * lost (counted in tx_nombuf), as one the link drops.
  */
 static void
 resp_forget(struct rnic_qp *qp)

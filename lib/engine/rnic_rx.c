@@ -345,12 +345,13 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 	}
 	/* Where the application's thread polls the engine itself (no lcore
 	 * does: [POLLED]), a pass that ended a request message or completed
-	 * a receive (the responder says so) leaves its ACKs owed and keeps
-	 * the frames it built for the start of the next pass ([ACK-OWED]):
-	 * the application so sees the message before the ACK's build and
-	 * rte_eth_tx_burst, and its reply goes out before them (write_lat,
-	 * doc/benchmarks.md). rnic_dev_tx_backlog counts both, and a QP reset
-	 * or destroyed meanwhile sends what it owes first (rnic_dev_forget_qp).
+	 * a receive (the responder says so) leaves its ACKs owed, and keeps
+	 * the frames it built and the mbufs it is to free, for the start of
+	 * the next pass ([ACK-OWED]): the application so sees the message
+	 * before the ACK's build and rte_eth_tx_burst, and its reply goes out
+	 * before them (write_lat, doc/benchmarks.md). rnic_dev_tx_backlog
+	 * counts the ACKs and frames, and a QP reset or destroyed meanwhile
+	 * sends what it owes first (rnic_dev_forget_qp).
 	 * Any other pass (READ responses, resends), and every pass of an
 	 * engine lcore (where the ACK would only wait), sends at once. */
 	keep = rx->delivered && !LOAD_RLX(&dev->polled);   /* [POLLED] */
