@@ -400,32 +400,41 @@ ack_write_seen(enum rnic_mtu mtu, uint32_t psn, const char tag[8], uint64_t wr_i
 
 /*
  * The responder's ACK goes out a pass after the WRITE it answers
- * (rnic_worker_poll_rx): an application polling B by hand that sees the
- * data after a pass and destroys its QP at once must still leave the
- * requester a successful completion, not resends into a QP that is gone
- * until the retries run out.
+ * (rnic_worker_poll_rx, [ACK-OWED]): an application polling B by hand
+ * that sees the data after a pass and resets (@p destroy false) or
+ * destroys its QP at once must still leave the requester a successful
+ * completion, not resends into a QP that is gone until the retries run
+ * out.
  */
 static int
-test_ack_after_reset(enum rnic_mtu mtu)
+test_ack_after_reset(enum rnic_mtu mtu, bool destroy)
 {
+	struct rnic_qp_attr reset = { .qp_state = RNIC_QPS_RESET };
+	const char *what = destroy ? "destroyed" : "reset";
 	struct rnic_qp *qa, *qb;
 	struct rnic_wc wc;
 	int n = 0;
 
-	VERIFY(ack_write_seen(mtu, 300, "ack-rst!", 0xac, &qa, &qb) == 0, "WRITE");
-	/* polled by this thread: the pass that placed it kept its ACK */
+	VERIFY(ack_write_seen(mtu, destroy ? 300 : 400, "ack-rst!", 0xac, &qa, &qb) == 0,
+	       "WRITE");
+	/* polled by this thread: the pass that placed it owes its ACK */
 	VERIFY(rnic_dev_tx_backlog(B.dev) > 0, "B sent the ACK in the pass that placed the data");
 	VERIFY(rnic_poll_cq(A.cq, 1, &wc) == 0, "A completed before B's ACK was sent");
-	VERIFY(rnic_destroy_qp(qb) == 0, "destroy B's QP");
+	if (destroy)
+		VERIFY(rnic_destroy_qp(qb) == 0, "destroy B's QP");
+	else
+		VERIFY(rnic_modify_qp(qb, &reset, RNIC_QP_STATE) == 0, "reset B's QP");
 	for (int pass = 0; pass < 1000 && n == 0; pass++) {
 		poll_all();
 		n = rnic_poll_cq(A.cq, 1, &wc);
 	}
 	VERIFY(n == 1 && wc.wr_id == 0xac && wc.status == RNIC_WC_SUCCESS,
-	       "the requester's completion after B reset its QP: %d, status %s", n,
+	       "the requester's completion after B %s its QP: %d, status %s", what, n,
 	       n == 1 ? rnic_wc_status_str(wc.status) : "none");
 	rnic_destroy_qp(qa);
-	printf("ok the ACK of a WRITE seen before its QP was destroyed still went out\n");
+	if (!destroy)
+		rnic_destroy_qp(qb);
+	printf("ok the ACK of a WRITE seen before its QP was %s still went out\n", what);
 	return 0;
 }
 
@@ -535,7 +544,8 @@ main(int argc, char **argv)
 		RUN(test_pipeline(ra, rb));
 		if (mi == 0 && n_workers == 1) {
 			RUN(test_round_robin(mtus[mi]));
-			RUN(test_ack_after_reset(mtus[mi]));
+			RUN(test_ack_after_reset(mtus[mi], true));
+			RUN(test_ack_after_reset(mtus[mi], false));
 			RUN(test_ack_polled(mtus[mi]));
 		}
 		if (mi == RTE_DIM(mtus) - 1)
