@@ -295,12 +295,13 @@ rnic_resp_flush_acks(struct rnic_worker *wk)
 
 /*
  * [ACK-OWED] rnic_dev_forget_qp's hook: @p qp leaves the role lists (a
- * reset or a destroy on the thread that polls the device) while the last
- * pass left its ACK or NAK owed. The application may have seen the data it
- * acknowledges already, so it is sent now, or the requester would resend
- * into a QP that is gone until its retries ran out. The QP is being reset:
- * a fatal NAK does not move it to Error. Without an mbuf for it the ACK is
- * lost (counted in tx_nombuf), as one the link drops.
+ * reset or a destroy on the thread that polls the device) with an ACK or
+ * NAK still on the list: one the last pass left owed, or one a pass had
+ * no room for. The application may have seen the data it acknowledges
+ * already, so it is sent now, or the requester would resend into a QP that
+ * is gone until its retries ran out. The QP is being reset: a fatal NAK
+ * does not move it to Error. Without an mbuf for it the ACK is lost
+ * (counted in tx_nombuf), as one the link drops.
  */
 static void
 resp_forget(struct rnic_qp *qp)
@@ -309,7 +310,7 @@ resp_forget(struct rnic_qp *qp)
 	struct rnic_qp_resp *rs = &qp->resp;
 	uint8_t syn = rs->ack_syn;
 
-	if (!wk->rx.acks_owed || !rs->on_ack_list || !rs->ack_pending || rs->rd_active)
+	if (!rs->on_ack_list || !rs->ack_pending || rs->rd_active)
 		return;
 	if (syn_is(syn, RNIC_AETH_ACK))
 		syn = ack_syndrome(qp);
