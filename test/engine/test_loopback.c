@@ -411,19 +411,28 @@ test_ack_after_reset(enum rnic_mtu mtu, bool destroy)
 {
 	struct rnic_qp_attr reset = { .qp_state = RNIC_QPS_RESET };
 	const char *what = destroy ? "destroyed" : "reset";
+	struct rnic_dev_stats s0, s1, s2;
 	struct rnic_qp *qa, *qb;
 	struct rnic_wc wc;
 	int n = 0;
 
+	rnic_dev_stats_get(B.dev, &s0);
 	VERIFY(ack_write_seen(mtu, destroy ? 300 : 400, "ack-rst!", 0xac, &qa, &qb) == 0,
 	       "WRITE");
-	/* polled by this thread: the pass that placed it owes its ACK */
-	VERIFY(rnic_dev_tx_backlog(B.dev) > 0, "B sent the ACK in the pass that placed the data");
+	rnic_dev_stats_get(B.dev, &s1);
+	/* polled by this thread: the pass that placed it owes its ACK, not
+	 * built yet, and the backlog says so */
+	VERIFY(s1.acks_sent == s0.acks_sent && rnic_dev_tx_backlog(B.dev) > 0,
+	       "B built the ACK (%" PRIu64 " -> %" PRIu64 ") or left nothing owed",
+	       s0.acks_sent, s1.acks_sent);
 	VERIFY(rnic_poll_cq(A.cq, 1, &wc) == 0, "A completed before B's ACK was sent");
 	if (destroy)
 		VERIFY(rnic_destroy_qp(qb) == 0, "destroy B's QP");
 	else
 		VERIFY(rnic_modify_qp(qb, &reset, RNIC_QP_STATE) == 0, "reset B's QP");
+	rnic_dev_stats_get(B.dev, &s2);
+	VERIFY(s2.acks_sent == s1.acks_sent + 1, "the %s did not build the owed ACK",
+	       destroy ? "destroy" : "reset");
 	for (int pass = 0; pass < 1000 && n == 0; pass++) {
 		poll_all();
 		n = rnic_poll_cq(A.cq, 1, &wc);
