@@ -53,17 +53,18 @@ rnic_db_qpn(uint64_t db)
 
 /*
  * Send queue entry: one fixed-size slot per WQE. The application writes
- * it before [SQ-PI]; the TX role reads it and writes the requester fields
- * (status, first_psn, npsn) before [MQ-TAIL]; the RX role (completer)
- * reads those until it completes the WQE ([SQ-DONE]), which gives the
- * slot back to the application.
+ * it before [SQ-PI]; the TX role reads it, and writes status only when
+ * the WQE is bad (before [MQ-TAIL], for the completer to report): the
+ * lines of a good WQE are not taken from the application's cache by a
+ * write. The slot is the application's again when the completer
+ * completes the WQE ([SQ-DONE]).
  */
 struct rnic_wqe {
 	uint64_t wr_id;
 	uint8_t opcode;          /* enum rnic_wr_opcode */
 	uint8_t flags;           /* enum rnic_send_flags */
 	uint8_t num_sge;
-	uint8_t status;          /* enum rnic_wc_status set by WQEParser */
+	uint8_t status;          /* enum rnic_wc_status: WQEParser, a bad WQE */
 	uint32_t total_len;
 	union {
 		rte_be32_t imm;
@@ -76,9 +77,6 @@ struct rnic_wqe {
 	uint32_t ud_qpn;
 	uint32_t ud_qkey;
 	struct rnic_ah_attr ah;  /* UD destination */
-	/* Requester transmit (TX) writes */
-	uint32_t first_psn;
-	uint32_t npsn;           /* PSNs the WQE consumes */
 	struct rnic_sge sge[];   /* or inline bytes */
 } __rte_aligned(RNIC_WQE_UNIT);
 

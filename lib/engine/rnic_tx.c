@@ -353,15 +353,10 @@ rc_window_open(struct rnic_worker *wk, struct rnic_qp *qp, bool *pool_last,
 
 /* The packet is built: account for it and move the WQE's cursor on. */
 static void
-req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
-		struct rte_mbuf *m, const struct pkt_plan *p, bool first,
+req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe *w,
+		struct rte_mbuf *m, const struct pkt_plan *p,
 		struct rnic_dev_stats *st)
 {
-	if (first) {
-		w->first_psn = qp->req.psn;
-		w->npsn = 0;
-	}
-	w->npsn += p->npsn;
 	if (qp->type == RNIC_QPT_RC) {
 		struct rnic_mq_ent e = {
 			.m = m, .psn = qp->req.psn, .wqe_idx = qp->req.sq_fetch,
@@ -490,7 +485,7 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
 		data_pack(w, qp->req.cur_off, p.paylen, payload);
 	rnic_pkt_seal(m, l3_off);
 	cc_charge(wk, qp, m->pkt_len);
-	req_packet_sent(wk, qp, w, m, &p, first, st);
+	req_packet_sent(wk, qp, w, m, &p, st);
 	return 1;
 }
 
@@ -571,9 +566,9 @@ req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 	struct rnic_wqe *w = rnic_sq_wqe(qp, qp->req.sq_fetch);
 	enum rnic_wc_status s = wqe_parse(qp, w);
 
-	w->status = (uint8_t)s;
 	if (s != RNIC_WC_SUCCESS) {
 		if (qp->type == RNIC_QPT_RC) {
+			w->status = (uint8_t)s;   /* for the completer */
 			req_queue_bad(wk, qp);
 		} else {
 			/* UC/UD: error completion, then the SQ error state
