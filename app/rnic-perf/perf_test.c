@@ -97,6 +97,7 @@ struct dir {
 	uint64_t size;
 	uint64_t iters;              /* per QP, 0: until stopped (-D) */
 	uint64_t *scnt, *ccnt;
+	uint32_t *sig_mod;           /* scnt % cq_mod, kept without a division */
 	uint8_t *last_sig;           /* the last WR posted on the QP was signaled */
 	/* QPs with room for a WR, in the order room appeared: the poster
 	 * visits these, not every QP (with 16384 QPs nearly all are full). */
@@ -139,6 +140,7 @@ dir_init(struct dir *d, const struct perf_opts *o, struct perf_side *s, uint64_t
 	d->iters = p->duration > 0 ? 0 : p->iters;
 	d->scnt = calloc(s->nqp, sizeof(uint64_t));
 	d->ccnt = calloc(s->nqp, sizeof(uint64_t));
+	d->sig_mod = calloc(s->nqp, sizeof(uint32_t));
 	d->last_sig = calloc(s->nqp, 1);
 	d->ready = calloc(s->nqp, sizeof(uint32_t));
 	d->queued = calloc(s->nqp, 1);
@@ -146,7 +148,7 @@ dir_init(struct dir *d, const struct perf_opts *o, struct perf_side *s, uint64_t
 	d->sge = calloc(p->post_list, sizeof(*d->sge));
 	d->cap_smp = 4096;
 	d->smp = malloc(sizeof(*d->smp) * d->cap_smp);
-	if (!d->scnt || !d->ccnt || !d->last_sig || !d->ready || !d->queued || !d->wr ||
+	if (!d->scnt || !d->ccnt || !d->sig_mod || !d->last_sig || !d->ready || !d->queued || !d->wr ||
 	    !d->sge || !d->smp)
 		return -1;
 	for (uint32_t q = 0; q < s->nqp; q++) {
@@ -203,6 +205,7 @@ dir_free(struct dir *d)
 {
 	free(d->scnt);
 	free(d->ccnt);
+	free(d->sig_mod);
 	free(d->last_sig);
 	free(d->ready);
 	free(d->queued);
@@ -356,6 +359,7 @@ dir_post(struct dir *d, uint32_t max_qps)
 		while (dir_room(d, q)) {
 			uint64_t n = p->post_list;
 			struct rnic_send_wr *bad;
+			uint32_t m = d->sig_mod[q];   /* (seq + 1) % cq_mod, per WR */
 			int rc;
 
 			if (d->iters && d->iters - d->scnt[q] < n)
@@ -364,10 +368,11 @@ dir_post(struct dir *d, uint32_t max_qps)
 				uint64_t seq = d->scnt[q] + j;
 				struct rnic_send_wr *w = &d->wr[j];
 
+				if (++m == p->cq_mod)
+					m = 0;
 				w->wr_id = ((uint64_t)q << WR_SEQ_BITS) | seq;
 				w->send_flags = (inl ? RNIC_SEND_INLINE : 0) |
-						((seq + 1) % p->cq_mod == 0 ||
-						 (d->iters && seq + 1 == d->iters) ?
+						(m == 0 || (d->iters && seq + 1 == d->iters) ?
 						 RNIC_SEND_SIGNALED : 0);
 				if (p->conn == RNIC_QPT_UD) {
 					w->wr.ud.ah = s->ah;
@@ -395,6 +400,10 @@ dir_post(struct dir *d, uint32_t max_qps)
 				d->t_first = tsc();
 			d->last_sig[q] = (d->wr[n - 1].send_flags & RNIC_SEND_SIGNALED) != 0;
 			d->scnt[q] += n;
+			/* n <= post_list <= tx_depth: a few subtractions */
+			for (m = d->sig_mod[q] + (uint32_t)n; m >= p->cq_mod; )
+				m -= p->cq_mod;
+			d->sig_mod[q] = m;
 			d->posted += n;
 			posted += (unsigned int)n;
 			if (rc != 0)
