@@ -359,7 +359,7 @@ dir_post(struct dir *d, uint32_t max_qps)
 		while (dir_room(d, q)) {
 			uint64_t n = p->post_list;
 			struct rnic_send_wr *bad;
-			uint32_t m = d->sig_mod[q];   /* (seq + 1) % cq_mod, per WR */
+			uint32_t m = d->sig_mod[q];   /* stepped to (seq + 1) % cq_mod */
 			int rc;
 
 			if (d->iters && d->iters - d->scnt[q] < n)

@@ -444,7 +444,7 @@ cc_charge(struct rnic_worker *wk, struct rnic_qp *qp, uint32_t len)
  * packet was produced, 0 when the QP must wait (window, mbufs, TX buffer).
  */
 static int
-req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_wqe *w,
+req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe *w,
 		struct rnic_dev_stats *st)
 {
 	const bool rc = qp->type == RNIC_QPT_RC;
