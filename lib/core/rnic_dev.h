@@ -107,6 +107,9 @@ struct rnic_dev_rx {
 	uint32_t acks_owed;      /* [ACK-OWED] the ACKs on acks wait for the start
 				  * of the next pass (rnic_worker_poll_rx); W: the
 				  * RX role, relaxed; R: any (rnic_dev_tx_backlog) */
+	uint32_t tail_deferred;  /* such a pass left its resends, timer events and
+				  * the timer role to the next, which runs them
+				  * (never two passes in a row) */
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;
 	uint64_t iter;           /* [ITER] */

@@ -26,9 +26,12 @@ extern "C" {
  * thread polls it), an RX pass that delivered a message (a WRITE's last
  * byte placed, a receive completed) leaves that message's ACK owed, and
  * keeps the frames it built, until the next RX pass begins, so that the
- * caller sees the message first. Such a caller keeps polling until
- * rnic_dev_tx_backlog() is 0 before it stops (its peer waits for that
- * ACK); resetting or destroying the QP sends what it owes.
+ * caller sees the message first; that pass also leaves its resends, its
+ * timer events and, within rnic_dev_poll with RNIC_ROLE_RX, the timer
+ * role to the next pass (never two passes in a row). Such a caller
+ * keeps polling until rnic_dev_tx_backlog() is 0 before it stops (its
+ * peer waits for that ACK); resetting or destroying the QP sends what
+ * it owes.
  */
 unsigned int rnic_dev_poll_tx(struct rnic_device *dev);
 

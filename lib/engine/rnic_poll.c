@@ -35,7 +35,9 @@ rnic_worker_poll(struct rnic_device *dev, unsigned int worker, unsigned int role
 		work += rnic_worker_poll_tx(wk);
 	if (roles & RNIC_ROLE_RX)
 		work += rnic_worker_poll_rx(wk);
-	if (roles & RNIC_ROLE_TIMER)
+	/* A pass that delivered a message to an application that polls
+	 * leaves the timer role to the next (rnic_worker_poll_rx). */
+	if ((roles & RNIC_ROLE_TIMER) && !((roles & RNIC_ROLE_RX) && wk->rx.tail_deferred))
 		work += rnic_worker_poll_timer(wk);
 	return work;
 }

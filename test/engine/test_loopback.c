@@ -34,6 +34,9 @@ static int n_pass, n_fail;
 #define BUF_SIZE (17u << 20)
 
 static struct test_side A, B;
+/* Drops and resends a test caused on purpose, left out of the clean-run
+ * check at the end */
+static uint64_t excused;
 
 static unsigned int
 poll_all(void)
@@ -475,6 +478,94 @@ test_ack_polled(enum rnic_mtu mtu)
 	return 0;
 }
 
+/*
+ * A pass that delivers a message to an application that polls the device
+ * leaves its resends, its timer events and the timer role to the next
+ * pass ([ACK-OWED] in rnic_worker_poll_rx), never two passes in a row: B
+ * takes a WRITE from A in every pass while its own WRITE goes to a QP of
+ * A that is gone, and that WRITE must still time out and complete with
+ * an error. Were the timer role left out of every delivering pass, B's
+ * loss timer would never run.
+ */
+static int
+test_tail_deferred(enum rnic_mtu mtu)
+{
+	struct rnic_qp *qa = mkqp(&A, RNIC_QPT_RC), *qb = mkqp(&B, RNIC_QPT_RC);
+	struct rnic_qp *ga = mkqp(&A, RNIC_QPT_RC), *gb = mkqp(&B, RNIC_QPT_RC);
+	struct rnic_sge sa = { (uintptr_t)A.buf, 8, rnic_mr_lkey(A.mr) };
+	struct rnic_sge sb = { (uintptr_t)B.buf + 64, 8, rnic_mr_lkey(B.mr) };
+	struct rnic_send_wr wa = { .wr_id = 0xd1, .sg_list = &sa, .num_sge = 1,
+				   .opcode = RNIC_WR_RDMA_WRITE,
+				   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+	struct rnic_send_wr wb = wa;
+	uint64_t delivered = 0, posted = 0, done = 0;
+	struct rnic_dev_stats a0, b0, a1, b1;
+	struct rnic_wc wc[16];
+	int got = 0, n;
+	long it, passes;
+
+	VERIFY(qa && qb && ga && gb && qp_connect(qa, &B, qb, mtu, 10, 20) == 0 &&
+	       qp_connect(qb, &A, qa, mtu, 20, 10) == 0 &&
+	       test_qp_connect(gb, &A, ga, mtu, 30, 40, 1, 1) == 0, "QPs");
+	rnic_destroy_qp(ga);   /* A drops what comes for it */
+	wa.wr.rdma.remote_addr = (uintptr_t)B.buf;
+	wa.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	wb.wr_id = 0xd2;
+	wb.sg_list = &sb;
+	wb.wr.rdma.remote_addr = (uintptr_t)A.buf + 64;
+	wb.wr.rdma.rkey = rnic_mr_rkey(A.mr);
+	rnic_dev_stats_get(A.dev, &a0);
+	rnic_dev_stats_get(B.dev, &b0);
+	VERIFY(rnic_post_send(gb, &wb, &bad) == 0, "B's post");
+	for (it = 0; it < 2000000 && got == 0; it++) {
+		uint8_t last = B.buf[7];
+
+		if (posted - done < 64) {
+			A.buf[7] = (uint8_t)(posted + 1);
+			VERIFY(rnic_post_send(qa, &wa, &bad) == 0, "A's post");
+			posted++;
+		}
+		rnic_dev_poll(A.dev, RNIC_ROLE_ALL);
+		rnic_dev_poll(B.dev, RNIC_ROLE_ALL);
+		delivered += B.buf[7] != last;
+		while ((n = rnic_poll_cq(A.cq, RTE_DIM(wc), wc)) > 0)
+			for (int i = 0; i < n; i++) {
+				VERIFY(wc[i].status == RNIC_WC_SUCCESS, "A's WRITE: %s",
+				       rnic_wc_status_str(wc[i].status));
+				done++;
+			}
+		got = rnic_poll_cq(B.cq, 1, wc);
+	}
+	VERIFY(got == 1 && wc[0].wr_id == 0xd2 && wc[0].status == RNIC_WC_RETRY_EXC_ERR,
+	       "B's WRITE to a QP that is gone: %d completion(s), %s", got,
+	       got == 1 ? rnic_wc_status_str(wc[0].status) : "none");
+	/* B saw a new WRITE after every pass but the first */
+	passes = it;
+	VERIFY(delivered + 1 >= (uint64_t)passes, "B delivered in %" PRIu64 " of %ld passes",
+	       delivered, passes);
+	rnic_dev_stats_get(A.dev, &a1);
+	rnic_dev_stats_get(B.dev, &b1);
+	/* the WRITE and each resend of it, all dropped by A */
+	VERIFY(b1.tx_retransmits > b0.tx_retransmits &&
+	       a1.drop_no_qp - a0.drop_no_qp == 1 + b1.tx_retransmits - b0.tx_retransmits,
+	       "B resent %" PRIu64 ", A dropped %" PRIu64,
+	       b1.tx_retransmits - b0.tx_retransmits, a1.drop_no_qp - a0.drop_no_qp);
+	excused += (a1.drop_no_qp - a0.drop_no_qp) + (b1.tx_retransmits - b0.tx_retransmits) +
+		   (a1.tx_retransmits - a0.tx_retransmits);
+	for (it = 0; it < 1000000 && done < posted; it++) {
+		poll_all();
+		while ((n = rnic_poll_cq(A.cq, RTE_DIM(wc), wc)) > 0)
+			done += (uint64_t)n;
+	}
+	VERIFY(done == posted, "A's WRITEs: %" PRIu64 " of %" PRIu64 " completed", done, posted);
+	rnic_destroy_qp(qa);
+	rnic_destroy_qp(qb);
+	rnic_destroy_qp(gb);
+	printf("ok a loss timer runs out while every pass delivers (%" PRIu64
+	       " of %ld passes)\n", delivered, passes);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -556,6 +647,7 @@ main(int argc, char **argv)
 			RUN(test_ack_after_reset(mtus[mi], true));
 			RUN(test_ack_after_reset(mtus[mi], false));
 			RUN(test_ack_polled(mtus[mi]));
+			RUN(test_tail_deferred(mtus[mi]));
 		}
 		if (mi == RTE_DIM(mtus) - 1)
 			RUN(test_remote_access(ra, rb));
@@ -574,7 +666,8 @@ main(int argc, char **argv)
 	unexpected = sa.drop_malformed + sa.drop_icrc + sa.drop_no_qp + sa.drop_psn_invalid +
 		     sa.drop_ghost_resp + sb.drop_malformed + sb.drop_icrc + sb.drop_no_qp +
 		     sb.drop_psn_invalid + sb.drop_ghost_resp + sa.tx_retransmits + sb.tx_retransmits;
-	if (TEST_CHECK(unexpected == 0, "unexpected drops or retransmissions in a clean run"))
+	if (TEST_CHECK(unexpected == excused, "unexpected drops or retransmissions in a clean run "
+		       "(%" PRIu64 ", %" PRIu64 " caused on purpose)", unexpected, excused))
 		n_pass++;
 	else
 		n_fail++;
