@@ -684,6 +684,32 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int budget,
  * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
  * seen and dropped.
  */
+/* The QP two turns ahead: the lines a turn reads (its control lines,
+ * with the state and the header template, then the application's, the
+ * TX role's and the completer's first). */
+static inline void
+tx_prefetch_qp(const struct rnic_qp *qp)
+{
+	const char *p = (const char *)qp;
+
+	for (size_t off = 0; off < offsetof(struct rnic_qp, comp) + RTE_CACHE_LINE_SIZE;
+	     off += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(p + off);
+}
+
+/* The QP one turn ahead, whose own lines the last turn prefetched: its
+ * next WQE (written on the application's CPU) and its MultiQueue slot. */
+static inline void
+tx_prefetch_wqe(const struct rnic_qp *qp)
+{
+	const uint8_t *w = (const uint8_t *)rnic_sq_wqe(qp, qp->req.sq_fetch);
+
+	rte_prefetch0(w);
+	rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(w + RNIC_WQE_HDR_SIZE + sizeof(struct rnic_sge) - 1);
+	rte_prefetch0_write(&qp->req.mq.ents[qp->req.mq.tail_next & qp->req.mq.mask]);
+}
+
 static bool
 tx_walk(struct rnic_worker *wk, unsigned int *work)
 {
@@ -699,6 +725,11 @@ tx_walk(struct rnic_worker *wk, unsigned int *work)
 	while (i < l->n) {
 		struct rnic_qp *qp = l->q[i];
 
+		/* At 16384 QPs every line of a turn is a miss otherwise */
+		if (i + 2 < l->n)
+			tx_prefetch_qp(l->q[i + 2]);
+		if (i + 1 < l->n)
+			tx_prefetch_wqe(l->q[i + 1]);
 		if (sent >= burst) {
 			tx->cursor = i;
 			*work += sent;
