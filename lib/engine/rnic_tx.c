@@ -665,25 +665,6 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int budget,
 	return !idle;
 }
 
-/*
- * The WQEScheduler's round robin, at most one burst (the device's burst)
- * a pass: the next pass goes on where this one stopped (a QP whose turn
- * the burst cut short waits for the next cycle). This matches the RX
- * role, which takes one burst a pass from each queue. Unbounded, a pass
- * over thousands of busy QPs put tens of thousands of frames on the link
- * at once; the peer's RX role (the same lcore, run to completion) took
- * them a burst a pass, so every frame waited behind all the others and
- * its mbuf and its QP's lines were out of cache when they were read. A
- * pass that went past the burst, even by a few packets, let that queue
- * grow back in the end (doc/benchmarks.md).
- *
- * A cycle runs from index 0 to the end of the list: every QP on the list
- * when it starts gets a turn before it ends (a QP removed leaves the
- * last in its place, which is visited next; a QP added is appended).
- * Returns true when this pass ended a cycle: only then is a pass of the
- * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
- * seen and dropped.
- */
 /* The QP two turns ahead: the lines a turn reads (its control lines,
  * with the state and the header template, then the application's, the
  * TX role's and the completer's first). */
@@ -710,6 +691,25 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 	rte_prefetch0_write(&qp->req.mq.ents[qp->req.mq.tail_next & qp->req.mq.mask]);
 }
 
+/*
+ * The WQEScheduler's round robin, at most one burst (the device's burst)
+ * a pass: the next pass goes on where this one stopped (a QP whose turn
+ * the burst cut short waits for the next cycle). This matches the RX
+ * role, which takes one burst a pass from each queue. Unbounded, a pass
+ * over thousands of busy QPs put tens of thousands of frames on the link
+ * at once; the peer's RX role (the same lcore, run to completion) took
+ * them a burst a pass, so every frame waited behind all the others and
+ * its mbuf and its QP's lines were out of cache when they were read. A
+ * pass that went past the burst, even by a few packets, let that queue
+ * grow back in the end (doc/benchmarks.md).
+ *
+ * A cycle runs from index 0 to the end of the list: every QP on the list
+ * when it starts gets a turn before it ends (a QP removed leaves the
+ * last in its place, which is visited next; a QP added is appended).
+ * Returns true when this pass ended a cycle: only then is a pass of the
+ * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
+ * seen and dropped.
+ */
 static bool
 tx_walk(struct rnic_worker *wk, unsigned int *work)
 {
