@@ -361,8 +361,9 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 		rnic_resp_flush_acks(wk);
 	/* Such a pass also leaves its resends and timer events, and the
 	 * timer role (rnic_worker_poll), to the next pass, unless the last
-	 * pass left them already: the application sees its message about
-	 * 50 ns sooner, and nothing waits more than a pass. */
+	 * pass left them already: the application sees its message some
+	 * 25 ns sooner (traced, doc/benchmarks.md), and nothing waits more
+	 * than a pass. */
 	if (keep && !rx->tail_deferred) {
 		rx->tail_deferred = 1;
 	} else {
