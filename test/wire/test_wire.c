@@ -1322,8 +1322,12 @@ static int
 test_crc32(void)
 {
 	static uint8_t buf[4096 + 128];
+	/* Around 256 (ISA-L's lanes) and 288 (the 256-bit fold on CPUs with
+	 * VPCLMULQDQ and no AVX-512), and every remainder the fold leaves. */
 	const uint32_t lens[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 63, 64, 65, 127,
-				  255, 256, 1000, 1024, 4095, 4096 + 63 };
+				  255, 256, 287, 288, 289, 319, 320, 321, 351, 352,
+				  383, 384, 415, 1000, 1024, 1100, 4095, 4096 + 31,
+				  4096 + 63 };
 
 	rnd_bytes(buf, sizeof(buf));
 	VERIFY(rnic_crc32(0, "123456789", 9) == 0xcbf43926u, "check value");
