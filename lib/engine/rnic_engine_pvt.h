@@ -88,6 +88,13 @@ void rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 		struct rnic_dev_stats *st);
 /* Write the ICRC of a packet from rnic_pkt_alloc (IPv4 at @p l3_off). */
 void rnic_pkt_seal(struct rte_mbuf *m, uint32_t l3_off);
+/*
+ * Copy @p paylen bytes at @p src into the payload of a packet from
+ * rnic_pkt_alloc (at @p payload) and seal it: rnic_pkt_seal's result, in
+ * one pass over the payload where the CPU allows (rnic_icrc_copy_seal).
+ */
+void rnic_pkt_fill_seal(struct rte_mbuf *m, uint32_t l3_off, uint8_t *payload, const void *src,
+			uint32_t paylen);
 
 /* The IPv4 header's offset in frames built from @p l. */
 static inline uint32_t

@@ -131,6 +131,17 @@ rnic_pkt_seal(struct rte_mbuf *m, uint32_t l3_off)
 	rnic_pkt_finish_icrc_mbuf(m, l3_off);
 }
 
+void
+rnic_pkt_fill_seal(struct rte_mbuf *m, uint32_t l3_off, uint8_t *payload, const void *src,
+		   uint32_t paylen)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, l3_off);
+	uint32_t pad = rnic_pad_len(paylen), icrc;
+
+	icrc = rte_cpu_to_le_32(rnic_icrc_copy_seal(l3, (uint32_t)(payload - l3), src, paylen, pad));
+	memcpy(payload + paylen + pad, &icrc, RNIC_ICRC_LEN);
+}
+
 uint32_t
 rnic_txbuf_flush(struct rnic_txbuf *b, struct rnic_dev_stats *st)
 {

@@ -80,9 +80,7 @@ resp_build(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t opcode, uint32_t 
 	m = rnic_pkt_alloc(wk->dev, st, &qp->tmpl, NULL, &b, ext, paylen, &p);
 	if (m == NULL)
 		return NULL;
-	if (paylen)
-		memcpy(p, src, paylen);
-	rnic_pkt_seal(m, qp->tmpl.l3_off);
+	rnic_pkt_fill_seal(m, qp->tmpl.l3_off, p, src, paylen);
 	rnic_txbuf_add(&wk->rx.txb, m);
 	return m;
 }

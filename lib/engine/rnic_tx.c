@@ -150,6 +150,24 @@ data_pack(const struct rnic_wqe *w, uint32_t off, uint32_t len, uint8_t *dst)
 	}
 }
 
+/* Where the @p len bytes at offset @p off of the WQE's data lie when they
+ * are in one piece (inline, or within one SGE); NULL when they span SGEs. */
+static const void *
+data_piece(const struct rnic_wqe *w, uint32_t off, uint32_t len)
+{
+	if (w->flags & RNIC_SEND_INLINE)
+		return (const uint8_t *)w->sge + off;
+	for (uint32_t i = 0; i < w->num_sge; i++) {
+		uint32_t sl = w->sge[i].length;
+
+		if (off < sl)
+			return sl - off >= len ? (const void *)(uintptr_t)(w->sge[i].addr + off) :
+						 NULL;
+		off -= sl;
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* RequesterTransControl (seed 3.4.1) + ReqPktGen (seed 3.4.4)           */
 /* ------------------------------------------------------------------ */
@@ -455,6 +473,7 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 	uint32_t l3_off = t->l3_off;
 	struct rte_mbuf *m;
 	uint8_t *payload;
+	const void *src;
 
 	if (!rnic_txbuf_room(&wk->tx.txb) || (rc && !rc_window_open(wk, qp, &pool_last, st)))
 		return 0;
@@ -481,9 +500,14 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 	m = rnic_pkt_alloc(wk->dev, st, t, &l_ud, &p.b, &p.ext, p.paylen, &payload);
 	if (m == NULL)
 		return 0;
-	if (p.paylen)
-		data_pack(w, qp->req.cur_off, p.paylen, payload);
-	rnic_pkt_seal(m, l3_off);
+	src = p.paylen ? data_piece(w, qp->req.cur_off, p.paylen) : NULL;
+	if (src != NULL) {
+		rnic_pkt_fill_seal(m, l3_off, payload, src, p.paylen);
+	} else {
+		if (p.paylen)
+			data_pack(w, qp->req.cur_off, p.paylen, payload);
+		rnic_pkt_seal(m, l3_off);
+	}
 	cc_charge(wk, qp, m->pkt_len);
 	req_packet_sent(wk, qp, w, m, &p, st);
 	return 1;

@@ -108,6 +108,7 @@ static uint64_t icrc_direct_max;
 static bool icrc_has_fold;
 
 #if defined(__GNUC__) && !defined(RNIC_ICRC_NO_FOLD)
+#define ICRC_FOLD 1
 #include <immintrin.h>
 
 /* acc * k (each lane's quadwords by k's) + data: one fold step. */
@@ -116,31 +117,57 @@ static bool icrc_has_fold;
 					  _mm256_clmulepi64_epi128(acc, k, 0x11)), \
 			 data)
 
+/* Load 32 bytes at @p p, and store them at @p d when copying. */
+static inline __attribute__((always_inline, target("avx2,vpclmulqdq,pclmul"))) __m256i
+icrc_ld(const uint8_t *p, uint8_t *d, const bool copy)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)p);
+
+	if (copy)
+		_mm256_storeu_si256((__m256i *)d, v);
+	return v;
+}
+
 /*
- * Fold [p, p + len) (len >= 64) into the 16 bytes at @p rem, the CRC
- * register @p reg added to the first four bytes; returns where the bytes
- * not folded (under 32) start.
+ * Fold the @p pre bytes at @p d (a multiple of 64, zero or from 64), then
+ * the @p len bytes at @p p, into the 16 bytes at @p rem, the CRC register
+ * @p reg added to the first four bytes. When @p copy, the bytes at @p p
+ * are copied on the way to @p d + @p pre. len >= 64 when pre is zero.
+ * Returns where the bytes not folded (under 32) start.
  */
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
-icrc_fold_body(uint32_t reg, const uint8_t *p, uint64_t len, uint8_t rem[16])
+static inline __attribute__((always_inline, target("avx2,vpclmulqdq,pclmul"))) const uint8_t *
+icrc_fold_run(uint32_t reg, uint8_t *d, uint64_t pre, const uint8_t *p, uint64_t len,
+	      uint8_t rem[16], const bool copy)
 {
 	const __m256i k512 = _mm256_set_epi64x(ICRC_K480, ICRC_K544, ICRC_K480, ICRC_K544);
 	const __m256i k256 = _mm256_set_epi64x(ICRC_K224, ICRC_K288, ICRC_K224, ICRC_K288);
 	const __m128i k128 = _mm_set_epi64x(ICRC_K96, ICRC_K160);
+	const __m256i r = _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)reg);
 	const uint8_t *end = p + len, *end64 = p + (len & ~(uint64_t)63);
+	uint8_t *dpre = d + pre;
 	__m256i a0, a1;
 	__m128i lo, hi;
 
-	a0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
-			      _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)reg));
-	a1 = _mm256_loadu_si256((const __m256i *)(p + 32));
-	for (p += 64; p < end64; p += 64) {
-		a0 = ICRC_FOLD256(a0, k512, _mm256_loadu_si256((const __m256i *)p));
-		a1 = ICRC_FOLD256(a1, k512, _mm256_loadu_si256((const __m256i *)(p + 32)));
+	if (pre > 0) {
+		a0 = _mm256_xor_si256(icrc_ld(d, NULL, false), r);
+		a1 = icrc_ld(d + 32, NULL, false);
+		for (d += 64; d < dpre; d += 64) {
+			a0 = ICRC_FOLD256(a0, k512, icrc_ld(d, NULL, false));
+			a1 = ICRC_FOLD256(a1, k512, icrc_ld(d + 32, NULL, false));
+		}
+	} else {
+		a0 = _mm256_xor_si256(icrc_ld(p, d, copy), r);
+		a1 = icrc_ld(p + 32, d + 32, copy);
+		p += 64;
+		d += 64;
+	}
+	for (; p < end64; p += 64, d += 64) {
+		a0 = ICRC_FOLD256(a0, k512, icrc_ld(p, d, copy));
+		a1 = ICRC_FOLD256(a1, k512, icrc_ld(p + 32, d + 32, copy));
 	}
 	a0 = ICRC_FOLD256(a0, k256, a1);
 	if (p + 32 <= end) {
-		a0 = ICRC_FOLD256(a0, k256, _mm256_loadu_si256((const __m256i *)p));
+		a0 = ICRC_FOLD256(a0, k256, icrc_ld(p, d, copy));
 		p += 32;
 	}
 	lo = _mm256_castsi256_si128(a0);
@@ -149,6 +176,19 @@ icrc_fold_body(uint32_t reg, const uint8_t *p, uint64_t len, uint8_t rem[16])
 					 _mm_clmulepi64_si128(lo, k128, 0x11)), hi);
 	_mm_storeu_si128((__m128i *)rem, lo);
 	return p;
+}
+
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
+icrc_fold_body(uint32_t reg, const uint8_t *p, uint64_t len, uint8_t rem[16])
+{
+	return icrc_fold_run(reg, NULL, 0, p, len, rem, false);
+}
+
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
+icrc_fold_copy_body(uint32_t reg, uint8_t *d, uint64_t pre, const uint8_t *p, uint64_t len,
+		    uint8_t rem[16])
+{
+	return icrc_fold_run(reg, d, pre, p, len, rem, true);
 }
 
 static uint32_t
@@ -162,10 +202,8 @@ icrc_fold(uint32_t crc, const uint8_t *buf, uint64_t len)
 	/* Seed ~0: ISA-L starts its register at ~seed, here zero. */
 	return crc32_gzip_refl_by8(UINT32_MAX, t, 16 + left);
 }
-#else
-#define icrc_fold(crc, buf, len) crc32_gzip_refl_by8((crc), (buf), (len))
-#endif
-#endif
+#endif /* ICRC_FOLD */
+#endif /* RNIC_ISAL_CRC_BY8 */
 
 static void
 icrc_cpu_init(void)
@@ -179,7 +217,7 @@ icrc_cpu_init(void)
 		icrc_direct_max = ICRC_DIRECT_MAX;
 	else
 		icrc_direct_max = UINT64_MAX;
-#if defined(__GNUC__) && !defined(RNIC_ICRC_NO_FOLD)
+#ifdef ICRC_FOLD
 	icrc_has_fold = icrc_direct_max == UINT64_MAX && __builtin_cpu_supports("avx2") &&
 			__builtin_cpu_supports("vpclmulqdq") &&
 			getenv("RNIC_ICRC_NO_FOLD") == NULL;
@@ -194,9 +232,11 @@ rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 #ifdef RTE_ARCH_X86
 	if (unlikely(icrc_has_avx < 0))
 		icrc_cpu_init();
-#ifdef RNIC_ISAL_CRC_BY8
+#ifdef ICRC_FOLD
 	if (len >= ICRC_FOLD_MIN && icrc_has_fold)
 		return icrc_fold(crc, buf, len);
+#endif
+#ifdef RNIC_ISAL_CRC_BY8
 	if (len < icrc_direct_max)
 		return crc32_gzip_refl_by8(crc, (const unsigned char *)buf, len);
 #endif
@@ -259,6 +299,41 @@ rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n)
 	crc = rnic_crc32(ICRC_SEED_LRH, l3, n);
 	memcpy(l3, saved, hdrs);
 	return crc;
+}
+
+uint32_t
+rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, uint32_t pad)
+{
+	uint32_t hdrs = icrc_hdrs(l3);
+
+#ifdef ICRC_FOLD
+	if (unlikely(icrc_has_avx < 0))
+		icrc_cpu_init();
+	if (icrc_has_fold && len >= RNIC_ICRC_COPY_SEAL_MIN && hlen >= hdrs && pad < 4) {
+		uint8_t saved[ICRC_HDRS_V6], t[16 + 32 + 3];
+		/* Payload bytes copied first, so that the fold reads whole
+		 * 64-byte steps of the frame before it reads the source. */
+		uint32_t pre = (64 - hlen % 64) % 64;
+		const uint8_t *p, *s = (const uint8_t *)src + pre;
+		uint64_t left;
+
+		memcpy(l3 + hlen, src, pre);
+		memcpy(saved, l3, hdrs);
+		icrc_mask(l3);
+		p = icrc_fold_copy_body(~ICRC_SEED_LRH, l3, hlen + pre, s, len - pre, t);
+		memcpy(l3, saved, hdrs);
+		left = (uint64_t)(s + len - pre - p);
+		memcpy(l3 + hlen + len - left, p, left);
+		memset(l3 + hlen + len, 0, pad);
+		memcpy(t + 16, p, left);
+		memset(t + 16 + left, 0, pad);
+		return crc32_gzip_refl_by8(UINT32_MAX, t, 16 + left + pad);
+	}
+#endif
+	if (len > 0)   /* an ACK's src may be NULL */
+		memcpy(l3 + hlen, src, len);
+	memset(l3 + hlen + len, 0, pad);
+	return rnic_icrc_calc_inplace(l3, hlen + len + pad);
 }
 
 /* A short frame: one pass over a masked copy of [l3, l3 + n). */

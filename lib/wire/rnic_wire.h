@@ -440,8 +440,24 @@ uint32_t rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t
  */
 uint32_t rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n);
 
+/** Payloads from this long are copied and CRCed in one pass where the CPU
+ * has the 256-bit fold (VPCLMULQDQ and AVX2, no AVX-512). */
+#define RNIC_ICRC_COPY_SEAL_MIN 512
+
+/**
+ * Fill in a frame being built and return its ICRC: copy the @p len bytes
+ * at @p src to @p l3 + @p hlen (after the headers, @p hlen bytes from the
+ * IP header at @p l3), zero the @p pad bytes after them, and compute the
+ * ICRC over [l3, l3 + hlen + len + pad) as rnic_icrc_calc_inplace does.
+ * Where the CPU allows, from RNIC_ICRC_COPY_SEAL_MIN bytes, in one pass:
+ * the payload is read once, not copied and then read again.
+ */
+uint32_t rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len,
+			     uint32_t pad);
+
 /** Reflected CRC-32 (zlib's crc32) continuing from @p crc; ISA-L inside. */
 uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
+
 
 /* ------------------------------------------------------------------ */
 /* Parsed packet                                                       */
