@@ -105,11 +105,11 @@ static uint64_t icrc_direct_max;
 #define ICRC_K224 0x15a546366ull
 #define ICRC_K160 0x1751997d0ull /* D = 128: lane into lane */
 #define ICRC_K96  0x0ccaa009eull
-static bool icrc_has_fold;
-
 #if defined(__GNUC__) && !defined(RNIC_ICRC_NO_FOLD)
 #define ICRC_FOLD 1
 #include <immintrin.h>
+
+static bool icrc_has_fold;
 
 /* acc * k (each lane's quadwords by k's) + data: one fold step. */
 #define ICRC_FOLD256(acc, k, data)                                            \
@@ -304,9 +304,9 @@ rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n)
 uint32_t
 rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, uint32_t pad)
 {
+#ifdef ICRC_FOLD
 	uint32_t hdrs = icrc_hdrs(l3);
 
-#ifdef ICRC_FOLD
 	if (unlikely(icrc_has_avx < 0))
 		icrc_cpu_init();
 	if (icrc_has_fold && len >= RNIC_ICRC_COPY_SEAL_MIN && hlen >= hdrs && pad < 4) {

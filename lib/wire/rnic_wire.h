@@ -455,9 +455,9 @@ uint32_t rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n);
 uint32_t rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len,
 			     uint32_t pad);
 
-/** Reflected CRC-32 (zlib's crc32) continuing from @p crc; ISA-L inside. */
+/** Reflected CRC-32 (zlib's crc32) continuing from @p crc: ISA-L's, or
+ * from 288 bytes the 256-bit fold where the CPU has it. */
 uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
-
 
 /* ------------------------------------------------------------------ */
 /* Parsed packet                                                       */
