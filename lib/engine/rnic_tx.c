@@ -735,7 +735,7 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
  * seen and dropped.
  */
 static bool
-tx_walk(struct rnic_worker *wk, unsigned int *work)
+tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 	struct rnic_qp_list *l = &tx->active;
@@ -745,7 +745,7 @@ tx_walk(struct rnic_worker *wk, unsigned int *work)
 
 	if (l->n == 0)
 		return true;
-	tx->now = rte_rdtsc();
+	tx->now = rnic_pass_tsc(clk);
 	while (i < l->n) {
 		struct rnic_qp *qp = l->q[i];
 
@@ -771,7 +771,7 @@ tx_walk(struct rnic_worker *wk, unsigned int *work)
 }
 
 unsigned int
-rnic_worker_poll_tx(struct rnic_worker *wk)
+rnic_worker_poll_tx(struct rnic_worker *wk, struct rnic_pass_clock *clk)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 	unsigned int work = 0;
@@ -781,7 +781,7 @@ rnic_worker_poll_tx(struct rnic_worker *wk)
 	work += doorbell_process(wk, &tx->st);
 	if (work != 0)
 		RNIC_TRACE(RNIC_TP_DOORBELL, work);
-	cycle_done = tx_walk(wk, &work);
+	cycle_done = tx_walk(wk, clk, &work);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	if (cycle_done)
 		rnic_dev_iter_done(&tx->iter);

@@ -587,6 +587,12 @@ rnic_timer_svc_poll(struct rnic_timer_svc *svc, uint64_t now_ns)
 }
 
 bool
+rnic_timer_svc_idle(const struct rnic_timer_svc *svc)
+{
+	return svc == NULL || (svc->tw->n_pending == 0 && rte_ring_empty(svc->in));
+}
+
+bool
 rnic_timer_svc_pending(const struct rnic_timer_svc *svc, uint32_t qp,
 		       enum rnic_timer_kind timer)
 {

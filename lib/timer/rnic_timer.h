@@ -304,6 +304,14 @@ unsigned rnic_timer_svc_poll(struct rnic_timer_svc *svc, uint64_t now_ns);
 
 /**
  * @return
+ *   true when a turn now would do nothing: no timer armed and no command
+ *   waiting (or svc is NULL). A poller may then skip the turn, and the
+ *   clock read it needs; the wheel skips the ticks it missed.
+ */
+bool rnic_timer_svc_idle(const struct rnic_timer_svc *svc);
+
+/**
+ * @return
  *   true if the timer of the QP is armed and will fire (a SET with an
  *   infinite duration is not); false otherwise or on bad arguments.
  */

@@ -815,16 +815,22 @@ test_svc_set_stop_restart(void)
 
 	svc = rnic_timer_svc_create(64, TICK, ring_in, ring_out);
 	VERIFY_GOTO(svc != NULL, fail, "create");
+	/* Idle (a poller may skip its turn) only with nothing armed and no
+	 * command waiting. */
+	VERIFY_GOTO(rnic_timer_svc_idle(svc) && rnic_timer_svc_idle(NULL), fail, "idle");
 
 	/* SET: fires once at its deadline, with the counter decremented,
 	 * and is not re-armed (seed 3.4.5.1.4: the requester decides). */
 	VERIFY_GOTO(cmd(5, RNIC_TIMER_SET, RNIC_TIMER_LOSS, 3, 0, 100 * US) == 0, fail, "");
+	VERIFY_GOTO(!rnic_timer_svc_idle(svc), fail, "a command waits");
 	VERIFY_GOTO(rnic_timer_svc_poll(svc, t) == 1, fail, "work");
 	VERIFY_GOTO(rnic_timer_svc_pending(svc, 5, RNIC_TIMER_LOSS), fail, "armed");
+	VERIFY_GOTO(!rnic_timer_svc_idle(svc), fail, "a timer is armed");
 	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 5, RNIC_TIMER_RNR), fail, "other timer");
 	VERIFY_NONE(t + 100 * US - 1);
 	VERIFY_ONE(t + 100 * US, 5, RNIC_TIMER_EXPIRED, RNIC_TIMER_LOSS, 2);
 	VERIFY_GOTO(!rnic_timer_svc_pending(svc, 5, RNIC_TIMER_LOSS), fail, "re-armed");
+	VERIFY_GOTO(rnic_timer_svc_idle(svc), fail, "idle after the expiry");
 	VERIFY_NONE(t + 10 * SEC);
 	t += 10 * SEC;
 
