@@ -53,7 +53,7 @@ icrc_vzeroupper(void)
 	__builtin_ia32_vzeroupper();
 }
 
-static int icrc_has_avx = -1;
+static bool icrc_has_avx;
 
 #ifdef RNIC_ISAL_CRC_BY8
 /*
@@ -205,7 +205,9 @@ icrc_fold(uint32_t crc, const uint8_t *buf, uint64_t len)
 #endif /* ICRC_FOLD */
 #endif /* RNIC_ISAL_CRC_BY8 */
 
-static void
+/* At load time, before any thread can ask for a CRC: the choices are
+ * then read-only. */
+static void __attribute__((constructor))
 icrc_cpu_init(void)
 {
 	__builtin_cpu_init();
@@ -230,8 +232,6 @@ uint32_t
 rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 {
 #ifdef RTE_ARCH_X86
-	if (unlikely(icrc_has_avx < 0))
-		icrc_cpu_init();
 #ifdef ICRC_FOLD
 	if (len >= ICRC_FOLD_MIN && icrc_has_fold)
 		return icrc_fold(crc, buf, len);
@@ -307,8 +307,6 @@ rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, u
 #ifdef ICRC_FOLD
 	uint32_t hdrs = icrc_hdrs(l3);
 
-	if (unlikely(icrc_has_avx < 0))
-		icrc_cpu_init();
 	if (icrc_has_fold && len >= RNIC_ICRC_COPY_SEAL_MIN && hlen >= hdrs && pad < 4) {
 		uint8_t saved[ICRC_HDRS_V6], t[16 + 32 + 3];
 		/* Payload bytes copied first, so that the fold reads whole

@@ -5,7 +5,10 @@
  * same bytes, at 64 B, 256 B, 1 KB and 4 KB frames. About 0.2 s per size
  * and function, timed with clock_gettime, so no EAL is needed. Prints
  *   bench: icrc size=S isal_gbps=X zlib_gbps=Y ratio=Z
- * (Gbit/s of frames checked; ratio = isal_gbps / zlib_gbps).
+ * (Gbit/s of frames checked; ratio = isal_gbps / zlib_gbps). isal_gbps is
+ * softrnic's ICRC: ISA-L's CRC, or on CPUs with VPCLMULQDQ and no AVX-512
+ * its own 256-bit fold from 288 bytes (RNIC_ICRC_NO_FOLD=1: ISA-L only);
+ * the name stays for the records in doc/benchmarks.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
