@@ -129,31 +129,30 @@ icrc_ld(const uint8_t *p, uint8_t *d, const bool copy)
 }
 
 /*
- * Fold the @p pre bytes at @p d (a multiple of 64, zero or from 64), then
- * the @p len bytes at @p p, into the 16 bytes at @p rem, the CRC register
- * @p reg added to the first four bytes. When @p copy, the bytes at @p p
- * are copied on the way to @p d + @p pre. len >= 64 when pre is zero.
+ * Fold the @p pre bytes at @p pb (a multiple of 64: zero, or from 64),
+ * then the @p len bytes at @p p, into the 16 bytes at @p rem, the CRC
+ * register @p reg added to the first four bytes. When @p copy, the bytes
+ * at @p p are copied to @p d on the way. len >= 64 when pre is zero.
  * Returns where the bytes not folded (under 32) start.
  */
 static inline __attribute__((always_inline, target("avx2,vpclmulqdq,pclmul"))) const uint8_t *
-icrc_fold_run(uint32_t reg, uint8_t *d, uint64_t pre, const uint8_t *p, uint64_t len,
-	      uint8_t rem[16], const bool copy)
+icrc_fold_run(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
+	      uint8_t *d, uint8_t rem[16], const bool copy)
 {
 	const __m256i k512 = _mm256_set_epi64x(ICRC_K480, ICRC_K544, ICRC_K480, ICRC_K544);
 	const __m256i k256 = _mm256_set_epi64x(ICRC_K224, ICRC_K288, ICRC_K224, ICRC_K288);
 	const __m128i k128 = _mm_set_epi64x(ICRC_K96, ICRC_K160);
 	const __m256i r = _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)reg);
-	const uint8_t *end = p + len, *end64 = p + (len & ~(uint64_t)63);
-	uint8_t *dpre = d + pre;
+	const uint8_t *end = p + len, *end64 = p + (len & ~(uint64_t)63), *pbend = pb + pre;
 	__m256i a0, a1;
 	__m128i lo, hi;
 
 	if (pre > 0) {
-		a0 = _mm256_xor_si256(icrc_ld(d, NULL, false), r);
-		a1 = icrc_ld(d + 32, NULL, false);
-		for (d += 64; d < dpre; d += 64) {
-			a0 = ICRC_FOLD256(a0, k512, icrc_ld(d, NULL, false));
-			a1 = ICRC_FOLD256(a1, k512, icrc_ld(d + 32, NULL, false));
+		a0 = _mm256_xor_si256(icrc_ld(pb, NULL, false), r);
+		a1 = icrc_ld(pb + 32, NULL, false);
+		for (pb += 64; pb < pbend; pb += 64) {
+			a0 = ICRC_FOLD256(a0, k512, icrc_ld(pb, NULL, false));
+			a1 = ICRC_FOLD256(a1, k512, icrc_ld(pb + 32, NULL, false));
 		}
 	} else {
 		a0 = _mm256_xor_si256(icrc_ld(p, d, copy), r);
@@ -179,28 +178,37 @@ icrc_fold_run(uint32_t reg, uint8_t *d, uint64_t pre, const uint8_t *p, uint64_t
 }
 
 __attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
-icrc_fold_body(uint32_t reg, const uint8_t *p, uint64_t len, uint8_t rem[16])
+icrc_fold_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
+	       uint8_t rem[16])
 {
-	return icrc_fold_run(reg, NULL, 0, p, len, rem, false);
+	return icrc_fold_run(reg, pb, pre, p, len, NULL, rem, false);
 }
 
 __attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
-icrc_fold_copy_body(uint32_t reg, uint8_t *d, uint64_t pre, const uint8_t *p, uint64_t len,
-		    uint8_t rem[16])
+icrc_fold_copy_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p,
+		    uint64_t len, uint8_t *d, uint8_t rem[16])
 {
-	return icrc_fold_run(reg, d, pre, p, len, rem, true);
+	return icrc_fold_run(reg, pb, pre, p, len, d, rem, true);
+}
+
+/* The CRC of the fold's remainder @p t and the @p left bytes at @p p,
+ * then @p pad zeros (left + pad <= 35). */
+static uint32_t
+icrc_fold_finish(uint8_t t[16 + 32 + 3], const uint8_t *p, uint64_t left, uint32_t pad)
+{
+	memcpy(t + 16, p, left);
+	memset(t + 16 + left, 0, pad);
+	/* Seed ~0: ISA-L starts its register at ~seed, here zero. */
+	return crc32_gzip_refl_by8(UINT32_MAX, t, 16 + left + pad);
 }
 
 static uint32_t
 icrc_fold(uint32_t crc, const uint8_t *buf, uint64_t len)
 {
-	uint8_t t[16 + 32];
-	const uint8_t *p = icrc_fold_body(~crc, buf, len, t);
-	uint64_t left = (uint64_t)(buf + len - p);
+	uint8_t t[16 + 32 + 3];
+	const uint8_t *p = icrc_fold_body(~crc, NULL, 0, buf, len, t);
 
-	memcpy(t + 16, p, left);
-	/* Seed ~0: ISA-L starts its register at ~seed, here zero. */
-	return crc32_gzip_refl_by8(UINT32_MAX, t, 16 + left);
+	return icrc_fold_finish(t, p, (uint64_t)(buf + len - p), 0);
 }
 #endif /* ICRC_FOLD */
 #endif /* RNIC_ISAL_CRC_BY8 */
@@ -318,14 +326,13 @@ rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, u
 		memcpy(l3 + hlen, src, pre);
 		memcpy(saved, l3, hdrs);
 		icrc_mask(l3);
-		p = icrc_fold_copy_body(~ICRC_SEED_LRH, l3, hlen + pre, s, len - pre, t);
+		p = icrc_fold_copy_body(~ICRC_SEED_LRH, l3, hlen + pre, s, len - pre,
+					l3 + hlen + pre, t);
 		memcpy(l3, saved, hdrs);
 		left = (uint64_t)(s + len - pre - p);
 		memcpy(l3 + hlen + len - left, p, left);
 		memset(l3 + hlen + len, 0, pad);
-		memcpy(t + 16, p, left);
-		memset(t + 16 + left, 0, pad);
-		return crc32_gzip_refl_by8(UINT32_MAX, t, 16 + left + pad);
+		return icrc_fold_finish(t, p, left, pad);
 	}
 #endif
 	if (len > 0)   /* an ACK's src may be NULL */
@@ -333,6 +340,27 @@ rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, u
 	memset(l3 + hlen + len, 0, pad);
 	return rnic_icrc_calc_inplace(l3, hlen + len + pad);
 }
+
+#ifdef ICRC_FOLD
+/*
+ * The ICRC of a frame in one piece, [l3, l3 + n), n > ICRC_COPY_MAX, with
+ * the fold (icrc_has_fold): its first 64 bytes (the headers, 40 or 60
+ * bytes from the IP header, and the first bytes after them) from a masked
+ * copy, the rest where it lies. One pass; the frame is not written (a
+ * received frame may be shared with its sender's MultiQueue).
+ */
+static uint32_t
+icrc_fold_frame(const uint8_t *l3, uint32_t n)
+{
+	uint8_t h[64], t[16 + 32 + 3];
+	const uint8_t *p;
+
+	memcpy(h, l3, sizeof(h));
+	icrc_mask(h);
+	p = icrc_fold_body(~ICRC_SEED_LRH, h, sizeof(h), l3 + sizeof(h), n - sizeof(h), t);
+	return icrc_fold_finish(t, p, (uint64_t)(l3 + n - p), 0);
+}
+#endif
 
 /* A short frame: one pass over a masked copy of [l3, l3 + n). */
 static uint32_t
@@ -359,6 +387,10 @@ rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len)
 		return 0;
 	if (len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
 		return icrc_copy(frame + l3_off, len - RNIC_ICRC_LEN - l3_off);
+#ifdef ICRC_FOLD
+	if (icrc_has_fold)
+		return icrc_fold_frame(frame + l3_off, len - RNIC_ICRC_LEN - l3_off);
+#endif
 	icrc_pseudo(ph, frame + l3_off, hdrs);
 	crc = rnic_crc32(0, ph, ICRC_LRH_LEN + hdrs);
 	return rnic_crc32(crc, frame + start, len - RNIC_ICRC_LEN - start);
@@ -381,6 +413,11 @@ rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 	if (len <= m->data_len && len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
 		return icrc_copy(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off),
 				 len - RNIC_ICRC_LEN - l3_off);
+#ifdef ICRC_FOLD
+	if (len <= m->data_len && icrc_has_fold)
+		return icrc_fold_frame(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off),
+				       len - RNIC_ICRC_LEN - l3_off);
+#endif
 	l3 = rte_pktmbuf_read(m, l3_off, hdrs, tmp);
 	icrc_pseudo(ph, l3, hdrs);
 	crc = rnic_crc32(0, ph, ICRC_LRH_LEN + hdrs);

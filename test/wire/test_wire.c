@@ -1651,7 +1651,8 @@ rnd_ipv6(struct rnic_l2l3 *l)
  * where the CPU has the 256-bit fold) against the frame the builder makes
  * and the zlib reference: the payload and pad copied and zeroed, the
  * headers as they were, the ICRC equal, nothing written where the ICRC
- * goes. IPv4 and IPv6, with and without VLAN, payloads around the one-pass
+ * goes. The receive side's rnic_icrc_calc_buf and _mbuf over the same
+ * frames. IPv4 and IPv6, with and without VLAN, payloads around the one-pass
  * threshold and the fold's steps.
  */
 static int
@@ -1667,7 +1668,8 @@ test_icrc_copy_seal(void)
 			uint8_t op = ops[k & 1];
 			bool vlan = k & 2, v6 = k & 4;
 			uint32_t plen = plens[i], pad = rnic_pad_len(plen), l3 = vlan ? 18 : 14;
-			uint32_t hlen = rnic_pkt_hdr_len(op, vlan, v6) - l3, len, total, icrc;
+			uint32_t hlen = rnic_pkt_hdr_len(op, vlan, v6) - l3, len, total, icrc, ref;
+			struct rte_mbuf *mb;
 			struct rnic_l2l3 l;
 			struct rnic_bth_fields b;
 			struct rnic_ext_fields e;
@@ -1685,8 +1687,17 @@ test_icrc_copy_seal(void)
 			memcpy(g, f, l3 + hlen);
 			memset(g + l3 + hlen, 0x5a, total - l3 - hlen);
 			icrc = rnic_icrc_copy_seal(g + l3, hlen, payload, plen, pad);
-			VERIFY(icrc == (v6 ? ref_icrc6(f, l3, len) : ref_icrc(f, l3, len)),
-			       "plen %u op %u vlan %d v6 %d", plen, op, vlan, v6);
+			ref = v6 ? ref_icrc6(f, l3, len) : ref_icrc(f, l3, len);
+			VERIFY(icrc == ref, "plen %u op %u vlan %d v6 %d", plen, op, vlan, v6);
+			/* The receive side's check, flat and in one mbuf (from
+			 * 512 bytes the fold reads the frame where it lies). */
+			VERIFY(rnic_icrc_calc_buf(f, l3, len) == ref, "calc_buf plen %u v6 %d", plen, v6);
+			mb = rte_pktmbuf_alloc(mp);
+			VERIFY(mb != NULL && rte_pktmbuf_append(mb, (uint16_t)len) != NULL, "mbuf");
+			memcpy(rte_pktmbuf_mtod(mb, uint8_t *), f, len);
+			icrc = rnic_icrc_calc_mbuf(mb, l3, len);
+			rte_pktmbuf_free(mb);
+			VERIFY(icrc == ref, "calc_mbuf plen %u v6 %d", plen, v6);
 			VERIFY(memcmp(g, f, len - RNIC_ICRC_LEN) == 0, "plen %u: frame differs", plen);
 			for (uint32_t j = len - RNIC_ICRC_LEN; j < len; j++)
 				VERIFY(g[j] == 0x5a, "plen %u: wrote the ICRC's place", plen);
