@@ -195,6 +195,128 @@ icrc_fold_copy_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t
 	return icrc_fold_run(reg, pb, pre, p, len, d, rem, true);
 }
 
+/*
+ * Buffers of ICRC_SMALL_MIN to ICRC_FOLD_MIN bytes (a 64 B WRITE's 120, an
+ * ACK's 52, a 256 B WRITE's 312 no longer) on any CPU with PCLMUL and
+ * SSE4.1. ISA-L's by8 folds such a buffer one 16-byte lane after another
+ * and then reduces through a chain of dependent multiplications; most of
+ * its time is that latency (120 bytes: 27.5 ns on the AMD Zen 3 VM, where
+ * the code below takes 19; table in doc/benchmarks.md). Here:
+ *   - the buffer is taken as preceded by 16 - len % 16 zeros, which do not
+ *     change a CRC register that starts at zero, so every lane is whole:
+ *     the first one is the first len % 16 bytes shifted up (the register
+ *     added to the buffer's first four bytes, as in the fold above);
+ *   - four lanes fold 64 bytes a step, and they and the 0-3 lanes after
+ *     them move to the end in one multiplication each (distances of 128 to
+ *     768 bits), added together;
+ *   - the 128-bit remainder X: X x^32 = A1 x^128 + A2 x^96 + B1 x^64 +
+ *     B2 x^32 (A1..B2 its four 32-bit parts, first to last) gives 64 bits
+ *     from three independent products, then Barrett's reduction
+ *     (mu = x^64 / P) the 32-bit CRC.
+ * Constants in the fold's form (reflect33 of the polynomial), derived with
+ * a bit-level model and checked against zlib for every length (test_wire).
+ */
+#define ICRC_SMALL_MIN 32
+#define ICRC_K128 0x140d44a2eull /* x^128 mod P */
+#define ICRC_K64  0x163cd6124ull /* x^64 mod P */
+#define ICRC_MU   0x1f7011641ull /* x^64 / P */
+#define ICRC_POLY 0x1db710641ull /* P */
+
+/* Buffers of ICRC_SMALL_MIN up to this go to icrc_small (0: none). */
+static uint64_t icrc_small_max;
+
+/* k(D + 32), k(D - 32) for D = 128 i, i = 1..6. */
+static const uint64_t icrc_kdist[7][2] __attribute__((aligned(16))) = {
+	{0, 0},
+	{ICRC_K160, ICRC_K96},
+	{ICRC_K288, ICRC_K224},
+	{0x03db1ecdcull, 0x174359406ull},
+	{ICRC_K544, ICRC_K480},
+	{0x1c7569e54ull, 0x0ae0b5394ull},
+	{0x0df068dc2ull, 0x18cb44e58ull},
+};
+
+/* 0x80 (a zero from pshufb), 0..15, 0x80: at +r shifts a lane up by
+ * 16 - r bytes, at +16+r down by r. */
+static const uint8_t icrc_shuf[48] = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+
+#define ICRC_LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+/* acc * k (each quadword by k's) + data: one 128-bit fold step. */
+#define ICRC_FOLD128(acc, k, data)                                            \
+	_mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(acc, k, 0x00),       \
+				    _mm_clmulepi64_si128(acc, k, 0x11)),      \
+		      data)
+
+/* CRC of @p len bytes at @p b, ICRC_SMALL_MIN <= len (zlib's convention
+ * for @p crc and the result). */
+__attribute__((target("sse4.1,pclmul"))) static uint32_t
+icrc_small(uint32_t crc, const uint8_t *b, uint64_t len)
+{
+	const __m128i *kd = (const __m128i *)(const void *)icrc_kdist;
+	const __m128i lo32 = _mm_set_epi32(0, 0, 0, -1);
+	const __m128i kr = _mm_set_epi64x((long long)ICRC_K64, (long long)ICRC_K128);
+	const __m128i k96 = _mm_set_epi64x(0, ICRC_K96);
+	const __m128i kb = _mm_set_epi64x((long long)ICRC_POLY, (long long)ICRC_MU);
+	const __m128i reg = _mm_cvtsi32_si128((int)~crc);
+	const uint8_t *p, *end = b + len;
+	uint32_t r = (uint32_t)(len & 15);
+	__m128i a0, a1, a2, a3, x, v1, v2, q;
+
+	if (r != 0) {
+		a0 = _mm_shuffle_epi8(_mm_xor_si128(ICRC_LD(b), reg), ICRC_LD(icrc_shuf + r));
+		a1 = _mm_xor_si128(ICRC_LD(b + r),
+				   _mm_shuffle_epi8(reg, ICRC_LD(icrc_shuf + 16 + r)));
+		p = b + r + 16;
+	} else {
+		a0 = _mm_xor_si128(ICRC_LD(b), reg);
+		a1 = ICRC_LD(b + 16);
+		p = b + 32;
+	}
+	if (end - p < 32) {   /* two or three lanes */
+		x = ICRC_FOLD128(a0, kd[1], a1);
+		if (p < end)
+			x = ICRC_FOLD128(x, kd[1], ICRC_LD(p));
+	} else {
+		unsigned int k;
+
+		a2 = ICRC_LD(p);
+		a3 = ICRC_LD(p + 16);
+		for (p += 32; end - p >= 64; p += 64) {
+			a0 = ICRC_FOLD128(a0, kd[4], ICRC_LD(p));
+			a1 = ICRC_FOLD128(a1, kd[4], ICRC_LD(p + 16));
+			a2 = ICRC_FOLD128(a2, kd[4], ICRC_LD(p + 32));
+			a3 = ICRC_FOLD128(a3, kd[4], ICRC_LD(p + 48));
+		}
+		k = (unsigned int)((end - p) >> 4);   /* 0-3 lanes after the four */
+		x = _mm_xor_si128(ICRC_FOLD128(a0, kd[3 + k], ICRC_FOLD128(a1, kd[2 + k], _mm_setzero_si128())),
+				  ICRC_FOLD128(a2, kd[1 + k],
+					       k != 0 ? ICRC_FOLD128(a3, kd[k], _mm_setzero_si128()) : a3));
+		if (k == 3)
+			x = _mm_xor_si128(x, ICRC_FOLD128(ICRC_LD(p), kd[2],
+							  ICRC_FOLD128(ICRC_LD(p + 16), kd[1],
+								       ICRC_LD(p + 32))));
+		else if (k == 2)
+			x = _mm_xor_si128(x, ICRC_FOLD128(ICRC_LD(p), kd[1], ICRC_LD(p + 16)));
+		else if (k == 1)
+			x = _mm_xor_si128(x, ICRC_LD(p));
+	}
+	/* A1 and B1 in v1's quadwords, A2 and B2 in v2's. */
+	v1 = _mm_and_si128(x, _mm_set_epi32(0, -1, 0, -1));
+	v2 = _mm_srli_epi64(x, 32);
+	x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(v1, kr, 0x00),
+					_mm_clmulepi64_si128(v1, kr, 0x11)),
+			  _mm_xor_si128(_mm_clmulepi64_si128(v2, k96, 0x00), _mm_srli_si128(v2, 8)));
+	q = _mm_and_si128(_mm_clmulepi64_si128(_mm_and_si128(x, lo32), kb, 0x00), lo32);
+	x = _mm_xor_si128(x, _mm_clmulepi64_si128(q, kb, 0x10));
+	return ~(uint32_t)_mm_extract_epi32(x, 1);
+}
+
 /* The CRC of the fold's remainder @p t and the @p left bytes at @p p,
  * then @p pad zeros (left + pad <= 35). */
 static uint32_t
@@ -202,7 +324,9 @@ icrc_fold_finish(uint8_t t[16 + 32 + 3], const uint8_t *p, uint64_t left, uint32
 {
 	memcpy(t + 16, p, left);
 	memset(t + 16 + left, 0, pad);
-	/* Seed ~0: ISA-L starts its register at ~seed, here zero. */
+	/* Seed ~0: the register starts at ~seed, here zero. */
+	if (16 + left + pad >= ICRC_SMALL_MIN && 16 + left + pad < icrc_small_max)
+		return icrc_small(UINT32_MAX, t, 16 + left + pad);
 	return crc32_gzip_refl_by8(UINT32_MAX, t, 16 + left + pad);
 }
 
@@ -232,9 +356,12 @@ icrc_cpu_init(void)
 	else
 		icrc_direct_max = UINT64_MAX;
 #ifdef ICRC_FOLD
-	icrc_has_fold = icrc_direct_max == UINT64_MAX && __builtin_cpu_supports("avx2") &&
-			__builtin_cpu_supports("vpclmulqdq") &&
-			getenv("RNIC_ICRC_NO_FOLD") == NULL;
+	/* Below ISA-L's AVX-512 variant where it has that, below the fold
+	 * otherwise. */
+	if (icrc_direct_max != 0 && getenv("RNIC_ICRC_NO_FOLD") == NULL)
+		icrc_small_max = RTE_MIN(icrc_direct_max, (uint64_t)ICRC_FOLD_MIN);
+	icrc_has_fold = icrc_small_max != 0 && icrc_direct_max == UINT64_MAX &&
+			__builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
 #endif
 #endif
 }
@@ -247,6 +374,8 @@ rnic_crc32(uint32_t crc, const void *buf, uint64_t len)
 #ifdef ICRC_FOLD
 	if (len >= ICRC_FOLD_MIN && icrc_has_fold)
 		return icrc_fold(crc, buf, len);
+	if (len >= ICRC_SMALL_MIN && len < icrc_small_max)
+		return icrc_small(crc, buf, len);
 #endif
 #ifdef RNIC_ISAL_CRC_BY8
 	if (len < icrc_direct_max)

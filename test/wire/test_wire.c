@@ -1324,8 +1324,9 @@ static int
 test_crc32(void)
 {
 	static uint8_t buf[4096 + 128];
-	/* Around 256 (ISA-L's lanes) and 288 (the 256-bit fold on CPUs with
-	 * VPCLMULQDQ and no AVX-512), and every remainder the fold leaves. */
+	/* Around 32 (the short-buffer CRC), 256 (ISA-L's lanes) and 288 (the
+	 * 256-bit fold on CPUs with VPCLMULQDQ and no AVX-512), and every
+	 * remainder the fold leaves. */
 	const uint32_t lens[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 63, 64, 65, 127,
 				  255, 256, 287, 288, 289, 319, 320, 321, 351, 352,
 				  383, 384, 415, 1000, 1024, 1100, 4095, 4096 + 31,
@@ -1334,6 +1335,17 @@ test_crc32(void)
 	rnd_bytes(buf, sizeof(buf));
 	VERIFY(rnic_crc32(0, "123456789", 9) == 0xcbf43926u, "check value");
 	VERIFY(rnic_crc32(0, buf, 0) == 0, "");
+	/* Every length up to past the fold's start: the short-buffer CRC
+	 * (32-287 bytes) has a path for each remainder mod 16 and each number
+	 * of lanes; a register carried in from before, too. */
+	for (uint32_t n = 0; n <= 320; n++)
+		for (uint32_t a = 0; a < 4; a++) {
+			uint32_t seed = n * 0x9e3779b9u + a;
+
+			VERIFY(rnic_crc32(seed, buf + a, n) ==
+				       (uint32_t)crc32(seed, buf + a, n),
+			       "len %u align %u seed %08x", n, a, seed);
+		}
 	for (unsigned int i = 0; i < RTE_DIM(lens); i++) {
 		uint32_t n = lens[i];
 
