@@ -1400,28 +1400,40 @@ test_icrc_reference(void)
  * The one-pass ICRCs: in place on a frame being built (which must come
  * back unchanged) and over a masked copy for a received frame up to 512
  * bytes from the IPv4 header, both against the zlib reference, at sizes
- * around the copy limit.
+ * around the copy limit; and every IPv4 frame of 44-300 bytes from its IP
+ * header (an ACK, WRITEs and SENDs of 0-260 bytes), which the short-buffer
+ * CRC reads with the masks applied as it loads (random TOS, TTL, FECN and
+ * BECN: a mask not applied changes the CRC).
  */
 static int
 test_icrc_one_pass(void)
 {
 	const uint32_t plens[] = { 0, 1, 64, 200, 400, 450, 451, 452, 456, 460, 500, 1024, 4096 };
+	const uint8_t ops[] = { RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY),
+				RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY),
+				RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_ACK) };
+	const uint32_t n_short = 261 * 2 + 1;
 
-	for (unsigned int i = 0; i < RTE_DIM(plens); i++) {
+	for (unsigned int i = 0; i < RTE_DIM(plens) + n_short; i++) {
+		/* The listed sizes as WRITEs, then the short frames. */
+		uint32_t plen = i < RTE_DIM(plens) ? plens[i] : (i - RTE_DIM(plens)) / 2;
+		uint8_t op = i < RTE_DIM(plens) ? ops[0] :
+			     i == RTE_DIM(plens) + n_short - 1 ? ops[2] :
+			     ops[(i - RTE_DIM(plens)) & 1];
+
 		for (int v = 0; v < 2; v++) {
 			uint32_t len, l3 = v ? 18 : 14;
-			uint8_t *f = make_frame(RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY), v,
-						plens[i], &len);
+			uint8_t *f = make_frame(op, v, op == ops[2] ? 0 : plen, &len);
 			uint8_t *copy = xmalloc(len);
 			uint32_t want;
 
 			VERIFY(f != NULL, "frame");
 			want = ref_icrc(f, l3, len);
 			memcpy(copy, f, len);
-			VERIFY(rnic_icrc_calc_buf(f, l3, len) == want, "buf plen %u vlan %d",
-			       plens[i], v);
+			VERIFY(rnic_icrc_calc_buf(f, l3, len) == want, "buf plen %u op %u vlan %d",
+			       plen, op, v);
 			VERIFY(rnic_icrc_calc_inplace(f + l3, len - l3 - RNIC_ICRC_LEN) == want,
-			       "in place plen %u vlan %d", plens[i], v);
+			       "in place plen %u op %u vlan %d", plen, op, v);
 			VERIFY(memcmp(f, copy, len) == 0, "in place changed the frame");
 			free(copy);
 			free(f);
