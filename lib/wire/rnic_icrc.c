@@ -197,8 +197,8 @@ icrc_fold_copy_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t
 
 /*
  * Buffers of ICRC_SMALL_MIN to ICRC_FOLD_MIN bytes (a 64 B WRITE's 120, an
- * ACK's 44, a 256 B WRITE's 312 no longer) on any CPU with PCLMUL and
- * SSE4.1. ISA-L's by8 folds such a buffer one 16-byte lane after another
+ * ACK's 44, a 256 B WRITE's 312 no longer), on the CPUs that have the fold
+ * (icrc_cpu_init says why only those). ISA-L's by8 folds such a buffer one 16-byte lane after another
  * and then reduces through a chain of dependent multiplications; most of
  * its time is that latency (120 bytes: 27.5 ns on the AMD Zen 3 VM, where
  * the code below takes 19; table in doc/benchmarks.md). Here:
@@ -392,12 +392,15 @@ icrc_cpu_init(void)
 	else
 		icrc_direct_max = UINT64_MAX;
 #ifdef ICRC_FOLD
-	/* Below ISA-L's AVX-512 variant where it has that, below the fold
-	 * otherwise. */
-	if (icrc_direct_max != 0 && getenv("RNIC_ICRC_NO_FOLD") == NULL)
-		icrc_small_max = RTE_MIN(icrc_direct_max, (uint64_t)ICRC_FOLD_MIN);
-	icrc_has_fold = icrc_small_max != 0 && icrc_direct_max == UINT64_MAX &&
-			__builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+	/* Both only where they were measured faster than ISA-L: CPUs with
+	 * VPCLMULQDQ and without AVX-512 (AMD Zen 3). The short-buffer CRC
+	 * needs only PCLMUL and SSE4.1, but it was not measured on the Intel
+	 * VM without VPCLMULQDQ, and on the AVX-512 AMD VM of 2026-11-24 an
+	 * earlier 4-lane PCLMUL CRC lost to ISA-L's by8 (doc/benchmarks.md). */
+	icrc_has_fold = icrc_direct_max == UINT64_MAX && __builtin_cpu_supports("avx2") &&
+			__builtin_cpu_supports("vpclmulqdq") &&
+			getenv("RNIC_ICRC_NO_FOLD") == NULL;
+	icrc_small_max = icrc_has_fold ? ICRC_FOLD_MIN : 0;
 #endif
 #endif
 }
