@@ -165,6 +165,16 @@ CC_BOTTLENECK = f"rate_mbps={CC_RATE_MBPS},queue_pkts=256,ecn_kmin=20,ecn_kmax=1
 CC_DCQCN = "line_mbps=10000,alpha_period=1000"
 CC_FLOWS = [2, 4, 8]
 CC_MODES = ["off", "dcqcn"]
+# rnic-perf's completion moderation for the single-QP message rates (memif,
+# ring, the 1-QP run of qps): a completion every 32 WRs, so that with
+# perftest's 128 outstanding the application never has fewer than 96
+# posted, more than the engine's 64-deep window (max_inflight). With
+# perftest's -Q 100 it learns of free room only every 100 WRs and its
+# send queue drains to 28 between completions, which the engine then
+# waits on: memif 64 B 4.3-5.2 against 6.6-6.9 M msgs/s, ring 64 B 4.8
+# against 5.1-5.3 (2026-11-27, AMD VM; doc/benchmarks.md).
+BW_CQ_MOD = ["-Q", "32"]
+
 # Message sizes of the attach section (write_bw, PMTU 1024).
 ATTACH_SIZES = [65536, 4096]
 SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss", "cc", "attach")
@@ -995,8 +1005,8 @@ class Bench:
             return self._try_testpmd(name, params[0])
         if kind == "memif":
             size, pmtu = params
-            return self._try_memif_pair(name, ["write_bw", "-s", str(size), "-m", str(pmtu)],
-                                        lambda t: parse_bw(t, size))
+            return self._try_memif_pair(name, ["write_bw", "-s", str(size), "-m", str(pmtu)]
+                                        + BW_CQ_MOD, lambda t: parse_bw(t, size))
         if kind == "write_lat":
             size = params[0]
             return self._try_memif_pair(name, ["write_lat", "-s", str(size)],
@@ -1006,15 +1016,17 @@ class Bench:
         if kind == "ring":
             size, pmtu = params
             return self._try_ring(name, ["write_bw", "-s", str(size), "-m", str(pmtu), "-D", secs,
-                                         "--report_gbits"], lambda t: parse_bw(t, size))
+                                         "--report_gbits"] + BW_CQ_MOD,
+                                  lambda t: parse_bw(t, size))
         if kind == "qps":
             # 4 WRs in flight per QP (65536 in all), a ring pair deep enough
             # to hold them and a 4.3 s ACK timeout (-u 20): with perftest's
             # 67 ms (-u 14) the queueing delay of 65536 packets on one lcore
             # would look like loss (doc/benchmarks.md). The 1-QP run uses
-            # the same link and perftest's -t 128.
+            # the same link, perftest's -t 128 and BW_CQ_MOD (with -t 4 a
+            # completion comes every 4 WRs anyway).
             q = params[0]
-            extra = ["-t", "4", "-u", "20"] if q > 1 else []
+            extra = ["-t", "4", "-u", "20"] if q > 1 else BW_CQ_MOD
             return self._try_ring(name, ["write_bw", "-s", "64", "-q", str(q)] + extra
                                   + ["-D", secs, "--ring-size", "131072"],
                                   lambda t: parse_bw(t, 64))
