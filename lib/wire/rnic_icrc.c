@@ -198,14 +198,16 @@ icrc_fold_copy_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t
 /*
  * Buffers of ICRC_SMALL_MIN to ICRC_FOLD_MIN bytes (a 64 B WRITE's 120, an
  * ACK's 44, a 256 B WRITE's 312 no longer), on the CPUs that have the fold
- * (icrc_cpu_init says why only those). ISA-L's by8 folds such a buffer one 16-byte lane after another
- * and then reduces through a chain of dependent multiplications; most of
- * its time is that latency (120 bytes: 27.5 ns on the AMD Zen 3 VM, where
- * the code below takes 19; table in doc/benchmarks.md). Here:
- *   - the buffer is taken as preceded by 16 - len % 16 zeros, which do not
- *     change a CRC register that starts at zero, so every lane is whole:
- *     the first one is the first len % 16 bytes shifted up (the register
- *     added to the buffer's first four bytes, as in the fold above);
+ * (icrc_cpu_init says why only those). ISA-L's by8 folds such a buffer
+ * one 16-byte lane after another and then reduces through a chain of
+ * dependent multiplications; most of its time is that latency (120 bytes:
+ * 27.5 ns on the AMD Zen 3 VM, where the code below takes 19; table in
+ * doc/benchmarks.md). Here:
+ *   - the buffer is taken as preceded by zeros up to a multiple of 16
+ *     bytes, which do not change a CRC register that starts at zero, so
+ *     every lane is whole: the first holds the first 1-16 bytes shifted up
+ *     (the register added to the buffer's first four bytes, as in the
+ *     fold above);
  *   - four lanes fold 64 bytes a step, and they and the 0-3 lanes after
  *     them move to the end in one multiplication each (distances of 128 to
  *     768 bits), added together;

@@ -7,8 +7,9 @@
  *   bench: icrc size=S isal_gbps=X zlib_gbps=Y ratio=Z
  * (Gbit/s of frames checked; ratio = isal_gbps / zlib_gbps). isal_gbps is
  * softrnic's ICRC: ISA-L's CRC, or on CPUs with VPCLMULQDQ and no AVX-512
- * its own 256-bit fold from 288 bytes (RNIC_ICRC_NO_FOLD=1: ISA-L only);
- * the name stays for the records in doc/benchmarks.md.
+ * its own (the short-frame CRC, which masks IPv4 headers as it loads them,
+ * under 288 bytes, the 256-bit fold from there; RNIC_ICRC_NO_FOLD=1: ISA-L
+ * only); the name stays for the records in doc/benchmarks.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
