@@ -456,7 +456,8 @@ uint32_t rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32
 			     uint32_t pad);
 
 /** Reflected CRC-32 (zlib's crc32) continuing from @p crc: ISA-L's, or
- * from 288 bytes the 256-bit fold where the CPU has it. */
+ * where the CPU has VPCLMULQDQ and no AVX-512 softrnic's own (a PCLMUL CRC
+ * for 32-287 bytes, the 256-bit fold from 288). */
 uint32_t rnic_crc32(uint32_t crc, const void *buf, uint64_t len);
 
 /* ------------------------------------------------------------------ */
