@@ -24,17 +24,20 @@
  * role first needs it; a role run later in the pass sees the pass's start.
  */
 struct rnic_pass_clock {
-	uint64_t tsc;
-	bool read;
+	uint64_t tsc;            /* 0: not read yet this pass */
 };
+
+static inline bool
+rnic_pass_clock_read(const struct rnic_pass_clock *c)
+{
+	return c->tsc != 0;
+}
 
 static inline uint64_t
 rnic_pass_tsc(struct rnic_pass_clock *c)
 {
-	if (!c->read) {
-		c->tsc = rte_rdtsc();
-		c->read = true;
-	}
+	if (c->tsc == 0)
+		c->tsc = rte_rdtsc();   /* a 0 from the TSC only reads it again */
 	return c->tsc;
 }
 

@@ -29,7 +29,7 @@ unsigned int
 rnic_worker_poll(struct rnic_device *dev, unsigned int worker, unsigned int roles)
 {
 	struct rnic_worker *wk = &dev->workers[worker];
-	struct rnic_pass_clock clk = { .read = false };
+	struct rnic_pass_clock clk = { .tsc = 0 };
 	unsigned int work = 0;
 
 	if (roles & RNIC_ROLE_TX)
@@ -133,7 +133,7 @@ rnic_worker_poll_timer(struct rnic_worker *wk, struct rnic_pass_clock *clk)
 	 * no TSC read either, where the TX role did not read it this pass.
 	 * On the memif server the read was 86% of this role's samples
 	 * (doc/benchmarks.md). */
-	if (!clk->read && rnic_timer_svc_idle(t->svc)) {
+	if (!rnic_pass_clock_read(clk) && rnic_timer_svc_idle(t->svc)) {
 		rnic_dev_iter_done(&t->iter);
 		return 0;
 	}
