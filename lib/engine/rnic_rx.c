@@ -87,8 +87,9 @@ rx_not_roce(struct rnic_worker *wk, const struct rte_mbuf *m, enum rnic_pkt_err 
 		st->drop_malformed++;
 }
 
+/* @p icrc: the frame's ICRC computed ahead (rnic_pkt_icrc_ahead), or 0 */
 static void
-rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
+rx_one(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc, struct rnic_dev_stats *st)
 {
 	struct rnic_pkt pkt;
 	enum rnic_pkt_err e;
@@ -97,7 +98,7 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, struct rnic_dev_stats *st)
 
 	st->rx_pkts++;
 	st->rx_bytes += m->pkt_len;
-	e = rnic_pkt_parse_mbuf(m, true, &pkt);
+	e = rnic_pkt_parse_mbuf_ahead(m, icrc, &pkt);
 	RNIC_TRACE(RNIC_TP_PARSED, e);
 	if (e != RNIC_PKT_ERR_OK) {
 		rx_not_roce(wk, m, e, st);
@@ -263,6 +264,7 @@ rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool st
 {
 	const struct rnic_qp *hinted = NULL;
 	unsigned int nfree = 0;
+	uint64_t icrc[RNIC_MAX_BURST];
 
 	/* With thousands of QPs busy the frames of a burst are long out of
 	 * cache: fetch every mbuf header of the burst at once, then each
@@ -271,6 +273,11 @@ rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool st
 		rte_prefetch0(pkts[i]);
 	for (unsigned int i = 0; i < n && i < RX_PREFETCH; i++)
 		rx_prefetch_frame(pkts[i]);
+	/* The short frames' ICRCs back to back, where their chains overlap
+	 * (ring 64 B 1.08x, doc/benchmarks.md); not where most frames may be
+	 * steered to another worker, which would compute theirs again. */
+	if (!steer)
+		rnic_pkt_icrc_ahead(pkts, n, icrc);
 	for (unsigned int i = 0; i < n; i++) {
 		if (i + RX_PREFETCH < n)
 			rx_prefetch_frame(pkts[i + RX_PREFETCH]);
@@ -286,7 +293,7 @@ rx_burst(struct rnic_worker *wk, struct rte_mbuf **pkts, unsigned int n, bool st
 				continue;
 			}
 		}
-		rx_one(wk, pkts[i], st);
+		rx_one(wk, pkts[i], steer ? 0 : icrc[i], st);
 		pkts[nfree++] = pkts[i];
 	}
 	/* Freed with the MultiQueue's mbufs (rnic_rx_free_flush): one bulk

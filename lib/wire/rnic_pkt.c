@@ -373,8 +373,10 @@ rnic_pkt_parse_buf(const uint8_t *frame, uint32_t len, bool check_icrc,
 	return RNIC_PKT_ERR_OK;
 }
 
-enum rnic_pkt_err
-rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *pkt)
+/* @p ahead: as rnic_pkt_parse_mbuf_ahead's, or 0 to compute the ICRC
+ * (when @p check_icrc). */
+static inline enum rnic_pkt_err
+parse_mbuf(const struct rte_mbuf *m, bool check_icrc, uint64_t ahead, struct rnic_pkt *pkt)
 {
 	uint8_t tmp[RNIC_PARSE_MAX];
 	uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -399,10 +401,45 @@ rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *
 	ic = rte_pktmbuf_read(m, pkt->frame_len - RNIC_ICRC_LEN, 4, &icrc);
 	memcpy(&pkt->icrc_wire, ic, 4);
 	pkt->icrc_wire = rte_le_to_cpu_32(pkt->icrc_wire);
-	if (check_icrc &&
-	    rnic_icrc_calc_mbuf(m, pkt->l3_off, pkt->frame_len) != pkt->icrc_wire)
+	if (!check_icrc)
+		return RNIC_PKT_ERR_OK;
+	if (ahead != 0 && pkt->l3_off == RNIC_ETH_HLEN && pkt->frame_len == m->data_len)
+		return (uint32_t)ahead == pkt->icrc_wire ? RNIC_PKT_ERR_OK : RNIC_PKT_ERR_ICRC;
+	if (rnic_icrc_calc_mbuf(m, pkt->l3_off, pkt->frame_len) != pkt->icrc_wire)
 		return RNIC_PKT_ERR_ICRC;
 	return RNIC_PKT_ERR_OK;
+}
+
+enum rnic_pkt_err
+rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc, struct rnic_pkt *pkt)
+{
+	return parse_mbuf(m, check_icrc, 0, pkt);
+}
+
+enum rnic_pkt_err
+rnic_pkt_parse_mbuf_ahead(const struct rte_mbuf *m, uint64_t ahead, struct rnic_pkt *pkt)
+{
+	return parse_mbuf(m, true, ahead, pkt);
+}
+
+void
+rnic_pkt_icrc_ahead(struct rte_mbuf *const *m, unsigned int n, uint64_t *ahead)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *h = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		uint32_t len = m[i]->data_len;
+		uint16_t et;
+
+		ahead[i] = 0;
+		if (m[i]->nb_segs != 1 || len < RNIC_ETH_HLEN || len > RNIC_ICRC_AHEAD_MAX)
+			continue;
+		memcpy(&et, h + 12, sizeof(et));
+		if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) && et != RTE_BE16(RTE_ETHER_TYPE_IPV6))
+			continue;
+		/* 0 where the frame is too short for its headers: the parse
+		 * refuses it before the ICRC */
+		ahead[i] = (UINT64_C(1) << 32) | rnic_icrc_calc_buf(h, RNIC_ETH_HLEN, len);
+	}
 }
 
 bool

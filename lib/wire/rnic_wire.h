@@ -620,6 +620,29 @@ bool rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn);
 enum rnic_pkt_err rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc,
 				      struct rnic_pkt *pkt);
 
+/** Frames up to this long (Ethernet header to ICRC) get their ICRC
+ * computed ahead of parsing (rnic_pkt_icrc_ahead). */
+#define RNIC_ICRC_AHEAD_MAX (RNIC_ETH_HLEN + 512 + RNIC_ICRC_LEN)
+
+/**
+ * The ICRCs of a burst of received frames, computed one after another
+ * before any of them is parsed: a short frame's CRC is a chain of
+ * dependent multiplications, and back to back the CPU overlaps the chains
+ * of neighbouring frames, where between two parses it cannot. @p ahead[i]
+ * becomes (1 << 32) | the ICRC of @p m[i] taken as an untagged IPv4 or
+ * IPv6 frame whose ICRC ends its one segment, or 0 where @p m[i] is none
+ * of that or longer than RNIC_ICRC_AHEAD_MAX. Reads nothing past a
+ * segment's data; a frame it misjudges is checked in full by
+ * rnic_pkt_parse_mbuf_ahead.
+ */
+void rnic_pkt_icrc_ahead(struct rte_mbuf *const *m, unsigned int n, uint64_t *ahead);
+
+/** rnic_pkt_parse_mbuf with the ICRC checked, against @p ahead (from
+ * rnic_pkt_icrc_ahead) where that covers the frame as parsed (no VLAN tag,
+ * no bytes after the ICRC), else computed. */
+enum rnic_pkt_err rnic_pkt_parse_mbuf_ahead(const struct rte_mbuf *m, uint64_t ahead,
+					    struct rnic_pkt *pkt);
+
 /**
  * The headers of one connection, prebuilt (ReqPktGen/RespPktGen's
  * template): Ethernet [802.1Q] IPv4-or-IPv6 UDP and BTH with everything

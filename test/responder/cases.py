@@ -1686,6 +1686,37 @@ def bad_icrc(c):
     c.mem_is([(256, pay)])
 
 
+@case(pmtu=1024)
+def bad_icrc_in_one_burst(c):
+    """One burst of short and long WRITEs, good and bad ICRCs mixed, some
+    with bytes after the ICRC (an Ethernet trailer, as a minimum-size
+    frame's padding): the receive path computes the short frames' ICRCs
+    ahead of parsing them, for the whole burst, and each check must be the
+    one of its own frame and cover only the bytes up to its ICRC. The good
+    ones execute, the bad ones are dropped and counted."""
+    E = c.E
+    trailer = bytes(6)
+
+    def w(psn, off, pay):
+        return frame(RC_WRITE_ONLY, psn, RETH(va=c.va + off, rkey=c.rkey,
+                                              dlen=len(pay)), payload=pay)
+    a, b, d = pattern(64, 21), pattern(40, 22), pattern(600, 23)
+    c.inject(w(E, 0, a),
+             corrupt(w(psn_add(E, 1), 128, b), -2),          # its ICRC
+             w(psn_add(E, 1), 128, b) + trailer,
+             corrupt(w(psn_add(E, 2), 1024, d), -20) + trailer,  # payload
+             corrupt(w(psn_add(E, 2), 1024, pattern(60, 24)) + trailer,
+                     -len(trailer) - 1),                      # its ICRC
+             w(psn_add(E, 2), 1024, d))
+    c.run()
+    g = c.answers(0, 1, "one ACK for the burst")
+    if g:
+        c.ack(g[0], psn_add(E, 2), 3)
+    c.stat("drop_icrc", 3)
+    c.drop_reason("ICRC", 3)
+    c.mem_is([(0, a), (128, b), (1024, d)])
+
+
 @case(type="uc")
 def uc_middle_without_first(c):
     """UC: SEND Middle with no First is dropped silently (no NAK on UC);

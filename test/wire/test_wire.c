@@ -1682,6 +1682,84 @@ rnd_ipv6(struct rnic_l2l3 *l)
 }
 
 /*
+ * rnic_pkt_icrc_ahead over one burst of mixed frames, then
+ * rnic_pkt_parse_mbuf_ahead on each: every verdict is rnic_pkt_parse_mbuf's
+ * whatever the frame (IPv4, IPv6, VLAN, bytes after the ICRC, two
+ * segments, a bad ICRC, cut short), an ICRC is computed ahead exactly for
+ * the untagged one-segment IP frames up to RNIC_ICRC_AHEAD_MAX bytes, and
+ * it is the frame's.
+ */
+static int
+test_icrc_ahead(void)
+{
+	static const uint32_t plens[] = { 0, 1, 64, 200, 452, 460, 1024 };
+	enum { PLAIN4, VLAN4, PLAIN6, TRAILER4, BAD4, SEGS4, CUT4, BAD6_TRAILER, KINDS };
+	const uint8_t op = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY);
+	struct rte_mbuf *m[RTE_DIM(plens) * KINDS];
+	uint64_t ahead[RTE_DIM(m)];
+	uint32_t flat_len[RTE_DIM(m)], icrc_ok = 0, icrc_bad = 0, other = 0;
+	unsigned int n = 0;
+
+	for (unsigned int p = 0; p < RTE_DIM(plens); p++) {
+		for (unsigned int k = 0; k < KINDS; k++, n++) {
+			const bool v6 = k == PLAIN6 || k == BAD6_TRAILER;
+			uint32_t plen = plens[p], len, hlen, cap;
+			struct rnic_l2l3 l;
+			struct rnic_bth_fields b;
+			struct rnic_ext_fields e;
+			uint8_t *payload = xmalloc(plen), *f;
+			const uint32_t seg[] = { 40 };
+
+			rnd_fields(op, k == VLAN4, &l, &b, &e);
+			if (v6)
+				rnd_ipv6(&l);
+			rnd_bytes(payload, plen);
+			hlen = rnic_pkt_hdr_len(op, k == VLAN4, v6);
+			cap = hlen + plen + rnic_pad_len(plen) + RNIC_ICRC_LEN + 6;
+			f = xmalloc(cap);
+			len = rnic_pkt_build_buf(f, cap, &l, &b, &e, payload, plen);
+			VERIFY(len == cap - 6, "build plen %u kind %u: %u", plen, k, len);
+			if (k == TRAILER4 || k == BAD6_TRAILER) {
+				memset(f + len, 0, 6);   /* a minimum frame's padding */
+				len += 6;
+			}
+			if (k == BAD4 || k == BAD6_TRAILER)
+				f[len - (k == BAD6_TRAILER ? 6 : 0) - 1] ^= 0x40;   /* the ICRC */
+			if (k == CUT4)
+				len--;
+			flat_len[n] = len;
+			m[n] = k == SEGS4 ? make_chain(f, len, seg, 2) : make_chain(f, len, NULL, 1);
+			free(payload);
+			free(f);
+		}
+	}
+	rnic_pkt_icrc_ahead(m, n, ahead);
+	for (unsigned int i = 0; i < n; i++) {
+		const unsigned int k = i % KINDS;
+		const bool want = (k == PLAIN4 || k == PLAIN6 || k == TRAILER4 || k == BAD4 ||
+				   k == CUT4 || k == BAD6_TRAILER) && flat_len[i] <= RNIC_ICRC_AHEAD_MAX;
+		struct rnic_pkt p1, p2;
+		enum rnic_pkt_err e1 = rnic_pkt_parse_mbuf(m[i], true, &p1);
+		enum rnic_pkt_err e2 = rnic_pkt_parse_mbuf_ahead(m[i], ahead[i], &p2);
+
+		VERIFY(e1 == e2, "frame %u (kind %u, %u bytes): %d ahead, %d not", i, k,
+		       flat_len[i], e2, e1);
+		VERIFY((ahead[i] != 0) == want, "frame %u (kind %u, %u bytes): ahead %d", i, k,
+		       flat_len[i], ahead[i] != 0);
+		if (want && (k == PLAIN4 || k == PLAIN6))
+			VERIFY((uint32_t)ahead[i] == p1.icrc_wire, "frame %u: the ICRC ahead", i);
+		icrc_ok += e1 == RNIC_PKT_ERR_OK;
+		icrc_bad += e1 == RNIC_PKT_ERR_ICRC;
+		other += e1 != RNIC_PKT_ERR_OK && e1 != RNIC_PKT_ERR_ICRC;
+		rte_pktmbuf_free(m[i]);
+	}
+	/* good, bad and malformed frames among them */
+	VERIFY(icrc_ok == RTE_DIM(plens) * 5 && icrc_bad == RTE_DIM(plens) * 2 &&
+	       other == RTE_DIM(plens), "%u ok, %u bad ICRC, %u other", icrc_ok, icrc_bad, other);
+	return 0;
+}
+
+/*
  * rnic_icrc_copy_seal (TX's copy of the payload with the ICRC, in one pass
  * where the CPU has the 256-bit fold) against the frame the builder makes
  * and the zlib reference: the payload and pad copied and zeroed, the
@@ -2258,6 +2336,7 @@ main(int argc, char **argv)
 		{ "mbuf_tx", test_mbuf_tx },
 		{ "ipv6", test_ipv6 },
 		{ "icrc_copy_seal", test_icrc_copy_seal },
+		{ "icrc_ahead", test_icrc_ahead },
 		{ "cm_mad", test_cm_mad },
 	};
 	unsigned int failed_tests = 0;
