@@ -627,8 +627,8 @@ enum rnic_pkt_err rnic_pkt_parse_mbuf(const struct rte_mbuf *m, bool check_icrc,
 /**
  * The ICRCs of a burst of received frames, computed one after another
  * before any of them is parsed: a short frame's CRC is a chain of
- * dependent multiplications, and back to back the CPU overlaps the chains
- * of neighbouring frames, where between two parses it cannot. @p ahead[i]
+ * dependent multiplications, which back to back the CPU can overlap and
+ * between two parses cannot (ring 64 B 1.08x, doc/benchmarks.md). @p ahead[i]
  * becomes (1 << 32) | the ICRC of @p m[i] taken as an untagged IPv4 or
  * IPv6 frame whose ICRC ends its one segment, or 0 where @p m[i] is none
  * of that or longer than RNIC_ICRC_AHEAD_MAX. Reads nothing past a
