@@ -131,6 +131,16 @@ rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
 	return 0;
 }
 
+unsigned int
+rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
+{
+	unsigned int done = rte_ring_mp_enqueue_burst_elem(cq->ring, wc, sizeof(*wc), n, NULL);
+
+	if (done < n)
+		STORE_REL(&cq->overflow, 1);   /* [CQ-OVF] */
+	return done;
+}
+
 /* The MR in table slot rnic_key_index(@p key), still valid, or NULL. */
 static struct rnic_mr *
 mr_slot(struct rnic_device *dev, uint32_t key)

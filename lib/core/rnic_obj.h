@@ -129,5 +129,8 @@ struct rnic_mr *rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uin
 /* Push one completion. Returns 0, or -ENOSPC on overflow (the caller
  * moves its QP to Error). */
 int rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc);
+/* Push the @p n completions at @p wc in order; returns how many fit (the
+ * rest overflowed, and the CQ says so as rnic_cq_push's). */
+unsigned int rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n);
 
 #endif /* RNIC_OBJ_H */

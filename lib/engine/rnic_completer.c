@@ -60,7 +60,7 @@ static bool sr_read_started(const struct rnic_qp *qp, const struct rnic_mq_ent *
 static inline void
 comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 {
-	rnic_complete_send(qp, s, st);
+	rnic_complete_send_rx(qp, s, st);
 }
 
 /* The same for a WQE done with success whose last MultiQueue entry had
@@ -72,7 +72,7 @@ comp_wqe_ok(struct rnic_qp *qp, uint32_t mq_flags, struct rnic_dev_stats *st)
 	if (!(mq_flags & RNIC_MQF_SIGNALED))
 		rnic_sq_retire(qp);
 	else
-		rnic_complete_send(qp, RNIC_WC_SUCCESS, st);
+		rnic_complete_send_rx(qp, RNIC_WC_SUCCESS, st);
 }
 
 static inline struct rnic_mq_ent *

@@ -100,6 +100,12 @@ rnic_sq_retire(struct rnic_qp *qp)
 /* Push @p wc to @p cq; an overflow moves @p qp to Error with one event. */
 void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 		   struct rnic_dev_stats *st);
+/* The RX role of @p qp's worker (only): the same, pushed with the pass's
+ * other completions for @p cq by rnic_cqe_flush, before the pass ends. */
+void rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
+		      struct rnic_dev_stats *st);
+void rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
+void rnic_cqe_flush(struct rnic_worker *wk);
 uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
 /*
  * An mbuf with every header written and room for @p paylen bytes of

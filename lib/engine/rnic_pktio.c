@@ -21,15 +21,12 @@ static const uint8_t wc_opcode_of[RNIC_WR_MAX] = {
 	[RNIC_WR_ATOMIC_FETCH_AND_ADD] = RNIC_WC_FETCH_ADD,
 };
 
-void
-rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-	      struct rnic_dev_stats *st)
+/* A completion of @p qp found its CQ full. */
+static void
+complete_overflow(struct rnic_qp *qp, struct rnic_dev_stats *st)
 {
 	struct rnic_async_event ev = { RNIC_EVENT_CQ_ERR, qp->qpn };
 
-	st->completions++;
-	if (rnic_cq_push(cq, wc) == 0)
-		return;
 	/* Every completion lost counts; the QP's first one raises the event
 	 * and moves it to Error (its flush then overflows too). */
 	st->cq_overflow++;
@@ -41,14 +38,63 @@ rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 }
 
 void
-rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
+	      struct rnic_dev_stats *st)
+{
+	st->completions++;
+	if (rnic_cq_push(cq, wc) != 0)
+		complete_overflow(qp, st);
+}
+
+/*
+ * The RX role's completions go to their CQ a batch at a time: with a CQE
+ * every few messages (16384 QPs, a completion every 4 WRITEs) a push each
+ * was a locked compare-and-swap on the ring's head and a load of the
+ * application's consumer index each (doc/benchmarks.md). The pass pushes
+ * what it staged before it ends (rnic_worker_poll_rx), so the application
+ * sees them no later than the pass, in the order they were made, the
+ * send queue slot or receive freed before as rnic_complete does.
+ */
+void
+rnic_cqe_flush(struct rnic_worker *wk)
+{
+	struct rnic_dev_rx *rx = &wk->rx;
+	unsigned int done;
+
+	if (rx->n_cqe == 0)
+		return;
+	done = rnic_cq_push_burst(rx->cqe_cq, rx->cqe_wc, rx->n_cqe);
+	for (unsigned int i = done; i < rx->n_cqe; i++)
+		complete_overflow(rx->cqe_qp[i], &rx->st);
+	rx->n_cqe = 0;
+}
+
+void
+rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
+		 struct rnic_dev_stats *st)
+{
+	struct rnic_dev_rx *rx = &qp->w->rx;
+
+	st->completions++;
+	if (rx->n_cqe != 0 && (rx->cqe_cq != cq || rx->n_cqe == RTE_DIM(rx->cqe_wc)))
+		rnic_cqe_flush(qp->w);
+	rx->cqe_cq = cq;
+	rx->cqe_qp[rx->n_cqe] = qp;
+	rx->cqe_wc[rx->n_cqe++] = *wc;
+}
+
+/* The completion of the QP's oldest send WQE into *@p wc; false when it
+ * asks for none (the slot is freed). */
+static bool
+send_wc(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st,
+	struct rnic_wc *out)
 {
 	const struct rnic_wqe *w = rnic_sq_wqe(qp, qp->comp.sq_done);
 	struct rnic_wc wc;
 
 	if (s == RNIC_WC_SUCCESS && !(w->flags & RNIC_SEND_SIGNALED)) {
 		rnic_sq_retire(qp);
-		return;
+		return false;
 	}
 	wc = (struct rnic_wc){
 		.wr_id = w->wr_id, .status = (uint8_t)s,
@@ -62,7 +108,26 @@ rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_st
 	 * after polling this completion finds room (the WQE has been read
 	 * into wc, nothing reads it after this). */
 	STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
-	rnic_complete(qp, qp->scq, &wc, st);
+	*out = wc;
+	return true;
+}
+
+void
+rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+{
+	struct rnic_wc wc;
+
+	if (send_wc(qp, s, st, &wc))
+		rnic_complete(qp, qp->scq, &wc, st);
+}
+
+void
+rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+{
+	struct rnic_wc wc;
+
+	if (send_wc(qp, s, st, &wc))
+		rnic_complete_rx(qp, qp->scq, &wc, st);
 }
 
 uint32_t

@@ -506,7 +506,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 	STORE_REL(&qp->resp.rq_ci, qp->resp.rq_ci + 1);   /* [RQ-CI] */
 	qp->resp.rwqe_active = 0;
 	qp->w->rx.delivered = 1;
-	rnic_complete(qp, qp->rcq, &wc, st);
+	rnic_complete_rx(qp, qp->rcq, &wc, st);
 }
 
 /* Error: complete every posted receive with WR_FLUSH_ERR. */

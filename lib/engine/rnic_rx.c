@@ -378,6 +378,7 @@ rnic_worker_poll_rx(struct rnic_worker *wk)
 		work += rnic_comp_rexmit(wk);
 		work += rnic_comp_timer_events(wk);
 	}
+	rnic_cqe_flush(wk);   /* every completion of the pass */
 	if (!keep) {
 		rnic_rx_free_flush(wk);
 		rnic_txbuf_flush(&rx->txb, st);
