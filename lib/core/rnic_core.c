@@ -121,16 +121,6 @@ rnic_qp_kick(struct rnic_qp *qp)
 		__atomic_fetch_add(&qp->w->kick_lost, 1, __ATOMIC_RELEASE);
 }
 
-int
-rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
-{
-	if (rte_ring_mp_enqueue_elem(cq->ring, (void *)(uintptr_t)wc, sizeof(*wc)) != 0) {
-		STORE_REL(&cq->overflow, 1);   /* [CQ-OVF] */
-		return -ENOSPC;
-	}
-	return 0;
-}
-
 unsigned int
 rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
 {
@@ -139,6 +129,12 @@ rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
 	if (done < n)
 		STORE_REL(&cq->overflow, 1);   /* [CQ-OVF] */
 	return done;
+}
+
+int
+rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
+{
+	return rnic_cq_push_burst(cq, wc, 1) == 1 ? 0 : -ENOSPC;
 }
 
 /* The MR in table slot rnic_key_index(@p key), still valid, or NULL. */
