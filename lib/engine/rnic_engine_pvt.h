@@ -10,6 +10,7 @@
 #include "rnic_core.h"
 #include "rnic_engine.h"
 #include "rnic_timer.h"
+#include "rnic_ab.h"
 #include "rnic_trace.h"
 
 /* AckReq policy (IBA 9.7.6.1.1 leaves it to the requester): the last
