@@ -702,17 +702,31 @@ tx_prefetch_qp(const struct rnic_qp *qp)
 		rte_prefetch0(p + off);
 }
 
-/* The QP one turn ahead, whose own lines the last turn prefetched: its
- * next WQE (written on the application's CPU) and its MultiQueue slot. */
+/* The QP one turn ahead, whose own lines the last turn prefetched
+ * (its doorbell record among them): the WQEs it has waiting, up to
+ * TX_PREFETCH_WQES (written on the application's CPU; a turn of a QP
+ * with four posted read four, and the first alone left the second
+ * line of the others a miss), and the MultiQueue slots of as many. */
+#define TX_PREFETCH_WQES 4u
+
 static inline void
 tx_prefetch_wqe(const struct rnic_qp *qp)
 {
-	const uint8_t *w = (const uint8_t *)rnic_sq_wqe(qp, qp->req.sq_fetch);
+	const struct rnic_mq *mq = &qp->req.mq;
+	uint32_t idx = qp->req.sq_fetch;
+	/* a hint only: the turn reads the doorbell record again ([SQ-PI]) */
+	uint32_t n = LOAD_RLX(&qp->app.sq_pi) - idx;
 
-	rte_prefetch0(w);
-	rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
-	rte_prefetch0(w + RNIC_WQE_HDR_SIZE + sizeof(struct rnic_sge) - 1);
-	rte_prefetch0_write(&qp->req.mq.ents[qp->req.mq.tail_next & qp->req.mq.mask]);
+	n = n == 0 ? 1 : RTE_MIN(n, TX_PREFETCH_WQES);
+	for (uint32_t k = 0; k < n; k++) {
+		const uint8_t *w = (const uint8_t *)rnic_sq_wqe(qp, idx + k);
+
+		rte_prefetch0(w);
+		rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
+		rte_prefetch0(w + RNIC_WQE_HDR_SIZE + sizeof(struct rnic_sge) - 1);
+	}
+	rte_prefetch0_write(&mq->ents[mq->tail_next & mq->mask]);
+	rte_prefetch0_write(&mq->ents[(mq->tail_next + n - 1) & mq->mask]);
 }
 
 /*
