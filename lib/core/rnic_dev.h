@@ -57,8 +57,18 @@ struct rnic_txbuf {
 /* MultiQueue mbufs the RX role frees at once. */
 #define RNIC_RX_FREE_BATCH 64
 
-/* Completions the RX role pushes to a CQ at once. */
-#define RNIC_RX_CQE_BATCH 32
+/* Completions a role pushes to a CQ at once. */
+#define RNIC_CQE_BATCH 32
+
+/* A role's completions of this pass, pushed to their CQ together when
+ * the CQ changes, when full, and at the end of the pass
+ * (rnic_cqe_stage_add, rnic_cqe_stage_flush). */
+struct rnic_cqe_stage {
+	struct rnic_cq *cq;
+	uint32_t n;
+	struct rnic_qp *qp[RNIC_CQE_BATCH];
+	struct rnic_wc wc[RNIC_CQE_BATCH];
+};
 
 /* ARP cache (direct-mapped by IPv4 address). */
 #define RNIC_ARP_CACHE 64
@@ -86,6 +96,7 @@ struct rnic_dev_tx {
 	uint64_t mq_held;
 	uint64_t mq_freed_seen;
 	struct rnic_txbuf txb;
+	struct rnic_cqe_stage cqe;   /* this pass's completions (UC/UD, flushes) */
 	struct rnic_dev_stats st;
 	uint64_t now;            /* TSC at the start of this pass (MQ stamps) */
 	uint64_t iter;           /* [ITER] W: TX, release; R: control, acquire */
@@ -113,13 +124,7 @@ struct rnic_dev_rx {
 	uint32_t tail_deferred;  /* such a pass left its resends, timer events and
 				  * the timer role to the next, which runs them
 				  * (never two passes in a row) */
-	/* completions of this pass, pushed to their CQ together when the
-	 * CQ changes, when full, and at the end of the pass
-	 * (rnic_complete_rx, rnic_cqe_flush) */
-	struct rnic_cq *cqe_cq;
-	uint32_t n_cqe;
-	struct rnic_qp *cqe_qp[RNIC_RX_CQE_BATCH];
-	struct rnic_wc cqe_wc[RNIC_RX_CQE_BATCH];
+	struct rnic_cqe_stage cqe;   /* this pass's completions */
 	struct rnic_txbuf txb;
 	struct rnic_dev_stats st;
 	uint64_t iter;           /* [ITER] */

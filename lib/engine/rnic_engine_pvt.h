@@ -87,8 +87,10 @@ void rnic_nd_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
 
 /* Packet I/O and completions (rnic_pktio.c), any role. */
 
-/* Complete the QP's oldest send WQE (sq_done) with @p s: the completion
- * goes out when @p s is an error or the WQE is signaled. */
+/* The TX role of @p qp's worker (only): complete the QP's oldest send
+ * WQE (sq_done) with @p s. The completion, made when @p s is an error or
+ * the WQE is signaled, goes out with the pass's others before it ends
+ * (rnic_worker_poll_tx). rnic_complete_send_rx: the same in the RX role. */
 void rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
 
 /* The oldest outstanding WQE is done and asks for no completion: free its
@@ -98,14 +100,15 @@ rnic_sq_retire(struct rnic_qp *qp)
 {
 	STORE_REL(&qp->comp.sq_done, qp->comp.sq_done + 1);   /* [SQ-DONE] */
 }
-/* Push @p wc to @p cq; an overflow moves @p qp to Error with one event. */
-void rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-		   struct rnic_dev_stats *st);
-/* The RX role of @p qp's worker (only): the same, pushed with the pass's
- * other completions for @p cq by rnic_cqe_flush, before the pass ends. */
+/* Push a role's staged completions to their CQ; each that does not fit
+ * moves its QP to Error with one event (counted on @p st). */
+void rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st);
+/* The RX role of @p qp's worker (only): stage @p wc for @p cq, pushed
+ * with the pass's other completions by rnic_cqe_flush before it ends. */
 void rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 		      struct rnic_dev_stats *st);
 void rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
+/* The RX role's staged completions to their CQ. */
 void rnic_cqe_flush(struct rnic_worker *wk);
 uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
 /*

@@ -37,50 +37,52 @@ complete_overflow(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	rnic_qp_to_error(qp);
 }
 
-void
-rnic_complete(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-	      struct rnic_dev_stats *st)
-{
-	st->completions++;
-	if (rnic_cq_push(cq, wc) != 0)
-		complete_overflow(qp, st);
-}
-
 /*
- * The RX role's completions go to their CQ a batch at a time: with a CQE
+ * A role's completions go to their CQ a batch at a time: with a CQE
  * every few messages (16384 QPs, a completion every 4 WRITEs) a push each
  * was a locked compare-and-swap on the ring's head and a load of the
- * application's consumer index each (doc/benchmarks.md). The pass pushes
- * what it staged before it ends (rnic_worker_poll_rx), so the application
- * sees them no later than the pass, in the order they were made, the
- * send queue slot or receive freed before as rnic_complete does.
+ * application's consumer index each (doc/benchmarks.md). The role pushes
+ * what it staged before its pass ends (rnic_worker_poll_rx,
+ * rnic_worker_poll_tx), so the application sees them no later than the
+ * pass, in the order the role made them; the send queue slot or receive
+ * is freed before they are staged.
  */
+void
+rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st)
+{
+	unsigned int done;
+
+	if (cs->n == 0)
+		return;
+	done = rnic_cq_push_burst(cs->cq, cs->wc, cs->n);
+	for (unsigned int i = done; i < cs->n; i++)
+		complete_overflow(cs->qp[i], st);
+	cs->n = 0;
+}
+
+static void
+cqe_stage_add(struct rnic_cqe_stage *cs, struct rnic_qp *qp, struct rnic_cq *cq,
+	      const struct rnic_wc *wc, struct rnic_dev_stats *st)
+{
+	st->completions++;
+	if (cs->n != 0 && (cs->cq != cq || cs->n == RTE_DIM(cs->wc)))
+		rnic_cqe_stage_flush(cs, st);
+	cs->cq = cq;
+	cs->qp[cs->n] = qp;
+	cs->wc[cs->n++] = *wc;
+}
+
 void
 rnic_cqe_flush(struct rnic_worker *wk)
 {
-	struct rnic_dev_rx *rx = &wk->rx;
-	unsigned int done;
-
-	if (rx->n_cqe == 0)
-		return;
-	done = rnic_cq_push_burst(rx->cqe_cq, rx->cqe_wc, rx->n_cqe);
-	for (unsigned int i = done; i < rx->n_cqe; i++)
-		complete_overflow(rx->cqe_qp[i], &rx->st);
-	rx->n_cqe = 0;
+	rnic_cqe_stage_flush(&wk->rx.cqe, &wk->rx.st);
 }
 
 void
 rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
 		 struct rnic_dev_stats *st)
 {
-	struct rnic_dev_rx *rx = &qp->w->rx;
-
-	st->completions++;
-	if (rx->n_cqe != 0 && (rx->cqe_cq != cq || rx->n_cqe == RTE_DIM(rx->cqe_wc)))
-		rnic_cqe_flush(qp->w);
-	rx->cqe_cq = cq;
-	rx->cqe_qp[rx->n_cqe] = qp;
-	rx->cqe_wc[rx->n_cqe++] = *wc;
+	cqe_stage_add(&qp->w->rx.cqe, qp, cq, wc, st);
 }
 
 /* The completion of the QP's oldest send WQE into *@p wc; false when it
@@ -118,7 +120,7 @@ rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_st
 	struct rnic_wc wc;
 
 	if (send_wc(qp, s, st, &wc))
-		rnic_complete(qp, qp->scq, &wc, st);
+		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, st);
 }
 
 void

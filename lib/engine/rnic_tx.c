@@ -797,6 +797,9 @@ rnic_worker_poll_tx(struct rnic_worker *wk, struct rnic_pass_clock *clk)
 		RNIC_TRACE(RNIC_TP_DOORBELL, work);
 	cycle_done = tx_walk(wk, clk, &work);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
+	/* the pass's completions (UC/UD on transmit, flushes, bad WQEs),
+	 * after their frames went to the port */
+	rnic_cqe_stage_flush(&tx->cqe, &tx->st);
 	if (cycle_done)
 		rnic_dev_iter_done(&tx->iter);
 	rnic_ab_tick(work);   /* nothing unless built with -Dab_toggle=true */

@@ -924,10 +924,11 @@ count_events(uint32_t qpn, enum rnic_event_type type, int *other)
 static int
 test_cq_overflow(void)
 {
-	struct rnic_cq *small_a, *rsmall_a;
-	struct rnic_qp *qa, *qb, *ga, *gb, *ua, *ub;
+	struct rnic_cq *small_a, *rsmall_a, *ssmall_a;
+	struct rnic_qp *qa, *qb, *ga, *gb, *ua, *ub, *uc, *ucb;
 	struct rnic_wc wc[16];
 	struct rnic_dev_stats st;
+	uint64_t overflows;
 	uint32_t la, rb;
 	int n, other, got;
 
@@ -1004,9 +1005,40 @@ test_cq_overflow(void)
 		       rb) == 0, "bystander WRITE");
 	VERIFY(wait_wc(A.cq, wc, 1) == 1 && wc[0].status == RNIC_WC_SUCCESS && wc[0].wr_id == 79,
 	       "bystander WRITE completion");
-	VERIFY(rnic_destroy_qp(qa) == 0 && rnic_destroy_qp(ua) == 0, "destroy");
-	VERIFY(rnic_destroy_cq(small_a) == 0 && rnic_destroy_cq(rsmall_a) == 0,
-	       "the overflowed CQs cannot be destroyed");
+
+	/* Send side of UC, whose completions the TX role makes on transmit
+	 * and pushes at the end of its pass: a send CQ of 2 gets 4. */
+	ssmall_a = rnic_create_cq(A.dev, 2);
+	VERIFY(ssmall_a, "CQ");
+	uc = mkqp_cq(&A, RNIC_QPT_UC, ssmall_a, A.cq, 16, 16);
+	ucb = mkqp(&B, RNIC_QPT_UC);
+	VERIFY(uc && ucb && qp_connect(uc, &B, ucb, 0) == 0 && qp_connect(ucb, &A, uc, 0) == 0,
+	       "UC send pair");
+	rnic_dev_stats_get(A.dev, &st);
+	overflows = st.cq_overflow;
+	for (int i = 0; i < 4; i++)
+		VERIFY(post_op(uc, RNIC_WR_RDMA_WRITE, 700 + i, (uintptr_t)A.buf + 64u * i, 64, la,
+			       (uintptr_t)B.buf + 0x50000 + 64u * i, rb) == 0, "UC WRITE %d", i);
+	for (long it = 0; it < MAX_POLLS && test_qp_state(uc) != RNIC_QPS_ERR; it++)
+		poll_all();
+	VERIFY(test_qp_state(uc) == RNIC_QPS_ERR, "the UC QP whose send CQ overflowed is %s",
+	       rnic_qp_state_str(test_qp_state(uc)));
+	settle();
+	VERIFY(rnic_cq_overflowed(ssmall_a), "the send CQ does not report the overflow");
+	n = count_events(rnic_qp_num(uc), RNIC_EVENT_CQ_ERR, &other);
+	VERIFY(n == 1 && other == 0, "%d CQ_ERR events for the UC sender (want 1), %d others", n,
+	       other);
+	rnic_dev_stats_get(A.dev, &st);
+	VERIFY(st.cq_overflow - overflows >= 2, "cq_overflow +%" PRIu64 " (want >= 2)",
+	       st.cq_overflow - overflows);
+	got = rnic_poll_cq(ssmall_a, 16, wc);
+	VERIFY(got == 2 && wc[0].wr_id == 700 && wc[1].wr_id == 701 &&
+	       wc[0].status == RNIC_WC_SUCCESS && wc[1].status == RNIC_WC_SUCCESS,
+	       "%d send completions (want 700, 701)", got);
+	VERIFY(rnic_destroy_qp(qa) == 0 && rnic_destroy_qp(ua) == 0 && rnic_destroy_qp(uc) == 0,
+	       "destroy");
+	VERIFY(rnic_destroy_cq(small_a) == 0 && rnic_destroy_cq(rsmall_a) == 0 &&
+	       rnic_destroy_cq(ssmall_a) == 0, "the overflowed CQs cannot be destroyed");
 	return 0;
 }
 
