@@ -4,19 +4,26 @@
 # run"): builds rnic-perf with meson -Dab_toggle=true in build-ab, where
 # the engine switches between the two variants of the change under test
 # (RNIC_AB(), lib/core/rnic_ab.h) every 10 ms (RNIC_AB_MS), and runs
-# write_bw on the in-process ring pair RUNS times: the application on
+# TEST (write_bw unless named: send_bw, read_bw...) on the in-process
+# ring pair RUNS times: the application on
 # CPU 0, the one engine lcore (both ends) on CPU 1, --rtc, as the bench's
 # ring and qps sections. Each run prints the variants' TX work per
 # microsecond and their ratio; the last line sums them up. Without any
 # RNIC_AB() site the two variants are the same code (an A/A run: the
 # spread of the ratio is the method's noise).
 #
-#   scripts/ab.sh RUNS [write_bw arguments]
+#   scripts/ab.sh RUNS [TEST] [arguments]
 #   scripts/ab.sh 8 -s 64 -q 16384 -t 4 -u 20 -D 4
+#   scripts/ab.sh 6 send_bw -c UD -s 64 -Q 1 -D 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:?usage: scripts/ab.sh RUNS [write_bw arguments]}
+runs=${1:?usage: scripts/ab.sh RUNS [TEST] [arguments]}
 shift
+test=write_bw
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+    test=$1
+    shift
+fi
 if [ ! -d build-ab ]; then
     meson setup build-ab -Dab_toggle=true -Dtests=false >/dev/null
 fi
@@ -33,7 +40,7 @@ trap 'rm -f "$out"' EXIT
 for i in $(seq "$runs"); do
     timeout 120 "$perf" "${mem[@]}" --no-pci --no-shconf --no-telemetry \
         --log-level='*:warning' --file-prefix=ab$$ --lcores=0@0,1@1 -- \
-        --rtc --no-progress write_bw --ring-size 131072 "$@" 2>&1 |
+        --rtc --no-progress "$test" --ring-size 131072 "$@" 2>&1 |
         grep '^ab:' | tee -a "$out" || echo "ab.sh: run $i printed no ab: line" >&2
 done
 awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ratio=/) { r = substr($i, 7); n++; s += r;
