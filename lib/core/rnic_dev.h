@@ -62,7 +62,8 @@ struct rnic_txbuf {
 
 /* A role's completions of this pass, pushed to their CQ together when
  * the CQ changes, when full, and at the end of the pass
- * (rnic_cqe_stage_add, rnic_cqe_stage_flush). */
+ * (rnic_complete_rx, rnic_complete_send_rx and rnic_complete_send stage,
+ * rnic_cqe_stage_flush pushes). */
 struct rnic_cqe_stage {
 	struct rnic_cq *cq;
 	uint32_t n;

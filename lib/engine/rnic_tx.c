@@ -798,7 +798,7 @@ rnic_worker_poll_tx(struct rnic_worker *wk, struct rnic_pass_clock *clk)
 	cycle_done = tx_walk(wk, clk, &work);
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	/* the pass's completions (UC/UD on transmit, flushes, bad WQEs),
-	 * after their frames went to the port */
+	 * after the pass handed its frames to the port */
 	rnic_cqe_stage_flush(&tx->cqe, &tx->st);
 	if (cycle_done)
 		rnic_dev_iter_done(&tx->iter);

@@ -131,6 +131,17 @@ settle(void)
 			(B.dev == NULL || rnic_dev_tx_backlog(B.dev) == 0) ? quiet + 1 : 0;
 }
 
+/* Poll until @p qp is in Error (bounded), then until all is quiet; its
+ * state then. */
+static enum rnic_qp_state
+wait_error(struct rnic_qp *qp)
+{
+	for (long it = 0; it < MAX_POLLS && test_qp_state(qp) != RNIC_QPS_ERR; it++)
+		poll_all();
+	settle();
+	return test_qp_state(qp);
+}
+
 static struct rte_mempool *
 pool_of(const struct test_side *s)
 {
@@ -948,11 +959,8 @@ test_cq_overflow(void)
 	for (int i = 0; i < 10; i++)
 		VERIFY(post_op(qa, RNIC_WR_RDMA_WRITE, i, (uintptr_t)A.buf + 256u * i, 256, la,
 			       (uintptr_t)B.buf + 256u * i, rb) == 0, "post %d", i);
-	for (long it = 0; it < MAX_POLLS && test_qp_state(qa) != RNIC_QPS_ERR; it++)
-		poll_all();
-	VERIFY(test_qp_state(qa) == RNIC_QPS_ERR, "the QP whose CQ overflowed is %s",
+	VERIFY(wait_error(qa) == RNIC_QPS_ERR, "the QP whose CQ overflowed is %s",
 	       rnic_qp_state_str(test_qp_state(qa)));
-	settle();
 	VERIFY(rnic_cq_overflowed(small_a), "the CQ does not report the overflow");
 	VERIFY(!rnic_cq_overflowed(A.cq), "the other CQ reports an overflow");
 	n = count_events(rnic_qp_num(qa), RNIC_EVENT_CQ_ERR, &other);
@@ -1019,11 +1027,8 @@ test_cq_overflow(void)
 	for (int i = 0; i < 4; i++)
 		VERIFY(post_op(uc, RNIC_WR_RDMA_WRITE, 700 + i, (uintptr_t)A.buf + 64u * i, 64, la,
 			       (uintptr_t)B.buf + 0x50000 + 64u * i, rb) == 0, "UC WRITE %d", i);
-	for (long it = 0; it < MAX_POLLS && test_qp_state(uc) != RNIC_QPS_ERR; it++)
-		poll_all();
-	VERIFY(test_qp_state(uc) == RNIC_QPS_ERR, "the UC QP whose send CQ overflowed is %s",
+	VERIFY(wait_error(uc) == RNIC_QPS_ERR, "the UC QP whose send CQ overflowed is %s",
 	       rnic_qp_state_str(test_qp_state(uc)));
-	settle();
 	VERIFY(rnic_cq_overflowed(ssmall_a), "the send CQ does not report the overflow");
 	n = count_events(rnic_qp_num(uc), RNIC_EVENT_CQ_ERR, &other);
 	VERIFY(n == 1 && other == 0, "%d CQ_ERR events for the UC sender (want 1), %d others", n,
