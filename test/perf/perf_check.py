@@ -308,45 +308,74 @@ def check_memif(prog, client_args, sizes, lat):
     return errs
 
 
-def check_raw(prog, size, iters):
-    """raw_lat against a dpdk-testpmd that reflects the frames (macswap):
-    exit 0 and one latency row with the figures check_rows wants. None
-    when there is no dpdk-testpmd (Debian package dpdk-dev)."""
-    testpmd = shutil.which("dpdk-testpmd")
-    if testpmd is None:
-        return None
-    sock = f"/tmp/rnic-perf-check-raw-{os.getpid()}.sock"
+def raw_attempt(prog, testpmd, size, iters, n):
+    """One raw_lat run against a fresh dpdk-testpmd (socket and prefixes
+    of attempt @n): the client's CompletedProcess, or None when it timed
+    out, and the tail of testpmd's stderr."""
+    sock = f"/tmp/rnic-perf-check-raw-{os.getpid()}-{n}.sock"
     cpus = sorted(os.sched_getaffinity(0))
     base = ["--no-huge", "--no-pci", "--no-shconf", "-m", "1024", "--no-telemetry",
             "--log-level=pmd.net.memif:error", "--log-level=*:warning"]
     memif = f"socket={sock},socket-abstract=no"
-    tp = subprocess.Popen([testpmd] + base + [f"--file-prefix=pct{os.getpid()}",
-                          f"--lcores=0@{cpus[-1]},1@{cpus[-1]}",
-                          f"--vdev=net_memif0,role=server,{memif}", "--",
-                          "--forward-mode=macswap", "--port-topology=loop", "--nb-cores=1",
-                          "--stats-period=1"], stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    args = ["raw_lat", "-s", str(size), "-n", str(iters)]
-    try:
-        for _ in range(100):
-            if os.path.exists(sock) or tp.poll() is not None:
-                break
-            time.sleep(0.05)
-        cli = subprocess.run([prog] + base + [f"--file-prefix=pcr{os.getpid()}",
-                             f"--lcores=0@{cpus[0]}", f"--vdev=net_memif0,role=client,{memif}",
-                             "--", "--link", "memif", "--client", "--no-progress"] + args,
-                             capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return ["timed out"]
-    finally:
-        tp.terminate()
+    with tempfile.TemporaryFile(mode="w+") as tp_err:
+        tp = subprocess.Popen([testpmd] + base + [f"--file-prefix=pct{os.getpid()}n{n}",
+                              f"--lcores=0@{cpus[-1]},1@{cpus[-1]}",
+                              f"--vdev=net_memif0,role=server,{memif}", "--",
+                              "--forward-mode=macswap", "--port-topology=loop", "--nb-cores=1",
+                              "--stats-period=1"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=tp_err)
+        args = ["raw_lat", "-s", str(size), "-n", str(iters)]
+        cli = None
         try:
-            tp.wait(timeout=10)
+            # testpmd listens once its EAL is up: up to 20 s on a loaded machine
+            for _ in range(400):
+                if os.path.exists(sock) or tp.poll() is not None:
+                    break
+                time.sleep(0.05)
+            cli = subprocess.run([prog] + base + [f"--file-prefix=pcr{os.getpid()}n{n}",
+                                 f"--lcores=0@{cpus[0]}", f"--vdev=net_memif0,role=client,{memif}",
+                                 "--", "--link", "memif", "--client", "--no-progress"] + args,
+                                 capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
-            tp.kill()
-            tp.wait()
-        if os.path.exists(sock):
-            os.unlink(sock)
+            pass
+        finally:
+            died = tp.poll()
+            tp.terminate()
+            try:
+                tp.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                tp.kill()
+                tp.wait()
+            if os.path.exists(sock):
+                os.unlink(sock)
+            tp_err.seek(0)
+            note = tp_err.read()[-1500:]
+            if died is not None:
+                note = f"dpdk-testpmd had exited with status {died} before the end\n" + note
+    return cli, note
+
+
+def check_raw(prog, size, iters):
+    """raw_lat against a dpdk-testpmd that reflects the frames (macswap):
+    exit 0 and one latency row with the figures check_rows wants. None
+    when there is no dpdk-testpmd (Debian package dpdk-dev). A run whose
+    memif link never came up (testpmd not listening in time, or gone) is
+    tried once more, and says so, as make bench does."""
+    testpmd = shutil.which("dpdk-testpmd")
+    if testpmd is None:
+        return None
+    args = ["raw_lat", "-s", str(size), "-n", str(iters)]
+    for n in range(2):
+        cli, tp_note = raw_attempt(prog, testpmd, size, iters, n)
+        if cli is None:
+            return ["timed out", f"dpdk-testpmd stderr:\n{tp_note}"]
+        link_failed = ("link still down" in cli.stderr or "does not start" in cli.stderr or
+                       "dpdk-testpmd had exited" in tp_note)
+        if n == 0 and cli.returncode != 0 and link_failed:
+            print(f"retry raw_lat: the memif link did not come up "
+                  f"(dpdk-testpmd stderr: {tp_note.strip()[-300:] or 'empty'})")
+            continue
+        break
     errs = [] if cli.returncode == 0 else [f"exit status {cli.returncode}"]
     lines = cli.stdout.splitlines()
     idx = [i for i, l in enumerate(lines) if LAT_HDR.match(l)]
@@ -360,7 +389,8 @@ def check_raw(prog, size, iters):
             rows.append(l.split())
         errs += check_rows(rows, args, [size], True, False)
     if errs:
-        errs.append(f"stdout:\n{cli.stdout[-2000:]}\nstderr:\n{cli.stderr[-2000:]}")
+        errs.append(f"stdout:\n{cli.stdout[-2000:]}\nstderr:\n{cli.stderr[-2000:]}\n"
+                    f"dpdk-testpmd stderr:\n{tp_note}")
     return errs
 
 
