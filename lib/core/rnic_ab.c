@@ -8,30 +8,29 @@
  * (R: work per microsecond).
  */
 #ifdef RNIC_AB_TOGGLE
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <rte_cycles.h>
-#include <rte_lcore.h>
+#include <rte_eal.h>
 
 #include "rnic_ab.h"
 
 int rnic_ab_variant;
 
-static unsigned int ab_owner = UINT_MAX;   /* the lcore that ticks */
+static int ab_owner;   /* the thread that ticks (rte_gettid), 0: none yet */
 static uint64_t ab_hz, ab_period, ab_next, ab_start, ab_turn_work;
 static uint64_t ab_cycles[2], ab_work[2], ab_turns[2];
 
 void
 rnic_ab_tick(unsigned int work)
 {
-	unsigned int self = rte_lcore_id(), none = UINT_MAX;
+	int self = rte_gettid(), none = 0;
 	uint64_t now;
 	int v;
 
-	if (ab_owner != self &&
+	if (__atomic_load_n(&ab_owner, __ATOMIC_RELAXED) != self &&
 	    !__atomic_compare_exchange_n(&ab_owner, &none, self, false,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;

@@ -18,7 +18,8 @@
 extern int rnic_ab_variant;
 #define RNIC_AB() __atomic_load_n(&rnic_ab_variant, __ATOMIC_RELAXED)
 /* The TX role's pass did @p work (frames and doorbells); only the first
- * thread that calls it counts and switches variants. */
+ * thread that calls it (every device it polls) counts and switches
+ * variants. */
 void rnic_ab_tick(unsigned int work);
 #else
 #define RNIC_AB() 0
