@@ -3,7 +3,7 @@
 # In-run A/B (doc/benchmarks.md, "Small differences: two variants in one
 # run"): builds rnic-perf with meson -Dab_toggle=true in build-ab, where
 # the engine switches between the two variants of the change under test
-# (RNIC_AB(), lib/core/rnic_ab.h) every 10 ms (RNIC_AB_MS), and runs
+# (RNIC_AB(), lib/core/rnic_ab.h) about every 10 ms (RNIC_AB_MS), and runs
 # TEST (write_bw unless named: send_bw, read_bw...) on the in-process
 # ring pair RUNS times: the application on
 # CPU 0, the one engine lcore (both ends) on CPU 1, --rtc, as the bench's
