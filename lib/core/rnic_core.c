@@ -131,12 +131,6 @@ rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
 	return done;
 }
 
-int
-rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc)
-{
-	return rnic_cq_push_burst(cq, wc, 1) == 1 ? 0 : -ENOSPC;
-}
-
 /* The MR in table slot rnic_key_index(@p key), still valid, or NULL. */
 static struct rnic_mr *
 mr_slot(struct rnic_device *dev, uint32_t key)

@@ -126,11 +126,9 @@ uint64_t rnic_mr_local(struct rnic_device *dev, uint32_t lkey, uint64_t addr, ui
 /* The MR @p key names with a valid R_Key in @p pd, or NULL. */
 struct rnic_mr *rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key);
 
-/* Push one completion. Returns 0, or -ENOSPC on overflow (the caller
- * moves its QP to Error). */
-int rnic_cq_push(struct rnic_cq *cq, const struct rnic_wc *wc);
 /* Push the @p n completions at @p wc in order; returns how many fit (the
- * rest overflowed, and the CQ says so as rnic_cq_push's). */
+ * rest overflowed: the CQ says so, [CQ-OVF], and the caller moves their
+ * QPs to Error). */
 unsigned int rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n);
 
 #endif /* RNIC_OBJ_H */
