@@ -104,9 +104,9 @@ rnic_sq_retire(struct rnic_qp *qp)
  * moves its QP to Error with one event (counted on @p st). */
 void rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st);
 /* The RX role of @p qp's worker (only): stage @p wc for @p cq, pushed
- * with the pass's other completions by rnic_cqe_flush before it ends. */
-void rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-		      struct rnic_dev_stats *st);
+ * with the pass's other completions by rnic_cqe_flush before it ends;
+ * counted on that role's stats, as the overflows of the flush. */
+void rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc);
 void rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
 /* The RX role's staged completions to their CQ. */
 void rnic_cqe_flush(struct rnic_worker *wk);

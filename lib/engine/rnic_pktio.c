@@ -60,6 +60,8 @@ rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st)
 	cs->n = 0;
 }
 
+/* @p st: the stats of the role that owns @p cs, which its flush at the
+ * end of the pass counts on too. */
 static void
 cqe_stage_add(struct rnic_cqe_stage *cs, struct rnic_qp *qp, struct rnic_cq *cq,
 	      const struct rnic_wc *wc, struct rnic_dev_stats *st)
@@ -79,10 +81,9 @@ rnic_cqe_flush(struct rnic_worker *wk)
 }
 
 void
-rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc,
-		 struct rnic_dev_stats *st)
+rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc)
 {
-	cqe_stage_add(&qp->w->rx.cqe, qp, cq, wc, st);
+	cqe_stage_add(&qp->w->rx.cqe, qp, cq, wc, &qp->w->rx.st);
 }
 
 /* The completion of the QP's oldest send WQE into *@p wc; false when it
@@ -120,7 +121,7 @@ rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_st
 	struct rnic_wc wc;
 
 	if (send_wc(qp, s, st, &wc))
-		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, st);
+		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, &qp->w->tx.st);
 }
 
 void
@@ -129,7 +130,7 @@ rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev
 	struct rnic_wc wc;
 
 	if (send_wc(qp, s, st, &wc))
-		rnic_complete_rx(qp, qp->scq, &wc, st);
+		rnic_complete_rx(qp, qp->scq, &wc);
 }
 
 uint32_t

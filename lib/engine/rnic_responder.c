@@ -492,8 +492,7 @@ res_take(struct rnic_qp *qp)
 
 static void
 recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t flags,
-	      uint32_t byte_len, uint32_t imm_or_inv, uint32_t src_qp,
-	      struct rnic_dev_stats *st)
+	      uint32_t byte_len, uint32_t imm_or_inv, uint32_t src_qp)
 {
 	struct rnic_rwqe *r = rnic_rq_wqe(qp, qp->resp.rq_ci);
 	struct rnic_wc wc = {
@@ -506,7 +505,7 @@ recv_complete(struct rnic_qp *qp, enum rnic_wc_status s, uint8_t opcode, uint8_t
 	STORE_REL(&qp->resp.rq_ci, qp->resp.rq_ci + 1);   /* [RQ-CI] */
 	qp->resp.rwqe_active = 0;
 	qp->w->rx.delivered = 1;
-	rnic_complete_rx(qp, qp->rcq, &wc, st);
+	rnic_complete_rx(qp, qp->rcq, &wc);
 }
 
 /* Error: complete every posted receive with WR_FLUSH_ERR. */
@@ -518,7 +517,7 @@ rnic_resp_flush_rq(struct rnic_qp *qp)
 
 	while (qp->resp.rq_ci != pi) {
 		st->flushed++;
-		recv_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0, 0, 0, 0, st);
+		recv_complete(qp, RNIC_WC_WR_FLUSH_ERR, RNIC_WC_RECV, 0, 0, 0, 0);
 	}
 }
 
@@ -1157,7 +1156,7 @@ resp_send(struct resp_ctx *c)
 		return (c->mask & RNIC_M_LAST) ? RESP_SEND_LAST : RESP_ACKNOWLEDGE;
 	/* Too long for the receive, or a bad receive SGE: the receive
 	 * completes in error; RC NAKs (class C), UC drops the message. */
-	recv_complete(c->qp, ws, RNIC_WC_RECV, 0, 0, 0, 0, c->st);
+	recv_complete(c->qp, ws, RNIC_WC_RECV, 0, 0, 0, 0);
 	if (c->rc)
 		return ws == RNIC_WC_LOC_LEN_ERR ? RESP_ERR_INV_REQ : RESP_ERR_OP;
 	rs->in_msg = !(c->mask & RNIC_M_LAST);
@@ -1184,16 +1183,14 @@ resp_send_last(struct resp_ctx *c)
 		struct rnic_mr *mr = rnic_mr_by_rkey(c->wk->dev, c->qp->pd, key);
 
 		if (mr == NULL) {
-			recv_complete(c->qp, RNIC_WC_REM_INV_REQ_ERR, RNIC_WC_RECV, 0, 0, 0, 0,
-				      c->st);
+			recv_complete(c->qp, RNIC_WC_REM_INV_REQ_ERR, RNIC_WC_RECV, 0, 0, 0, 0);
 			return RESP_ERR_INV_REQ;
 		}
 		STORE_REL(&mr->rkey_valid, 0);   /* [MR-RKEY] */
 		flags |= RNIC_WC_WITH_INV;
 		extra = key;
 	}
-	recv_complete(c->qp, RNIC_WC_SUCCESS, RNIC_WC_RECV, flags, rs->rwqe_bytes, extra, 0,
-		      c->st);
+	recv_complete(c->qp, RNIC_WC_SUCCESS, RNIC_WC_RECV, flags, rs->rwqe_bytes, extra, 0);
 	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
 	return RESP_ACKNOWLEDGE;
 }
@@ -1251,7 +1248,7 @@ resp_write(struct resp_ctx *c)
 	if (imm) {
 		rs->rwqe_active = 1;
 		recv_complete(c->qp, RNIC_WC_SUCCESS, RNIC_WC_RECV_RDMA_WITH_IMM,
-			      RNIC_WC_WITH_IMM, rs->wr_total, (uint32_t)pkt->ext.imm, 0, c->st);
+			      RNIC_WC_WITH_IMM, rs->wr_total, (uint32_t)pkt->ext.imm, 0);
 	}
 	c->wk->rx.delivered = 1;   /* an application may watch its last byte */
 	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
@@ -1421,7 +1418,7 @@ resp_ud(struct resp_ctx *c)
 	recv_complete(qp, s, RNIC_WC_RECV, RNIC_WC_GRH |
 		      ((c->mask & RNIC_M_IMMDT) ? RNIC_WC_WITH_IMM : 0),
 		      s == RNIC_WC_SUCCESS ? RNIC_UD_GRH_LEN + pkt->payload_len : 0,
-		      (uint32_t)pkt->ext.imm, pkt->ext.deth_sqp, c->st);
+		      (uint32_t)pkt->ext.imm, pkt->ext.deth_sqp);
 	return RESP_DONE;
 }
 
