@@ -726,7 +726,8 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 		rte_prefetch0(w + RNIC_WQE_HDR_SIZE + sizeof(struct rnic_sge) - 1);
 	}
 	rte_prefetch0_write(&mq->ents[mq->tail_next & mq->mask]);
-	rte_prefetch0_write(&mq->ents[(mq->tail_next + n - 1) & mq->mask]);
+	if (n > 1)
+		rte_prefetch0_write(&mq->ents[(mq->tail_next + n - 1) & mq->mask]);
 }
 
 /*
