@@ -308,10 +308,10 @@ def check_memif(prog, client_args, sizes, lat):
     return errs
 
 
-def raw_attempt(prog, testpmd, size, iters, n):
-    """One raw_lat run against a fresh dpdk-testpmd (socket and prefixes
-    of attempt @n): the client's CompletedProcess, or None when it timed
-    out, and the tail of testpmd's stderr."""
+def raw_attempt(prog, testpmd, args, n):
+    """One rnic-perf @args (raw_lat) against a fresh dpdk-testpmd (socket
+    and prefixes of attempt @n): the client's CompletedProcess, or None
+    when it timed out, and the tail of testpmd's stderr."""
     sock = f"/tmp/rnic-perf-check-raw-{os.getpid()}-{n}.sock"
     cpus = sorted(os.sched_getaffinity(0))
     base = ["--no-huge", "--no-pci", "--no-shconf", "-m", "1024", "--no-telemetry",
@@ -324,7 +324,6 @@ def raw_attempt(prog, testpmd, size, iters, n):
                               "--forward-mode=macswap", "--port-topology=loop", "--nb-cores=1",
                               "--stats-period=1"], stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=tp_err)
-        args = ["raw_lat", "-s", str(size), "-n", str(iters)]
         cli = None
         try:
             # testpmd listens once its EAL is up: up to 20 s on a loaded machine
@@ -366,7 +365,7 @@ def check_raw(prog, size, iters):
         return None
     args = ["raw_lat", "-s", str(size), "-n", str(iters)]
     for n in range(2):
-        cli, tp_note = raw_attempt(prog, testpmd, size, iters, n)
+        cli, tp_note = raw_attempt(prog, testpmd, args, n)
         if cli is None:
             return ["timed out", f"dpdk-testpmd stderr:\n{tp_note}"]
         link_failed = ("link still down" in cli.stderr or "does not start" in cli.stderr or
