@@ -84,6 +84,13 @@ line per measurement, and retries go to stderr.
 Rounds: each round takes every figure once; baseline and softrnic take
 turns (which goes first alternates per round) and the order of the sizes
 rotates from round to round, so that a burst of other load hits all alike.
+Unsteady figures are taken again: after the rounds, every pair whose
+figures are read together (a memif size and its testpmd baseline,
+write_lat and raw_lat, the 1- and 16384-QP runs; a ring size alone) in
+which a figure's samples spread more than 1.5x (max/min) is measured
+BENCH_EXTRA (default 2) more times, taking turns as the rounds do; the
+medians are then of all its samples (n= says how many). Whether to take
+more is decided on the rounds' samples alone, and every sample is kept.
 A measurement that fails (a memif link that does not come up, a process
 that dies or times out, a report that does not parse) is retried twice,
 said on stderr with its logs kept under /tmp; never silently zero.
@@ -109,7 +116,8 @@ memory=no-huge (and why).
 Bounded: every process has a deadline and is stopped (TERM, then KILL, by
 its process group) on exit, Ctrl-C included. BENCH_SECONDS (default 3) is
 the length of each measurement, BENCH_ROUNDS (default 3) how many times
-each figure is taken, BENCH_SWEEP=DIR also runs an -a sweep on the ring
+each figure is taken, BENCH_EXTRA (default 2) how many more times an
+unsteady one is, BENCH_SWEEP=DIR also runs an -a sweep on the ring
 and writes DIR/write_bw_sweep_{1024,4096}.json and, with
 python3-matplotlib, DIR/write_bw_sweep.png. TESTPMD names dpdk-testpmd.
 BENCH_FAIL=REGEX (a test hook) makes every measurement whose name matches
@@ -131,6 +139,9 @@ SPREAD_LIMIT = 1.5         # max/min of a figure's samples
 NEIGHBOUR_FRAMES = 1.10    # baselines at frames this close ...
 NEIGHBOUR_LIMIT = 1.5      # ... must agree within this factor
 RETRIES = 2
+# Samples each group of an unsteady figure gets beyond the rounds
+# (settle_plan; BENCH_EXTRA overrides).
+EXTRA_ROUNDS = 2
 
 EAL = ["--no-huge", "--no-pci", "--no-shconf", "--no-telemetry",
        "--log-level=pmd.net.memif:error", "--log-level=*:warning"]
@@ -558,6 +569,49 @@ def plan_round(rnd, sections):
     return out
 
 
+def sample_value(kind, v):
+    """The figure whose spread decides a sample's group (settle_plan):
+    packets/s of testpmd, p50 of the latencies, else messages/s."""
+    if v is None:
+        return None
+    if kind == "testpmd":
+        return v
+    return v["p50"] if "lat" in kind else v["mpps"]
+
+
+def settle_groups(sections):
+    """The measurements whose figures are read together (a ratio's two
+    sides), in the order they are taken."""
+    groups = []
+    if "memif" in sections:
+        for size, pmtu in MEMIF_CASES:
+            groups.append((("testpmd", (frames_of(size, pmtu)[1],)), ("memif", (size, pmtu))))
+    if "lat" in sections:
+        groups.append((("raw_lat", (frames_of(LAT_SIZE, 1024)[1],)), ("write_lat", (LAT_SIZE,))))
+    if "ring" in sections:
+        groups += [(("ring", c),) for c in RING_CASES]
+    if "qps" in sections:
+        groups.append((("qps", (1,)), ("qps", (16384,))))
+    return groups
+
+
+def settle_plan(samples, sections):
+    """The measurements to take again after the rounds: every member of
+    each group (settle_groups) one of whose figures spread more than
+    SPREAD_LIMIT over the rounds, each once, in group order. Decided on the
+    rounds' samples alone, and what the extra rounds give is kept whatever
+    it is: a low sample is outvoted, never dropped."""
+    out = []
+    for g in settle_groups(sections):
+        unsteady = False
+        for kind, params in g:
+            s = spread([sample_value(kind, v) for v in samples.get((kind, params), [])])
+            unsteady |= s is not None and s > SPREAD_LIMIT
+        if unsteady:
+            out += [m for m in g if m not in out]
+    return out
+
+
 def mname(kind, params):
     """A measurement's name (logs, BENCH_FAIL)."""
     return kind + "-" + "-".join(str(p) for p in params)
@@ -745,10 +799,11 @@ class Hugepages:
 # ---------------------------------------------------------------------
 
 class Bench:
-    def __init__(self, build, secs, rounds, sections, dry_run=False):
+    def __init__(self, build, secs, rounds, sections, dry_run=False, extra=EXTRA_ROUNDS):
         self.build = build
         self.secs = secs
         self.rounds = rounds
+        self.extra = extra
         self.sections = sections
         self.dry = dry_run
         self.perf = os.path.join(build, "app/rnic-perf/rnic-perf")
@@ -1120,6 +1175,8 @@ class Bench:
             print(f"  before each memif/lat measurement: {self.c2c} {self.cpu0} {self.cpu1} 0.2")
         if "qps" in self.sections:
             print(f"  state: {self.state} {' '.join(EAL)} -m 512 --file-prefix=...")
+        print(f"bench: then {self.extra} more rounds of each pair with a figure spread over "
+              f"{SPREAD_LIMIT}x (BENCH_EXTRA)")
         if os.environ.get("BENCH_SWEEP") and "ring" in self.sections:
             print("  sweep: rnic-perf --rtc write_bw -a -m {1024,4096} -D 1 --margin 0.2 ...")
 
@@ -1140,6 +1197,14 @@ class Bench:
             label = f"[round {rnd + 1}/{self.rounds}]"
             for kind, params in plan_round(rnd, self.sections):
                 samples.setdefault((kind, params), []).append(self.measure(kind, params, label))
+        again = settle_plan(samples, self.sections)
+        if again and self.extra:
+            print(f"bench: unsteady, {self.extra} more rounds of: "
+                  + " ".join(mname(k, p) for k, p in again), file=sys.stderr)
+        for ext in range(self.extra if again else 0):
+            label = f"[extra {ext + 1}/{self.extra}]"
+            for kind, params in (again if ext % 2 == 0 else again[::-1]):
+                samples[(kind, params)].append(self.measure(kind, params, label))
 
         failed = False
         lines, warns = [], []
@@ -1444,6 +1509,26 @@ def selftest():
     check("plan scale turns", [p for k, p in p0 if k == "scale"][:2] + [p for k, p in p1 if k == "scale"][:2],
           [(1, 64, 1024, 2), (2, 64, 1024, 2), (2, 4096, 4096, 2), (1, 4096, 4096, 2)])
 
+    # Extra rounds: only the groups with an unsteady figure, each member
+    # once (testpmd's 138 B baseline serves both 64 B lines).
+    bw = lambda *xs: [None if x is None else {"mpps": x} for x in xs]
+    steady = {("testpmd", (138,)): [20e6, 21e6, 22e6], ("memif", (64, 1024)): bw(5.0, 5.5, 6.0),
+              ("memif", (64, 4096)): bw(5.0, 5.2, None), ("ring", (64, 1024)): bw(5.0, 5.1, 4.9),
+              ("write_lat", (2,)): [{"p50": 0.6}] * 3, ("raw_lat", (78,)): [{"p50": 0.22}] * 3,
+              ("qps", (1,)): bw(4.0, 4.1, 4.2), ("qps", (16384,)): bw(3.0, 3.1, 2.9)}
+    check("settle steady", settle_plan(steady, SECTIONS), [])
+    check("settle one sample", settle_plan({("ring", (64, 1024)): bw(1.0, None, None)},
+                                           ["ring"]), [])
+    unsteady = dict(steady)
+    unsteady[("testpmd", (138,))] = [7.87e6, 8.8e6, 18.17e6]
+    unsteady[("write_lat", (2,))] = [{"p50": 0.6}, {"p50": 1.2}, None]
+    unsteady[("qps", (16384,))] = bw(2.0, 3.1, 3.05)
+    check("settle unsteady", settle_plan(unsteady, SECTIONS),
+          [("testpmd", (138,)), ("memif", (64, 1024)), ("memif", (64, 4096)),
+           ("raw_lat", (78,)), ("write_lat", (2,)), ("qps", (1,)), ("qps", (16384,))])
+    check("settle sections", settle_plan(unsteady, ["ring", "qps"]),
+          [("qps", (1,)), ("qps", (16384,))])
+
     for e in errors:
         print("bench selftest: FAIL " + e)
     print(f"bench selftest: {'FAILED' if errors else 'ok'} ({len(errors)} of the checks failed)")
@@ -1483,14 +1568,17 @@ def main(argv):
     try:
         secs = int(os.environ.get("BENCH_SECONDS", "3"))
         rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
+        extra = int(os.environ.get("BENCH_EXTRA", str(EXTRA_ROUNDS)))
     except ValueError:
-        print("bench: BENCH_SECONDS and BENCH_ROUNDS are whole numbers", file=sys.stderr)
+        print("bench: BENCH_SECONDS, BENCH_ROUNDS and BENCH_EXTRA are whole numbers",
+              file=sys.stderr)
         return 2
-    if secs < 1 or rounds < 1:
-        print("bench: BENCH_SECONDS and BENCH_ROUNDS are at least 1", file=sys.stderr)
+    if secs < 1 or rounds < 1 or extra < 0:
+        print("bench: BENCH_SECONDS and BENCH_ROUNDS are at least 1, BENCH_EXTRA at least 0",
+              file=sys.stderr)
         return 2
 
-    b = Bench(build, secs, rounds, sections, dry_run=dry)
+    b = Bench(build, secs, rounds, sections, dry_run=dry, extra=extra)
     if dry:
         b.dry_run()
         return 0
