@@ -124,11 +124,11 @@ def analyse(cli, srv, hz):
         if not hs:
             out.append(f"{name}: no complete one-way path found")
             continue
-        out.append(f"{name} ({len(hs)} rounds), median ns of each step:")
-        for step in hs[0]:
-            out.append(f"  {median(h[step] for h in hs) * ns:7.0f}  {step}")
-        tail = slowest(hs, TAIL)
         med = {step: median(h[step] for h in hs) for step in hs[0]}
+        out.append(f"{name} ({len(hs)} rounds), median ns of each step:")
+        for step, m in med.items():
+            out.append(f"  {m * ns:7.0f}  {step}")
+        tail = slowest(hs, TAIL)
         out.append(f"{name}, its slowest {TAIL * 100:g}% ({len(tail)} rounds, one way "
                    f"{min(h['one way'] for h in tail) * ns:.0f} ns and over): the step that "
                    f"took most of each one's excess over the medians, how often, its median "
