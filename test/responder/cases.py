@@ -2705,10 +2705,10 @@ def ce_marked_write_cnp(c):
     """Two WRITEs that arrive Congestion Experienced (IPv4 ECN 11, as a
     marking switch leaves them) in one burst execute and are ACKed as
     usual, and the QP sends ONE CNP to the peer QP (the second mark is
-    within cnp_interval_us): RoCEv2 annex A17.9.3 as scapy decodes it,
-    opcode 0x81, BECN set, FECN clear, PSN 0, P_Key, 16 reserved bytes of
-    zero, the ICRC scapy recomputes, DSCP 48 and Not-ECT. The ACK itself
-    goes out ECT(0)."""
+    within cnp_interval_us, 1 s in the harness): RoCEv2 annex A17.9.3 as
+    scapy decodes it, opcode 0x81, BECN set, FECN clear, PSN 0, P_Key, 16
+    reserved bytes of zero, the ICRC scapy recomputes, DSCP 48 and
+    Not-ECT. The ACK itself goes out ECT(0)."""
     E = c.E
     pays = [pattern(16, 70), pattern(16, 71)]
     c.inject(*[frame(RC_WRITE_ONLY, psn_add(E, i), RETH(va=c.va + 64 + 16 * i, rkey=c.rkey,

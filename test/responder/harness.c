@@ -473,8 +473,13 @@ port_test_setup(uint16_t p)
 static int
 setup(void)
 {
-	/* cnp_dscp 48: softrnic's config default (the API's is 0) */
-	struct rnic_dev_attr da = { .mtu = 4096, .mbufs = 4096, .cnp_dscp = 48 };
+	/* cnp_dscp 48: softrnic's config default (the API's is 0). The
+	 * longest CNP interval: the cases that mark two frames of one burst
+	 * CE want one CNP, and with the default 50 us a test process
+	 * preempted between the two frames sent two (make test's ASan
+	 * stage, 2026-11-27). */
+	struct rnic_dev_attr da = { .mtu = 4096, .mbufs = 4096, .cnp_dscp = 48,
+				    .cnp_interval_us = RNIC_CNP_INTERVAL_US_MAX };
 	struct rnic_qp_init_attr ia = {0};
 	struct rnic_qp_attr a = {0};
 	int rc, mask;
