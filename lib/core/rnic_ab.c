@@ -2,8 +2,9 @@
 /*
  * In-run A/B (rnic_ab.h). The variant changes every RNIC_AB_MS
  * milliseconds (default 10, each turn drawn between 0.75 and 1.25 of it)
- * of TSC time; each turn's cycles and work go to the variant it ran. A turn with no work at all (setup, the end of a
- * run) counts for neither. At exit one line on stderr:
+ * of TSC time; each turn's cycles and work go to the variant it ran. A
+ * turn with no work at all (setup, the end of a run) counts for neither.
+ * At exit one line on stderr:
  *   ab: variant0=R0 variant1=R1 ratio=R1/R0 turns=N0,N1
  * (R: work per microsecond).
  */

@@ -58,21 +58,21 @@ static bool sr_read_started(const struct rnic_qp *qp, const struct rnic_mq_ent *
 
 /* Complete the oldest outstanding WQE (sq_done). */
 static inline void
-comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+comp_wqe(struct rnic_qp *qp, enum rnic_wc_status s)
 {
-	rnic_complete_send_rx(qp, s, st);
+	rnic_complete_send_rx(qp, s);
 }
 
 /* The same for a WQE done with success whose last MultiQueue entry had
  * @p mq_flags: one that asks for no completion is retired without
  * reading it (rnic_complete_send would read only its flags). */
 static inline void
-comp_wqe_ok(struct rnic_qp *qp, uint32_t mq_flags, struct rnic_dev_stats *st)
+comp_wqe_ok(struct rnic_qp *qp, uint32_t mq_flags)
 {
 	if (!(mq_flags & RNIC_MQF_SIGNALED))
 		rnic_sq_retire(qp);
 	else
-		rnic_complete_send_rx(qp, RNIC_WC_SUCCESS, st);
+		rnic_complete_send_rx(qp, RNIC_WC_SUCCESS);
 }
 
 static inline struct rnic_mq_ent *
@@ -109,7 +109,7 @@ mq_pop(struct rnic_qp *qp)
 
 /* Error: drop the kept packets, flush the send and receive queues. */
 static void
-flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
+flush_all(struct rnic_qp *qp)
 {
 	uint32_t fetched;
 
@@ -123,13 +123,13 @@ flush_all(struct rnic_qp *qp, struct rnic_dev_stats *st)
 	 * sq_fetch until TX sees Error and skips ahead): compare signed. */
 	fetched = LOAD_ACQ(&qp->req.sq_fetch);   /* [SQ-FETCH] */
 	while ((int32_t)(fetched - qp->comp.sq_done) > 0)
-		comp_wqe(qp, RNIC_WC_WR_FLUSH_ERR, st);
+		comp_wqe(qp, RNIC_WC_WR_FLUSH_ERR);
 	rnic_resp_flush_rq(qp);
 }
 
 /* Complete the head WQE with @p s and take the QP to Error. */
 static void
-comp_fail(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+comp_fail(struct rnic_qp *qp, enum rnic_wc_status s)
 {
 	struct rnic_mq_ent *e = mq_head(qp);
 
@@ -141,10 +141,10 @@ comp_fail(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
 		while ((e = mq_head(qp)) != NULL && e->wqe_idx == idx)
 			mq_pop(qp);
 		if (qp->comp.sq_done == idx)
-			comp_wqe(qp, s, st);
+			comp_wqe(qp, s);
 	}
 	rnic_qp_to_error(qp);
-	flush_all(qp, st);
+	flush_all(qp);
 }
 
 static uint64_t
@@ -263,8 +263,7 @@ sr_map_rebase(struct rnic_qp *qp)
  * retransmits).
  */
 static bool
-release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
-	      struct rnic_dev_stats *st)
+release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read)
 {
 	struct rnic_mq_ent *e;
 
@@ -285,7 +284,7 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 			/* Everything before the bad WQE is done (seed 3.4.1.1.3.1). */
 			enum rnic_wc_status s = rnic_sq_wqe(qp, e->wqe_idx)->status;
 
-			comp_fail(qp, s, st);
+			comp_fail(qp, s);
 			return false;
 		}
 		if (e->flags & RNIC_MQF_ANSWERED) {
@@ -293,7 +292,7 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 			qp->comp.retry = qp->attr.retry_cnt;
 			mq_pop(qp);
 			STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
-			comp_wqe(qp, RNIC_WC_SUCCESS, st);
+			comp_wqe(qp, RNIC_WC_SUCCESS);
 			continue;
 		}
 		if (rnic_psn_diff(psn, last) < 0)
@@ -314,7 +313,7 @@ release_acked(struct rnic_qp *qp, uint32_t psn, bool *passed_read,
 			  qp->comp.rexmit_stamp : e->sent;
 		mq_pop(qp);
 		if (flags & RNIC_MQF_LAST)
-			comp_wqe_ok(qp, flags, st);
+			comp_wqe_ok(qp, flags);
 	}
 	if (sample)
 		rtt_sample(qp, rnic_mq_stamp(rte_rdtsc()) - sampled);
@@ -504,7 +503,7 @@ retry_start(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *s
 		return 0;
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
-		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR);
 		return -1;
 	}
 	qp->comp.retry--;
@@ -630,7 +629,7 @@ sr_release_exec(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 	struct rnic_mq_ent *e;
 	bool passed;
 
-	if (!release_acked(qp, qp->comp.sr_exec, &passed, st) || sr_settle(wk, qp, st) ||
+	if (!release_acked(qp, qp->comp.sr_exec, &passed) || sr_settle(wk, qp, st) ||
 	    !passed || (e = mq_head(qp)) == NULL)
 		return;
 	peer_alive(qp);
@@ -891,14 +890,14 @@ sr_read_advance(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stat
 		qp->comp.rd_reasked = 0;
 		mq_pop(qp);
 		STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
-		comp_wqe(qp, RNIC_WC_SUCCESS, st);
+		comp_wqe(qp, RNIC_WC_SUCCESS);
 		if (!rnic_sr_any(map)) {
 			sr_release_exec(wk, qp, st);
 			return;
 		}
 		while (!rnic_sr_test(map, first))
 			first++;
-		if (!release_acked(qp, rnic_psn_add(qp->comp.rd_psn, first - 1u), &passed, st))
+		if (!release_acked(qp, rnic_psn_add(qp->comp.rd_psn, first - 1u), &passed))
 			return;
 		e = mq_head(qp);
 		if (e == NULL)
@@ -953,7 +952,7 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 	/* The responder executes in order: a response says every request
 	 * before its READ was executed (release_acked stops at READs and
 	 * atomics still unanswered). */
-	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed))
 		return;
 	sr_settle(wk, qp, st);
 	e = mq_head(qp);
@@ -992,7 +991,7 @@ sr_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *
 	    off + pkt->payload_len > w->total_len ||
 	    (psn == last && off + pkt->payload_len != w->total_len)) {
 		st->drop_bad_resp++;
-		comp_fail(qp, RNIC_WC_BAD_RESP_ERR, st);
+		comp_fail(qp, RNIC_WC_BAD_RESP_ERR);
 		return;
 	}
 	read_scatter(w, off, m, pkt->payload_off, pkt->payload_len);
@@ -1039,7 +1038,7 @@ comp_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf
 	bool passed, resumed;
 
 	/* A READ response implicitly acknowledges everything before it. */
-	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed))
 		return;
 	e = mq_head(qp);
 	if (answer_past_head(wk, qp, e, psn, st))
@@ -1072,7 +1071,7 @@ comp_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf
 	    off + pkt->payload_len > w->total_len ||
 	    ((mask & RNIC_M_LAST) && off + pkt->payload_len != w->total_len)) {
 		st->drop_bad_resp++;
-		comp_fail(qp, RNIC_WC_BAD_RESP_ERR, st);
+		comp_fail(qp, RNIC_WC_BAD_RESP_ERR);
 		return;
 	}
 	read_scatter(w, off, m, pkt->payload_off, pkt->payload_len);
@@ -1085,7 +1084,7 @@ comp_read_resp(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf
 		qp->comp.rd_resumed = 0;
 		mq_pop(qp);
 		STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
-		comp_wqe(qp, RNIC_WC_SUCCESS, st);
+		comp_wqe(qp, RNIC_WC_SUCCESS);
 	} else {
 		qp->comp.in_read = 1;
 		qp->comp.rd_psn = rnic_psn_add(psn, 1);
@@ -1101,7 +1100,7 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 	struct rnic_wqe *w;
 	bool passed;
 
-	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+	if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed))
 		return;
 	e = mq_head(qp);
 	if (qp->attr.sr && e != NULL && e->type != RNIC_MQ_SEND_WRITE &&
@@ -1119,7 +1118,7 @@ comp_atomic_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pk
 	qp->comp.retry = qp->attr.retry_cnt;
 	mq_pop(qp);
 	STORE_REL(&qp->comp.rd_done, qp->comp.rd_done + 1);
-	comp_wqe(qp, RNIC_WC_SUCCESS, st);
+	comp_wqe(qp, RNIC_WC_SUCCESS);
 	if (qp->attr.sr)
 		sr_release_exec(wk, qp, st);
 }
@@ -1238,7 +1237,7 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	switch (syn & RNIC_AETH_TYPE_MASK) {
 	case RNIC_AETH_ACK:
 		st->acks_rcvd++;
-		if (!release_acked(qp, psn, &passed, st))
+		if (!release_acked(qp, psn, &passed))
 			break;
 		if (qp->attr.sr)
 			sr_settle(wk, qp, st);
@@ -1258,11 +1257,11 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		break;
 	case RNIC_AETH_RNR_NAK:
 		st->rnr_naks_rcvd++;
-		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed))
 			break;
 		if (qp->comp.rnr_retry == 0) {
 			st->rnr_retry_exceeded++;
-			comp_fail(qp, RNIC_WC_RNR_RETRY_EXC_ERR, st);
+			comp_fail(qp, RNIC_WC_RNR_RETRY_EXC_ERR);
 			break;
 		}
 		if (qp->attr.rnr_retry != RNIC_RNR_RETRY_INFINITE)
@@ -1275,20 +1274,20 @@ comp_ack(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 	case RNIC_AETH_NAK:
 		st->naks_rcvd++;
 		qp->comp.n_nak++;
-		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed, st))
+		if (!release_acked(qp, rnic_psn_add(psn, RNIC_PSN_MASK), &passed))
 			break;
 		switch (syn & RNIC_AETH_VALUE_MASK) {
 		case RNIC_NAK_PSN_SEQ:
 			retry_or_fail(wk, qp, st);
 			break;
 		case RNIC_NAK_INVALID_REQ:
-			comp_fail(qp, RNIC_WC_REM_INV_REQ_ERR, st);
+			comp_fail(qp, RNIC_WC_REM_INV_REQ_ERR);
 			break;
 		case RNIC_NAK_REMOTE_ACCESS:
-			comp_fail(qp, RNIC_WC_REM_ACCESS_ERR, st);
+			comp_fail(qp, RNIC_WC_REM_ACCESS_ERR);
 			break;
 		default:
-			comp_fail(qp, RNIC_WC_REM_OP_ERR, st);
+			comp_fail(qp, RNIC_WC_REM_OP_ERR);
 			break;
 		}
 		break;
@@ -1323,7 +1322,6 @@ rnic_comp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 void
 rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp)
 {
-	struct rnic_dev_stats *st = &wk->rx.st;
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
 	bool passed;
 
@@ -1331,7 +1329,7 @@ rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp)
 		return;
 	if (s == RNIC_QPS_ERR) {
 		if (qp->type == RNIC_QPT_RC)
-			flush_all(qp, st);
+			flush_all(qp);
 		else
 			rnic_resp_flush_rq(qp);
 		return;
@@ -1342,7 +1340,7 @@ rnic_comp_kick(struct rnic_worker *wk, struct rnic_qp *qp)
 	struct rnic_mq_ent *e = mq_head(qp);
 
 	if (e != NULL && e->type == RNIC_MQ_BAD) {
-		release_acked(qp, e->psn, &passed, st);
+		release_acked(qp, e->psn, &passed);
 		return;
 	}
 	/* TX put a packet into an empty list: arm the loss timer. */
@@ -1448,7 +1446,7 @@ loss_timer_event(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_sta
 	 * answers everything but the head still runs the QP out of retries. */
 	if (qp->comp.retry == 0) {
 		st->retry_exceeded++;
-		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR, st);
+		comp_fail(qp, RNIC_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry--;

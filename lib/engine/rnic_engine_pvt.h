@@ -90,8 +90,9 @@ void rnic_nd_request(struct rnic_worker *wk, struct rnic_dev_stats *st);
 /* The TX role of @p qp's worker (only): complete the QP's oldest send
  * WQE (sq_done) with @p s. The completion, made when @p s is an error or
  * the WQE is signaled, goes out with the pass's others before it ends
- * (rnic_worker_poll_tx). rnic_complete_send_rx: the same in the RX role. */
-void rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
+ * (rnic_worker_poll_tx); counted (a flush too) on that role's stats.
+ * rnic_complete_send_rx: the same in the RX role. */
+void rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s);
 
 /* The oldest outstanding WQE is done and asks for no completion: free its
  * send queue slot ([SQ-DONE]). */
@@ -107,7 +108,7 @@ void rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st);
  * with the pass's other completions by rnic_cqe_flush before it ends;
  * counted on that role's stats, as the overflows of the flush. */
 void rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc);
-void rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st);
+void rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s);
 /* The RX role's staged completions to their CQ. */
 void rnic_cqe_flush(struct rnic_worker *wk);
 uint32_t rnic_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);

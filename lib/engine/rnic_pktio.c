@@ -116,20 +116,21 @@ send_wc(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st,
 }
 
 void
-rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s)
 {
+	struct rnic_dev_stats *st = &qp->w->tx.st;
 	struct rnic_wc wc;
 
 	if (send_wc(qp, s, st, &wc))
-		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, &qp->w->tx.st);
+		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, st);
 }
 
 void
-rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st)
+rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s)
 {
 	struct rnic_wc wc;
 
-	if (send_wc(qp, s, st, &wc))
+	if (send_wc(qp, s, &qp->w->rx.st, &wc))
 		rnic_complete_rx(qp, qp->scq, &wc);
 }
 

@@ -403,7 +403,7 @@ req_packet_sent(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 		STORE_RLX(&qp->req.rd_issued, qp->req.rd_issued + 1);
 	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	if (qp->type != RNIC_QPT_RC)
-		rnic_complete_send(qp, RNIC_WC_SUCCESS, st);   /* UC/UD: on transmit */
+		rnic_complete_send(qp, RNIC_WC_SUCCESS);   /* UC/UD: on transmit */
 }
 
 /*
@@ -535,7 +535,7 @@ req_queue_bad(struct rnic_worker *wk, struct rnic_qp *qp)
 
 /* Error/SQE: hand every announced WQE to the flush (seed 2.4.3.1.2). */
 static void
-req_flush(struct rnic_qp *qp, struct rnic_dev_stats *st)
+req_flush(struct rnic_qp *qp)
 {
 	uint32_t end = LOAD_SC(&qp->app.sq_pi);   /* [SQ-PI] */
 
@@ -549,7 +549,7 @@ req_flush(struct rnic_qp *qp, struct rnic_dev_stats *st)
 		return;
 	}
 	while (qp->req.sq_fetch != end) {
-		rnic_complete_send(qp, RNIC_WC_WR_FLUSH_ERR, st);
+		rnic_complete_send(qp, RNIC_WC_WR_FLUSH_ERR);
 		STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	}
 }
@@ -585,7 +585,7 @@ read_window_open(struct rnic_qp *qp, const struct rnic_wqe *w)
  * Returns true when it can be segmented now.
  */
 static bool
-req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats *st)
+req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	struct rnic_wqe *w = rnic_sq_wqe(qp, qp->req.sq_fetch);
 	enum rnic_wc_status s = wqe_parse(qp, w);
@@ -597,7 +597,7 @@ req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp, struct rnic_dev_stats 
 		} else {
 			/* UC/UD: error completion, then the SQ error state
 			 * (unless another thread moved the QP on first). */
-			rnic_complete_send(qp, s, st);
+			rnic_complete_send(qp, s);
 			STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 			rnic_qp_state_cas(qp, RNIC_QPS_RTS, RNIC_QPS_SQE);
 		}
@@ -644,7 +644,7 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 
 	*idle = false;
 	if (s == RNIC_QPS_ERR || s == RNIC_QPS_SQE) {
-		req_flush(qp, st);
+		req_flush(qp);
 		qp->req.sq_db = qp->req.sq_fetch;
 		*idle = true;
 		return 0;
@@ -659,7 +659,7 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 				*idle = true;
 				break;
 			}
-			if (!req_start_wqe(wk, qp, st))
+			if (!req_start_wqe(wk, qp))
 				break;
 		}
 		if (!cc_may_send(wk, qp, st))
