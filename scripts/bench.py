@@ -25,7 +25,10 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         rnic-perf write_lat -s 2 between a memif client and server:
         p50 and p99 of half the round trip, and their ratios.
  ring   rnic-perf write_bw on the in-process ring pair, both QP ends on
-        ONE engine lcore (--rtc), the main lcore posting and polling.
+        ONE engine lcore (--rtc), the main lcore posting and polling; at
+        64 B also test/perf/rnic-bench-floor, the same workload with only
+        the work any RoCEv2 engine on mbufs and a CPU ICRC must do (what
+        this machine allows an engine lcore), and the engine's ratio to it.
  qps    16384 QPs configured and active against 1 QP (ring, --rtc), and
         the engine's state per QP (test/perf/perf_state).
  scale  test/perf/rnic-bench-scale on a ring pair of N queue pairs, each
@@ -65,6 +68,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: test=lat size=2 link=memif softrnic_p50_us=A softrnic_p99_us=B baseline_p50_us=C baseline_p99_us=D ratio_p50=A/C ratio_p99=B/D ...
   bench: c2c_rtt_ns=N cpus=A,B min=.. max=.. n=..
   bench: test=write size=S link=ring softrnic_mpps=X gbps=G pmtu=P ...
+  bench: test=floor size=64 link=ring ratio=R softrnic_mpps=X floor_mpps=Y ...
   bench: qps=16384 ratio=R state_bytes_per_qp=B qps1_mpps=X qps16384_mpps=Y heap_state_bytes_per_qp=H ...
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
@@ -156,6 +160,8 @@ HUGE_DIR = "/dev/hugepages"
 # (size, pmtu) of the memif table, in report order.
 MEMIF_CASES = [(64, 1024), (64, 4096), (1024, 1024), (1024, 4096), (4096, 1024), (4096, 4096)]
 RING_CASES = [(64, 1024), (1024, 1024), (4096, 1024), (4096, 4096)]
+# The ring case measured beside rnic-bench-floor.
+FLOOR_CASE = (64, 1024)
 LAT_SIZE = 2
 # (size, pmtu) of the scale section; each at 1 and 2 workers, 2 QP pairs.
 SCALE_CASES = [(64, 1024), (4096, 4096)]
@@ -501,6 +507,24 @@ def cc_line(flows, mode, runs):
     return line, []
 
 
+def parse_floor(text):
+    """rnic-bench-floor's msgs_per_s= as {"mpps": X}, or None."""
+    m = re.search(r"^floor: .*msgs_per_s=([0-9.]+)", text, re.M)
+    return {"mpps": float(m.group(1)) / 1e6} if m else None
+
+
+def floor_line(size, ring, floor):
+    """@ring, @floor: per-round parse_bw / parse_floor dicts (or None)."""
+    a = [None if r is None else r["mpps"] for r in ring]
+    b = [None if r is None else r["mpps"] for r in floor]
+    line = (f"bench: test=floor size={size} link=ring ratio={fmt(ratio(median(a), median(b)), 3)} "
+            f"softrnic_mpps={fmt(median(a), 6)} floor_mpps={fmt(median(b), 6)}"
+            + stats_fields("floor", b, 6))
+    if median(a) is None or median(b) is None:
+        line += " failed=1"
+    return line, spread_warnings(f"test=floor size={size} link=ring", [("floor_mpps", b, 6)])
+
+
 def parse_scale(text):
     """rnic-bench-scale's msgs_mpps= as {"mpps": X}, or None."""
     m = re.search(r"^bench: test=scale .*msgs_mpps=([0-9.]+)", text, re.M)
@@ -545,7 +569,9 @@ def plan_round(rnd, sections):
         pair = [("raw_lat", (flen,)), ("write_lat", (LAT_SIZE,))]
         out += pair[::-1] if soft_first else pair
     if "ring" in sections:
-        out += [("ring", c) for c in rotate(RING_CASES, rnd)]
+        for c in rotate(RING_CASES, rnd):
+            pair = ([("floor", (c[0],))] if c == FLOOR_CASE else []) + [("ring", c)]
+            out += pair[::-1] if soft_first else pair
     if "qps" in sections:
         pair = [("qps", (1,)), ("qps", (16384,))]
         out += pair[::-1] if soft_first else pair
@@ -589,7 +615,8 @@ def settle_groups(sections):
     if "lat" in sections:
         groups.append((("raw_lat", (frames_of(LAT_SIZE, 1024)[1],)), ("write_lat", (LAT_SIZE,))))
     if "ring" in sections:
-        groups += [(("ring", c),) for c in RING_CASES]
+        groups += [(("ring", c),) + ((("floor", (c[0],)),) if c == FLOOR_CASE else ())
+                   for c in RING_CASES]
     if "qps" in sections:
         groups.append((("qps", (1,)), ("qps", (16384,))))
     return groups
@@ -810,6 +837,7 @@ class Bench:
         self.state = os.path.join(build, "test/perf/perf_state")
         self.c2c = os.path.join(build, "test/perf/perf_c2c")
         self.scale = os.path.join(build, "test/perf/rnic-bench-scale")
+        self.floor = os.path.join(build, "test/perf/rnic-bench-floor")
         self.softrnic = os.path.join(build, "app/softrnic/softrnic")
         self.gateway = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "config",
                                     "gateway.json")
@@ -1085,6 +1113,11 @@ class Bench:
             return self._try_ring(name, ["write_bw", "-s", "64", "-q", str(q)] + extra
                                   + ["-D", secs, "--ring-size", "131072"],
                                   lambda t: parse_bw(t, 64))
+        if kind == "floor":
+            cmd = ([self.floor] + EAL + ["-m", "1024", f"--file-prefix={self._ids(name)[3]}",
+                                         f"--lcores=0@{self.cpu0},1@{self.cpu1}", "--",
+                                         "-s", str(params[0]), "-D", secs])
+            return self._try_cmd(name, cmd, parse_floor)
         if kind == "scale":
             # As the qps section: 4 WRs in flight per QP pair, a 4.3 s
             # ACK timeout and a deep ring when there are 16384 of them.
@@ -1238,6 +1271,10 @@ class Bench:
                 line, w = ring_line(size, pmtu, samples[("ring", (size, pmtu))])
                 lines.append(line)
                 warns += w
+            line, w = floor_line(FLOOR_CASE[0], samples[("ring", FLOOR_CASE)],
+                                 samples[("floor", (FLOOR_CASE[0],))])
+            lines.append(line)
+            warns += w
         if "qps" in self.sections:
             n, _, _, prefix, log = self._ids("state")
             p = self.procs.start([self.state] + EAL + ["-m", "512", f"--file-prefix={prefix}"],
@@ -1450,6 +1487,16 @@ def selftest():
                                       {"mpps": 2.0, "bw": 1.02}])
     check("ring line", line, "bench: test=write size=64 link=ring softrnic_mpps=2.100000 gbps=1.07 "
           "pmtu=1024 min=2.000000 max=2.130000 n=3")
+    check("floor parse", parse_floor("floor: size=64 burst=32 window=64 cq_mod=32 "
+                                     "msgs_per_s=13921163 ns_per_msg=71.8 placed=48688289\n"),
+          {"mpps": 13.921163})
+    check("floor parse none", parse_floor("rnic-bench-floor: 0 placed of 32 sent, 0 bad\n"), None)
+    line, warn = floor_line(64, [{"mpps": 5.0}, {"mpps": 5.5}, None],
+                            [{"mpps": 13.2}, {"mpps": 13.9}, {"mpps": 13.3}])
+    check("floor line", line, "bench: test=floor size=64 link=ring ratio=0.395 softrnic_mpps=5.250000 "
+          "floor_mpps=13.300000 floor_min=13.200000 floor_max=13.900000 floor_n=3")
+    line, warn = floor_line(64, [{"mpps": 5.0}] * 3, [None] * 3)
+    check("floor failed", ("ratio=nan" in line, line.endswith("failed=1")), (True, True))
     line, warn = c2c_line([127, 1600, 130], 0, 1)
     check("c2c line", (line, len(warn)), ("bench: c2c_rtt_ns=130 cpus=0,1 min=127 max=1600 n=3", 1))
     line, warn = qps_line([2.4, 2.5, 2.45], [0.9, 0.8, 1.0], 1816, 2328)
@@ -1506,6 +1553,9 @@ def selftest():
     check("plan lat turns", [k for k, _ in p0 if "lat" in k] + [k for k, _ in p1 if "lat" in k],
           ["raw_lat", "write_lat", "write_lat", "raw_lat"])
     check("plan ring rotates", [p for k, p in p1 if k == "ring"][0], (1024, 1024))
+    check("plan floor turns", [(k, p) for k, p in p0 if k in ("ring", "floor")][:2]
+          + [(k, p) for k, p in p1 if k in ("ring", "floor")][-2:],
+          [("floor", (64,)), ("ring", (64, 1024)), ("ring", (64, 1024)), ("floor", (64,))])
     check("plan scale turns", [p for k, p in p0 if k == "scale"][:2] + [p for k, p in p1 if k == "scale"][:2],
           [(1, 64, 1024, 2), (2, 64, 1024, 2), (2, 4096, 4096, 2), (1, 4096, 4096, 2)])
 
@@ -1528,6 +1578,8 @@ def selftest():
            ("raw_lat", (78,)), ("write_lat", (2,)), ("qps", (1,)), ("qps", (16384,))])
     check("settle sections", settle_plan(unsteady, ["ring", "qps"]),
           [("qps", (1,)), ("qps", (16384,))])
+    unsteady[("floor", (64,))] = bw(13.0, 6.0, 13.5)
+    check("settle floor", settle_plan(unsteady, ["ring"]), [("ring", (64, 1024)), ("floor", (64,))])
 
     for e in errors:
         print("bench selftest: FAIL " + e)
