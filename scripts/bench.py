@@ -23,7 +23,10 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
  lat    rnic-perf raw_lat (one frame at a time through a dpdk-testpmd
         --forward-mode=macswap that sends it back) as the baseline, and
         rnic-perf write_lat -s 2 between a memif client and server:
-        p50 and p99 of half the round trip, and their ratios.
+        p50 and p99 of half the round trip, and their ratios; and
+        test/perf/rnic-bench-floor-lat, the same ping-pong with only the
+        work any RoCEv2 engine on mbufs and a CPU ICRC must do (what this
+        machine allows), against both.
  ring   rnic-perf write_bw on the in-process ring pair, both QP ends on
         ONE engine lcore (--rtc), the main lcore posting and polling; at
         64 B also test/perf/rnic-bench-floor, the same workload with only
@@ -66,6 +69,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: test=write size=S link=memif softrnic_mpps=X baseline_mpps=Y ratio=Z pmtu=P frame=F ...
   bench: test=write link=memif worst_ratio=R (size=S pmtu=P)
   bench: test=lat size=2 link=memif softrnic_p50_us=A softrnic_p99_us=B baseline_p50_us=C baseline_p99_us=D ratio_p50=A/C ratio_p99=B/D ...
+  bench: test=floor_lat size=2 link=memif floor_p50_us=E floor_p99_us=F floor_ratio_p50=E/C softrnic_ratio_p50=A/E ...
   bench: c2c_rtt_ns=N cpus=A,B min=.. max=.. n=..
   bench: test=write size=S link=ring softrnic_mpps=X gbps=G pmtu=P ...
   bench: test=floor size=64 link=ring ratio=R softrnic_mpps=X floor_mpps=Y ...
@@ -195,7 +199,7 @@ BW_CQ_MOD = ["-Q", "32"]
 # Message sizes of the attach section (write_bw, PMTU 1024).
 ATTACH_SIZES = [65536, 4096]
 SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss", "cc", "attach")
-MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat")
+MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat", "floor_lat")
 
 
 # ---------------------------------------------------------------------
@@ -393,6 +397,33 @@ def lat_line(size, frame, soft, base):
     return line, warn
 
 
+def parse_floor_lat(text, size):
+    """rnic-bench-floor-lat's client: {'p50', 'p99'} in usec, or None."""
+    m = re.search(rf"^floor_lat: size={size} rounds=(\d+) p50_us=([0-9.]+) p99_us=([0-9.]+)$",
+                  text, re.M)
+    if m is None or int(m.group(1)) == 0:
+        return None
+    return {"p50": float(m.group(2)), "p99": float(m.group(3))}
+
+
+def floor_lat_line(size, floor, soft, base):
+    """@floor, @soft, @base: per-round {'p50', 'p99'} dicts (or None) of
+    the floor, write_lat and raw_lat."""
+    f50 = median([None if x is None else x["p50"] for x in floor])
+    f99 = median([None if x is None else x["p99"] for x in floor])
+    s50 = median([None if x is None else x["p50"] for x in soft])
+    b50 = median([None if x is None else x["p50"] for x in base])
+    line = (f"bench: test=floor_lat size={size} link=memif floor_p50_us={fmt(f50, 2)} "
+            f"floor_p99_us={fmt(f99, 2)} floor_ratio_p50={fmt(ratio(f50, b50), 3)} "
+            f"softrnic_ratio_p50={fmt(ratio(s50, f50), 3)}"
+            + stats_fields("floor_p50", [None if x is None else x["p50"] for x in floor], 2))
+    if None in (f50, f99, s50, b50):
+        line += " failed=1"
+    return line, spread_warnings(f"test=floor_lat size={size} link=memif",
+                                 [("floor_p50_us", [None if x is None else x["p50"] for x in floor],
+                                   2)])
+
+
 def ring_line(size, pmtu, runs):
     """@runs: per-round parse_bw dicts (or None)."""
     mpps = [None if r is None else r["mpps"] for r in runs]
@@ -566,8 +597,8 @@ def plan_round(rnd, sections):
             out += pair
     if "lat" in sections:
         _, flen = frames_of(LAT_SIZE, 1024)
-        pair = [("raw_lat", (flen,)), ("write_lat", (LAT_SIZE,))]
-        out += pair[::-1] if soft_first else pair
+        trio = [("raw_lat", (flen,)), ("floor_lat", (LAT_SIZE,)), ("write_lat", (LAT_SIZE,))]
+        out += trio[::-1] if soft_first else trio
     if "ring" in sections:
         for c in rotate(RING_CASES, rnd):
             pair = ([("floor", (c[0],))] if c == FLOOR_CASE else []) + [("ring", c)]
@@ -613,7 +644,8 @@ def settle_groups(sections):
         for size, pmtu in MEMIF_CASES:
             groups.append((("testpmd", (frames_of(size, pmtu)[1],)), ("memif", (size, pmtu))))
     if "lat" in sections:
-        groups.append((("raw_lat", (frames_of(LAT_SIZE, 1024)[1],)), ("write_lat", (LAT_SIZE,))))
+        groups.append((("raw_lat", (frames_of(LAT_SIZE, 1024)[1],)), ("floor_lat", (LAT_SIZE,)),
+                       ("write_lat", (LAT_SIZE,))))
     if "ring" in sections:
         groups += [(("ring", c),) + ((("floor", (c[0],)),) if c == FLOOR_CASE else ())
                    for c in RING_CASES]
@@ -838,6 +870,7 @@ class Bench:
         self.c2c = os.path.join(build, "test/perf/perf_c2c")
         self.scale = os.path.join(build, "test/perf/rnic-bench-scale")
         self.floor = os.path.join(build, "test/perf/rnic-bench-floor")
+        self.floor_lat = os.path.join(build, "test/perf/rnic-bench-floor-lat")
         self.softrnic = os.path.join(build, "app/softrnic/softrnic")
         self.gateway = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "config",
                                     "gateway.json")
@@ -985,6 +1018,35 @@ class Bench:
             return None, "no result row in the client's report", logs
         return v, None, logs
 
+    def _try_floor_lat(self, name, size):
+        """rnic-bench-floor-lat: server on cpu1, client on cpu0."""
+        n, sock, _, prefix, log = self._ids(name)
+
+        def cmd(cpu, role, args):
+            return ([self.floor_lat] + EAL + ["-m", "1024", f"--file-prefix={prefix}{role[0]}",
+                                              f"--lcores=0@{cpu}", self._memif(role, sock), "--"]
+                    + args)
+        srv_cmd = self._failing(name, cmd(self.cpu1, "server", ["--server", "-s", str(size)]))
+        cli_cmd = cmd(self.cpu0, "client", ["--client", "-s", str(size), "-D", str(self.secs)])
+        logs = {"client": log + "-client.txt", "server": log + "-server.txt"}
+        if self.dry:
+            return [srv_cmd, cli_cmd]
+        srv = self.procs.start(srv_cmd, logs["server"])
+        cli = self.procs.start(cli_cmd, logs["client"])
+        rc, to = self.procs.wait(cli, self.secs + 40)
+        srv_rc, srv_to = self.procs.wait(srv, 10)
+        v = parse_floor_lat(read(logs["client"]), size)
+        if to:
+            return None, f"the client timed out after {self.secs + 40} s", logs
+        if rc != 0:
+            return None, f"the client exited with status {rc}", logs
+        if srv_to or srv_rc != 0:
+            return None, "the server " + ("did not stop" if srv_to else
+                                          f"exited with status {srv_rc}"), logs
+        if v is None:
+            return None, "no result line in the client's report", logs
+        return v, None, logs
+
     def _try_raw_lat(self, name, flen):
         """testpmd macswap (cpu1) reflecting rnic-perf raw_lat's frames (cpu0)."""
         n, sock, _, prefix, log = self._ids(name)
@@ -1096,6 +1158,8 @@ class Bench:
                                         lambda t: parse_lat(t, size))
         if kind == "raw_lat":
             return self._try_raw_lat(name, params[0])
+        if kind == "floor_lat":
+            return self._try_floor_lat(name, params[0])
         if kind == "ring":
             size, pmtu = params
             return self._try_ring(name, ["write_bw", "-s", str(size), "-m", str(pmtu), "-D", secs,
@@ -1260,6 +1324,11 @@ class Bench:
             _, flen = frames_of(LAT_SIZE, 1024)
             line, w = lat_line(LAT_SIZE, flen, samples[("write_lat", (LAT_SIZE,))],
                                samples[("raw_lat", (flen,))])
+            lines.append(line)
+            warns += w
+            line, w = floor_lat_line(LAT_SIZE, samples[("floor_lat", (LAT_SIZE,))],
+                                     samples[("write_lat", (LAT_SIZE,))],
+                                     samples[("raw_lat", (flen,))])
             lines.append(line)
             warns += w
         if self.c2c_ns:
@@ -1480,6 +1549,15 @@ def selftest():
           ["bench:", "test=lat", "size=2", "link=memif", "softrnic_p50_us=0.61",
            "softrnic_p99_us=0.85", "baseline_p50_us=0.20", "baseline_p99_us=0.30",
            "ratio_p50=3.050", "ratio_p99=2.833"])
+    check("floor_lat parse", parse_floor_lat("floor_lat: size=2 rounds=318929 p50_us=0.445 "
+                                             "p99_us=0.710\n", 2), {"p50": 0.445, "p99": 0.71})
+    check("floor_lat parse none", parse_floor_lat("floor_lat: size=2 rounds=0 p50_us=0.000 "
+                                                  "p99_us=0.000\n", 2), None)
+    line, warn = floor_lat_line(2, [{"p50": 0.3, "p99": 0.5}, None, {"p50": 0.32, "p99": 0.6}],
+                                [{"p50": 0.62, "p99": 1.8}] * 3, [{"p50": 0.2, "p99": 0.3}] * 3)
+    check("floor_lat line", line, "bench: test=floor_lat size=2 link=memif floor_p50_us=0.31 "
+          "floor_p99_us=0.55 floor_ratio_p50=1.550 softrnic_ratio_p50=2.000 floor_p50_min=0.30 "
+          "floor_p50_max=0.32 floor_p50_n=2")
     line, warn = lat_line(2, 78, [None] * 3, [{"p50": 0.2, "p99": 0.3}] * 3)
     check("lat failed", ("softrnic_p50_us=nan" in line, "ratio_p50=nan" in line,
                          line.endswith("failed=1")), (True, True, True))
@@ -1551,7 +1629,7 @@ def selftest():
     check("plan turns r0", p0[:2], [("testpmd", (138,)), ("memif", (64, 1024))])
     check("plan turns r1", p1[:2], [("memif", (64, 4096)), ("testpmd", (138,))])
     check("plan lat turns", [k for k, _ in p0 if "lat" in k] + [k for k, _ in p1 if "lat" in k],
-          ["raw_lat", "write_lat", "write_lat", "raw_lat"])
+          ["raw_lat", "floor_lat", "write_lat", "write_lat", "floor_lat", "raw_lat"])
     check("plan ring rotates", [p for k, p in p1 if k == "ring"][0], (1024, 1024))
     check("plan floor turns", [(k, p) for k, p in p0 if k in ("ring", "floor")][:2]
           + [(k, p) for k, p in p1 if k in ("ring", "floor")][-2:],
@@ -1575,7 +1653,8 @@ def selftest():
     unsteady[("qps", (16384,))] = bw(2.0, 3.1, 3.05)
     check("settle unsteady", settle_plan(unsteady, SECTIONS),
           [("testpmd", (138,)), ("memif", (64, 1024)), ("memif", (64, 4096)),
-           ("raw_lat", (78,)), ("write_lat", (2,)), ("qps", (1,)), ("qps", (16384,))])
+           ("raw_lat", (78,)), ("floor_lat", (2,)), ("write_lat", (2,)), ("qps", (1,)),
+           ("qps", (16384,))])
     check("settle sections", settle_plan(unsteady, ["ring", "qps"]),
           [("qps", (1,)), ("qps", (16384,))])
     unsteady[("floor", (64,))] = bw(13.0, 6.0, 13.5)

@@ -53,27 +53,17 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
-#include "rnic_wire.h"
+#include "floor.h"
 
 #define MAX_BURST 64
 #define MAX_WINDOW 1024
 #define RING_SIZE 4096
-#define UDP_PORT 4791
-#define QPN 0x11
 #define LKEY 0x0101                /* the source MR's: index 1 */
 #define RKEY 0x0203                /* the target MR's: index 2 */
 #define IOVA 0x100000
 #define MR_BYTES (1u << 20)
 #define SQ_DEPTH 128
-#define TABLE 1024                  /* QPs and MRs, indexed as the engine's */
-#define QPS_RTS 3
-#define ACCESS_REMOTE_WRITE 2
 #define CQ_DEPTH 1024
-
-/* The WRITE's headers after the IP header: UDP, BTH, RETH. */
-#define L3 14u
-#define W_HLEN (20u + 8u + 12u + 16u)
-#define A_HLEN (20u + 8u + 12u + 4u)
 
 struct opts {
 	uint32_t size;
@@ -105,22 +95,6 @@ struct queues {
 	struct cqe cq[CQ_DEPTH] __rte_aligned(64);
 };
 
-struct fmr {
-	uint8_t *addr;
-	uint64_t iova, length;
-	uint32_t key;
-	int access;
-	const void *pd;
-	uint8_t valid;
-};
-
-struct fqp {
-	uint32_t qpn, epsn, msn;
-	uint16_t pkey;
-	uint8_t state;
-	const void *pd;
-};
-
 struct req {
 	uint16_t port;
 	struct fmr *const *mrs;              /* by lkey */
@@ -136,7 +110,7 @@ struct req {
 
 struct resp {
 	uint16_t port;
-	uint8_t tmpl[L3 + A_HLEN];
+	uint8_t tmpl[L3 + A_HLEN];           /* the ACK's */
 	struct fqp *const *qps;              /* by QPN */
 	struct fmr *const *mrs;              /* by rkey */
 	uint64_t placed, bad;
@@ -172,112 +146,26 @@ parse_opts(int argc, char **argv, struct opts *o)
 		usage();
 }
 
-/* Ethernet and IPv4 (checksum included: every frame of a size has the
- * same IP header) and UDP of a frame with @p l4 bytes after the IP header,
- * from port A (MAC and IP ending in 1) to B (2), or back (@p to_a). */
-static void
-tmpl_l2l4(uint8_t *t, uint32_t l4, bool to_a)
-{
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(t + L3);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
-	uint8_t dst = to_a ? 1 : 2, src = to_a ? 2 : 1;
-
-	memset(t, 0, L3 + 28);
-	t[0] = 2; t[5] = dst; t[6] = 2; t[11] = src;
-	t[12] = 0x08;
-	ip->version_ihl = 0x45;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4));
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = rte_cpu_to_be_32(0x0a000000 | src);
-	ip->dst_addr = rte_cpu_to_be_32(0x0a000000 | dst);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp->src_port = rte_cpu_to_be_16(49152);
-	udp->dst_port = rte_cpu_to_be_16(UDP_PORT);
-	udp->dgram_len = rte_cpu_to_be_16((uint16_t)l4);
-}
-
 static void
 req_init(struct req *r, uint16_t port, uint32_t size, struct queues *q, struct fmr *const *mrs,
 	 const void *pd)
 {
-	struct rnic_bth *b = (struct rnic_bth *)(r->tmpl + L3 + 28);
-
 	memset(r, 0, sizeof(*r));
 	r->port = port;
 	r->q = q;
 	r->mrs = mrs;
 	r->pd = pd;
-	tmpl_l2l4(r->tmpl, 8 + 12 + 16 + size + RNIC_ICRC_LEN, false);
-	b->opcode = RNIC_OP_WRITE_ONLY;
-	b->pkey = rte_cpu_to_be_16(0xffff);
-	rnic_put24(b->dqpn, QPN);
+	floor_tmpl_write(r->tmpl, size, false);
 }
 
 static void
 resp_init(struct resp *s, uint16_t port, struct fqp *const *qps, struct fmr *const *mrs)
 {
-	struct rnic_bth *b = (struct rnic_bth *)(s->tmpl + L3 + 28);
-
 	memset(s, 0, sizeof(*s));
 	s->port = port;
 	s->qps = qps;
 	s->mrs = mrs;
-	tmpl_l2l4(s->tmpl, 8 + 12 + 4 + RNIC_ICRC_LEN, true);
-	b->opcode = RNIC_OP_ACK;
-	b->pkey = rte_cpu_to_be_16(0xffff);
-	rnic_put24(b->dqpn, QPN);
-}
-
-/* The MR of @p key in @p t if it is valid and allows @p access to
- * [va, va + len) for @p pd; @p va as the MR's iova counts. */
-static inline const uint8_t *
-mr_check(struct fmr *const *t, uint32_t key, const void *pd, int access, uint64_t va,
-	 uint32_t len)
-{
-	const struct fmr *mr = t[(key >> 8) & (TABLE - 1)];
-
-	if (mr == NULL || !mr->valid || mr->key != key || mr->pd != pd ||
-	    (mr->access & access) != access || va < mr->iova || len > mr->length ||
-	    va - mr->iova > mr->length - len)
-		return NULL;
-	return mr->addr + (va - mr->iova);
-}
-
-/* Whether the 20-byte IPv4 header at @p h sums to all ones (its
- * checksum is right): five 32-bit words, folded. */
-static inline bool
-ip4_sum_ok(const void *h)
-{
-	uint32_t w[5];
-	uint64_t sum;
-
-	memcpy(w, h, sizeof(w));
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
-/* Ethernet, IPv4 (checksum included) and UDP of a received frame of
- * @p len bytes from @p src to @p dst (last byte of the MAC, of the IP)
- * with at least @p hlen bytes of headers from the IP header on. */
-static inline bool
-l2l4_ok(const uint8_t *f, uint32_t len, uint32_t hlen, uint8_t dst)
-{
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(f + L3);
-	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
-	static const uint8_t mac[5] = { 2, 0, 0, 0, 0 };
-
-	return len >= L3 + hlen + RNIC_ICRC_LEN && memcmp(f, mac, 5) == 0 && f[5] == dst &&
-	       f[12] == 0x08 && f[13] == 0 && ip->version_ihl == 0x45 &&
-	       ip->next_proto_id == IPPROTO_UDP && (ip->fragment_offset & rte_cpu_to_be_16(0x3fff)) == 0 &&
-	       rte_be_to_cpu_16(ip->total_length) == len - L3 &&
-	       ip->dst_addr == rte_cpu_to_be_32(0x0a000000 | dst) && ip4_sum_ok(ip) &&
-	       udp->dst_port == rte_cpu_to_be_16(UDP_PORT) &&
-	       rte_be_to_cpu_16(udp->dgram_len) == len - L3 - 20;
+	floor_tmpl_ack(s->tmpl, true);
 }
 
 /* Build and send the posted requests, up to @p n; returns how many went
@@ -294,28 +182,17 @@ req_send(struct req *r, struct rte_mempool *pool, unsigned int n)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct wqe *w = &r->q->sq[(r->fetched + i) % SQ_DEPTH];
-		uint8_t *f = rte_pktmbuf_mtod(m[i], uint8_t *);
-		struct rnic_bth *b = (struct rnic_bth *)(f + L3 + 28);
-		struct rnic_reth *e = (struct rnic_reth *)(b + 1);
-		uint32_t psn = (r->psn + i) & RNIC_PSN_MASK, icrc;
-		uint32_t flen = L3 + W_HLEN + w->len + RNIC_ICRC_LEN;
+		uint32_t psn = (r->psn + i) & RNIC_PSN_MASK;
 		const uint8_t *src = mr_check(r->mrs, w->lkey, r->pd, 0, w->laddr, w->len);
 
 		if (src == NULL) {   /* the application's own MR: never */
 			rte_pktmbuf_free_bulk(m, n);
 			return 0;
 		}
-		memcpy(f, r->tmpl, sizeof(r->tmpl));
-		rnic_put24(b->psn, psn);
-		b->ack = i == n - 1 ? RNIC_BTH_ACKREQ : 0;
-		e->va = rte_cpu_to_be_64(w->raddr);
-		e->rkey = rte_cpu_to_be_32(w->rkey);
-		e->len = rte_cpu_to_be_32(w->len);
-		memcpy(f + L3 + W_HLEN, src, w->len);
-		icrc = rte_cpu_to_le_32(rnic_icrc_calc_inplace(f + L3, W_HLEN + w->len));
-		memcpy(f + flen - RNIC_ICRC_LEN, &icrc, RNIC_ICRC_LEN);
-		m[i]->data_len = (uint16_t)flen;
-		m[i]->pkt_len = flen;
+		m[i]->data_len = (uint16_t)floor_write_build(rte_pktmbuf_mtod(m[i], uint8_t *),
+							     r->tmpl, psn, i == n - 1, w->raddr,
+							     w->rkey, src, w->len);
+		m[i]->pkt_len = m[i]->data_len;
 		rte_mbuf_refcnt_update(m[i], 1);   /* kept until acknowledged */
 		r->held[psn & (MAX_WINDOW - 1)] = m[i];
 		r->held_wr[psn & (MAX_WINDOW - 1)] = ((uint64_t)w->signaled << 63) | w->wr_id;
@@ -344,56 +221,26 @@ resp_recv(struct resp *s, struct rte_mempool *pool, const struct opts *o)
 		return 0;
 	rnic_pkt_icrc_ahead(m, n, ahead);
 	for (unsigned int i = 0; i < n; i++) {
-		const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
-		const struct rnic_bth *b = (const struct rnic_bth *)(f + L3 + 28);
-		const struct rnic_reth *e = (const struct rnic_reth *)(b + 1);
-		uint32_t len = m[i]->data_len, icrc, plen, dqpn;
-		struct fqp *qp;
-		uint8_t *dst;
+		bool ackreq = false;
+		struct fqp *qp = floor_write_rx(rte_pktmbuf_mtod(m[i], const uint8_t *),
+						m[i]->data_len, ahead[i], s->qps, s->mrs, 2,
+						&ackreq);
 
-		if (!l2l4_ok(f, len, W_HLEN, 2) || !(ahead[i] >> 32)) {
+		if (qp == NULL) {
 			s->bad++;
 			continue;
 		}
-		memcpy(&icrc, f + len - RNIC_ICRC_LEN, RNIC_ICRC_LEN);
-		dqpn = __bth_dqpn(b);
-		qp = s->qps[dqpn & (TABLE - 1)];
-		if ((uint32_t)ahead[i] != rte_le_to_cpu_32(icrc) || __bth_tver(b) != 0 ||
-		    b->opcode != RNIC_OP_WRITE_ONLY || __bth_pad(b) != 0 || qp == NULL ||
-		    qp->qpn != dqpn || qp->state != QPS_RTS || __bth_pkey(b) != qp->pkey ||
-		    __bth_psn(b) != qp->epsn) {
-			s->bad++;
-			continue;
-		}
-		plen = len - L3 - W_HLEN - RNIC_ICRC_LEN;
-		dst = __reth_len(e) != plen ? NULL :
-			(uint8_t *)(uintptr_t)mr_check(s->mrs, __reth_rkey(e), qp->pd,
-						       ACCESS_REMOTE_WRITE, __reth_va(e), plen);
-		if (dst == NULL) {
-			s->bad++;
-			continue;
-		}
-		memcpy(dst, f + L3 + W_HLEN, plen);
-		qp->epsn = (qp->epsn + 1) & RNIC_PSN_MASK;
-		qp->msn = (qp->msn + 1) & 0xffffff;
-		if (__bth_ackreq(b))
+		if (ackreq)
 			acked = qp;
 		ok++;
 	}
 	rte_pktmbuf_free_bulk(m, n);
 	s->placed += ok;
 	if (acked != NULL && (ack = rte_pktmbuf_alloc(pool)) != NULL) {
-		uint8_t *f = rte_pktmbuf_mtod(ack, uint8_t *);
-		struct rnic_bth *b = (struct rnic_bth *)(f + L3 + 28);
-		struct rnic_aeth *a = (struct rnic_aeth *)(b + 1);
-		uint32_t icrc;
-
-		memcpy(f, s->tmpl, sizeof(s->tmpl));
-		rnic_put24(b->psn, (acked->epsn - 1) & RNIC_PSN_MASK);
-		a->smsn = rte_cpu_to_be_32(acked->msn);   /* syndrome 0: ACK */
-		icrc = rte_cpu_to_le_32(rnic_icrc_calc_inplace(f + L3, A_HLEN));
-		memcpy(f + L3 + A_HLEN, &icrc, RNIC_ICRC_LEN);
-		ack->data_len = ack->pkt_len = L3 + A_HLEN + RNIC_ICRC_LEN;
+		ack->data_len = (uint16_t)floor_ack_build(rte_pktmbuf_mtod(ack, uint8_t *), s->tmpl,
+							  (acked->epsn - 1) & RNIC_PSN_MASK,
+							  acked->msn);
+		ack->pkt_len = ack->data_len;
 		if (rte_eth_tx_burst(s->port, 0, &ack, 1) != 1)
 			rte_pktmbuf_free(ack);
 	}
@@ -413,19 +260,12 @@ req_acks(struct req *r)
 		return;
 	rnic_pkt_icrc_ahead(m, n, ahead);
 	for (unsigned int i = 0; i < n; i++) {
-		const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
-		const struct rnic_bth *b = (const struct rnic_bth *)(f + L3 + 28);
-		const struct rnic_aeth *a = (const struct rnic_aeth *)(b + 1);
-		uint32_t icrc, psn, upto, k = 0;
+		uint32_t psn, upto, k = 0;
 		struct rte_mbuf *done[MAX_WINDOW];
 
-		memcpy(&icrc, f + L3 + A_HLEN, RNIC_ICRC_LEN);
-		if (m[i]->data_len != L3 + A_HLEN + RNIC_ICRC_LEN ||
-		    !l2l4_ok(f, m[i]->data_len, A_HLEN, 1) || !(ahead[i] >> 32) ||
-		    (uint32_t)ahead[i] != rte_le_to_cpu_32(icrc) || __bth_tver(b) != 0 ||
-		    b->opcode != RNIC_OP_ACK || __bth_dqpn(b) != QPN || __aeth_syn(a) != 0)
+		if (!floor_ack_rx(rte_pktmbuf_mtod(m[i], const uint8_t *), m[i]->data_len, ahead[i],
+				  1, &psn))
 			continue;
-		psn = __bth_psn(b);
 		upto = (psn + 1) & RNIC_PSN_MASK;
 		if (((upto - r->acked) & RNIC_PSN_MASK) > ((r->psn - r->acked) & RNIC_PSN_MASK))
 			continue;   /* not of an outstanding PSN */
