@@ -92,12 +92,13 @@ line per measurement, and retries go to stderr.
 Rounds: each round takes every figure once; baseline and softrnic take
 turns (which goes first alternates per round) and the order of the sizes
 rotates from round to round, so that a burst of other load hits all alike.
-Unsteady figures are taken again: after the rounds, every pair whose
+Unsteady figures are taken again: after the rounds, every group whose
 figures are read together (a memif size and its testpmd baseline,
-write_lat and raw_lat, the 1- and 16384-QP runs; a ring size alone) in
-which a figure's samples spread more than 1.5x (max/min) is measured
-BENCH_EXTRA (default 2) more times, taking turns as the rounds do; the
-medians are then of all its samples (n= says how many). Whether to take
+write_lat, raw_lat and the latency floor, the 1- and 16384-QP runs, ring
+64 B and its floor; another ring size alone) in which a figure's samples
+spread more than 1.5x (max/min) is measured BENCH_EXTRA (default 2) more
+times, taking turns as the rounds do; the medians are then of all its
+samples (n= says how many). Whether to take
 more is decided on the rounds' samples alone, and every sample is kept.
 A measurement that fails (a memif link that does not come up, a process
 that dies or times out, a report that does not parse) is retried twice,
