@@ -1,34 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The floor of the engine-only 64 B figure (doc/benchmarks.md, "What this
- * machine allows at 64 B"): RC WRITEs of one QP from port A to port B of
- * an in-process ring pair, both ends on one lcore, the application
- * posting and polling on another, as rnic-perf write_bw --link ring --rtc
+ * The floor of the engine-only 64 B figure (doc/benchmarks.md, section
+ * 2b and "The floors"): RC WRITEs of one QP from port A to port B of an
+ * in-process ring pair, both ends on one lcore, the application posting
+ * and polling on another, as rnic-perf write_bw --link ring --rtc
  * (-t 128 -Q 32) does; but the "engine" does only what any RoCEv2 engine
  * on DPDK mbufs with a CPU ICRC has to do per message, in bursts, with
- * none of softrnic's generality:
+ * none of softrnic's generality (test/perf/floor.h has the per-frame
+ * work):
  *   the application: a 64-byte work request written into a send queue of
  *     128 and the producer index stored (a doorbell a request), a
  *     completion every -Q requests read from a completion ring;
- *   requester: the producer index and the requests read, an mbuf each,
- *     the headers from a template (PSN, AckReq and the RETH written), the
- *     payload copied from the source buffer, the ICRC sealed (softrnic's
- *     rnic_icrc_calc_inplace), a reference kept for retransmission,
- *     rte_eth_tx_burst; at most -w requests unacknowledged;
- *   responder: rte_eth_rx_burst, the burst's ICRCs (softrnic's
- *     rnic_pkt_icrc_ahead), Ethernet/IPv4/UDP/BTH/RETH checked, the QP and
- *     the R_Key checked, the PSN checked, the payload placed, the frames
- *     freed, one coalesced ACK a burst, built and sealed the same way;
- *   requester again: the ACK received, checked and parsed, the frames it
- *     acknowledges freed, the completions of signaled requests written.
- * Looked up and checked as in any engine: the QP by number in a table
- * (its state, P_Key, PSN), the MRs by key in a table (valid, key, PD,
- * access, bounds) for the source on transmit and the target on receive,
- * the destination MAC and IP and the IPv4 header checksum of every frame;
- * the retransmission deadline moved (a TSC read) on each ACK that frees.
- * Not done: other opcodes and transports, many QPs, loss, timers firing,
- * statistics. A floor for what the engine's lcore can reach on this
- * machine, not an engine. Prints "floor: ... msgs_per_s=X" and checks that every message
+ *   requester: the producer index and the requests read, the source MR
+ *     checked, an mbuf each, the WRITE Only built from a template and
+ *     sealed, a reference kept for retransmission, rte_eth_tx_burst; at
+ *     most -w requests unacknowledged, AckReq on the last of a burst;
+ *   responder: rte_eth_rx_burst, the burst's ICRCs, the headers, the QP
+ *     and the target MR from their tables, the payload placed, the frames
+ *     freed, one ACK a burst;
+ *   requester again: the ACKs received and checked, the frames they
+ *     acknowledge freed, the completions of signaled requests written,
+ *     the retransmission deadline moved on, and checked once a pass (an
+ *     ACK missing for a second ends the run as a failure).
+ * Not done: other opcodes and transports, many QPs, loss, statistics. A
+ * floor for what the engine's lcore can reach on this machine, not an
+ * engine. Prints "floor: ... msgs_per_s=X" and checks that every message
  * was placed in order with its data (exit 1 otherwise).
  *
  * usage: rnic-bench-floor [EAL args: two lcores] -- [-s BYTES] [-D SECONDS]
@@ -99,7 +95,8 @@ struct req {
 	uint16_t port;
 	struct fmr *const *mrs;              /* by lkey */
 	const void *pd;
-	uint64_t deadline;                   /* of the oldest unacknowledged */
+	uint64_t deadline;                   /* for the oldest unacknowledged */
+	bool stalled;                        /* the deadline passed */
 	struct queues *q;
 	uint32_t fetched;                    /* requests taken from the SQ */
 	uint64_t held_wr[MAX_WINDOW];        /* (signaled << 63) | wr_id by PSN */
@@ -119,7 +116,7 @@ struct resp {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: rnic-bench-floor [EAL args] -- [-s BYTES 4..1024] [-D SECONDS] "
+	fprintf(stderr, "usage: rnic-bench-floor [EAL args] -- [-s BYTES 1..1024] [-D SECONDS] "
 		"[-b BURST 1..%u] [-w WINDOW 1..%u] [-Q CQ_MOD]\n", MAX_BURST, MAX_WINDOW);
 	exit(2);
 }
@@ -140,7 +137,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		default: usage();
 		}
 	}
-	if (o->size < 4 || o->size > 1024 || o->size % 4 || o->secs <= 0 || o->burst == 0 ||
+	if (o->size == 0 || o->size > 1024 || o->secs <= 0 || o->burst == 0 ||
 	    o->burst > MAX_BURST || o->window == 0 || o->window > MAX_WINDOW ||
 	    !rte_is_power_of_2(o->window) || o->window < o->burst || o->cq_mod == 0)
 		usage();
@@ -250,7 +247,7 @@ resp_recv(struct resp *s, struct rte_mempool *pool, const struct opts *o)
 /* Take the ACKs: free what they acknowledge, the completions of the
  * signaled requests among them, the retransmission deadline moved. */
 static void
-req_acks(struct req *r)
+req_acks(struct req *r, uint64_t now)
 {
 	struct rte_mbuf *m[MAX_BURST];
 	uint64_t ahead[MAX_BURST];
@@ -284,7 +281,7 @@ req_acks(struct req *r)
 		}
 		rte_pktmbuf_free_bulk(done, k);
 		if (k != 0)
-			r->deadline = rte_rdtsc() + rte_get_tsc_hz() / 1000;
+			r->deadline = now + rte_get_tsc_hz();
 	}
 	rte_pktmbuf_free_bulk(m, n);
 }
@@ -317,12 +314,19 @@ engine_main(void *arg)
 
 	while (!r->q->stop) {
 		unsigned int inflight = (r->psn - r->acked) & RNIC_PSN_MASK;
+		uint64_t now = rte_rdtsc();   /* once a pass, as the engine */
 
-		if (inflight < e->o->window)
-			req_send(r, e->pa, RTE_MIN(e->o->burst, e->o->window - inflight));
+		if (inflight != 0 && now > r->deadline) {
+			r->stalled = true;
+			break;
+		}
+		if (inflight < e->o->window &&
+		    req_send(r, e->pa, RTE_MIN(e->o->burst, e->o->window - inflight)) != 0 &&
+		    inflight == 0)
+			r->deadline = now + rte_get_tsc_hz();
 		while (resp_recv(e->s, e->pb, e->o) != 0)
 			;
-		req_acks(r);
+		req_acks(r, now);
 	}
 	return 0;
 }
@@ -447,10 +451,11 @@ main(int argc, char **argv)
 	rte_eal_wait_lcore(lcore);
 	/* Every message sent was placed, in order (the responder checks the
 	 * PSNs), and each slot of the target holds what the source did. */
-	if (s->bad || s->placed == 0 || s->placed != r->fetched ||
+	if (r->stalled || s->bad || s->placed == 0 || s->placed != r->fetched ||
 	    memcmp(mr, src, RTE_MIN(s->placed, MR_BYTES / o.size) * o.size) != 0) {
 		fprintf(stderr, "rnic-bench-floor: %" PRIu64 " placed of %u sent, %" PRIu64
-			" bad\n", s->placed, r->fetched, s->bad);
+			" bad%s\n", s->placed, r->fetched, s->bad,
+			r->stalled ? ", no ACK for 1 s" : "");
 		return 1;
 	}
 	printf("floor: size=%u burst=%u window=%u cq_mod=%u msgs_per_s=%.0f ns_per_msg=%.1f "

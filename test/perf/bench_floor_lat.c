@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The floor of write_lat over net_memif (doc/benchmarks.md, "What this
- * machine allows"): the ping-pong of rnic-perf write_lat -s 2 between a
+ * The floor of write_lat over net_memif (doc/benchmarks.md, section 2b
+ * and "The floors"): the ping-pong of rnic-perf write_lat -s 2 between a
  * memif client and server process, one thread each, with only what any
  * RoCEv2 engine on DPDK mbufs with a CPU ICRC must do per message:
  *   the client writes the round's byte into its source and sends a WRITE
