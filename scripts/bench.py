@@ -98,8 +98,8 @@ write_lat, raw_lat and the latency floor, the 1- and 16384-QP runs, ring
 64 B and its floor; another ring size alone) in which a figure's samples
 spread more than 1.5x (max/min) is measured BENCH_EXTRA (default 2) more
 times, taking turns as the rounds do; the medians are then of all its
-samples (n= says how many). Whether to take
-more is decided on the rounds' samples alone, and every sample is kept.
+samples (n= says how many). Whether to take more is decided on the
+rounds' samples alone, and every sample is kept.
 A measurement that fails (a memif link that does not come up, a process
 that dies or times out, a report that does not parse) is retried twice,
 said on stderr with its logs kept under /tmp; never silently zero.
@@ -410,19 +410,18 @@ def parse_floor_lat(text, size):
 def floor_lat_line(size, floor, soft, base):
     """@floor, @soft, @base: per-round {'p50', 'p99'} dicts (or None) of
     the floor, write_lat and raw_lat."""
-    f50 = median([None if x is None else x["p50"] for x in floor])
-    f99 = median([None if x is None else x["p99"] for x in floor])
-    s50 = median([None if x is None else x["p50"] for x in soft])
-    b50 = median([None if x is None else x["p50"] for x in base])
+    def col(xs, k):
+        return [None if x is None else x[k] for x in xs]
+    fp50 = col(floor, "p50")
+    f50, f99, s50, b50 = median(fp50), median(col(floor, "p99")), median(col(soft, "p50")), \
+        median(col(base, "p50"))
     line = (f"bench: test=floor_lat size={size} link=memif floor_p50_us={fmt(f50, 2)} "
             f"floor_p99_us={fmt(f99, 2)} floor_ratio_p50={fmt(ratio(f50, b50), 3)} "
-            f"softrnic_ratio_p50={fmt(ratio(s50, f50), 3)}"
-            + stats_fields("floor_p50", [None if x is None else x["p50"] for x in floor], 2))
+            f"softrnic_ratio_p50={fmt(ratio(s50, f50), 3)}" + stats_fields("floor_p50", fp50, 2))
     if None in (f50, f99, s50, b50):
         line += " failed=1"
     return line, spread_warnings(f"test=floor_lat size={size} link=memif",
-                                 [("floor_p50_us", [None if x is None else x["p50"] for x in floor],
-                                   2)])
+                                 [("floor_p50_us", fp50, 2)])
 
 
 def ring_line(size, pmtu, runs):
