@@ -39,17 +39,16 @@
 #include <rte_atomic.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
 #include <rte_udp.h>
 
 #include "floor.h"
+#include "rnic_verbs.h"
 
 #define MAX_BURST 64
 #define MAX_WINDOW 1024
@@ -98,10 +97,11 @@ struct req {
 	uint64_t deadline;                   /* for the oldest unacknowledged */
 	bool stalled;                        /* the deadline passed */
 	struct queues *q;
-	uint32_t fetched;                    /* requests taken from the SQ */
+	/* Requests taken from the SQ and acknowledged, as counts: the PSN of
+	 * request k is k & RNIC_PSN_MASK (both ends start at 0). */
+	uint32_t fetched, acked;
 	uint64_t held_wr[MAX_WINDOW];        /* (signaled << 63) | wr_id by PSN */
 	uint8_t tmpl[L3 + W_HLEN];
-	uint32_t psn, acked;                 /* next PSN, oldest unacknowledged */
 	struct rte_mbuf *held[MAX_WINDOW];   /* retransmission buffer by PSN */
 };
 
@@ -179,7 +179,7 @@ req_send(struct req *r, struct rte_mempool *pool, unsigned int n)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		const struct wqe *w = &r->q->sq[(r->fetched + i) % SQ_DEPTH];
-		uint32_t psn = (r->psn + i) & RNIC_PSN_MASK;
+		uint32_t psn = (r->fetched + i) & RNIC_PSN_MASK;
 		const uint8_t *src = mr_check(r->mrs, w->lkey, r->pd, 0, w->laddr, w->len);
 
 		if (src == NULL) {   /* the application's own MR: never */
@@ -200,7 +200,6 @@ req_send(struct req *r, struct rte_mempool *pool, unsigned int n)
 		rte_mbuf_refcnt_update(m[i], -1);
 		rte_pktmbuf_free(m[i]);
 	}
-	r->psn = (r->psn + sent) & RNIC_PSN_MASK;
 	r->fetched += sent;
 	return sent;
 }
@@ -257,16 +256,16 @@ req_acks(struct req *r, uint64_t now)
 		return;
 	rnic_pkt_icrc_ahead(m, n, ahead);
 	for (unsigned int i = 0; i < n; i++) {
-		uint32_t psn, upto, k = 0;
+		uint32_t psn, n_acked, k = 0;
 		struct rte_mbuf *done[MAX_WINDOW];
 
 		if (!floor_ack_rx(rte_pktmbuf_mtod(m[i], const uint8_t *), m[i]->data_len, ahead[i],
 				  1, &psn))
 			continue;
-		upto = (psn + 1) & RNIC_PSN_MASK;
-		if (((upto - r->acked) & RNIC_PSN_MASK) > ((r->psn - r->acked) & RNIC_PSN_MASK))
+		n_acked = (psn + 1 - r->acked) & RNIC_PSN_MASK;
+		if (n_acked > r->fetched - r->acked)
 			continue;   /* not of an outstanding PSN */
-		while (r->acked != upto) {
+		for (uint32_t end = r->acked + n_acked; r->acked != end; r->acked++) {
 			uint64_t wr = r->held_wr[r->acked & (MAX_WINDOW - 1)];
 
 			done[k++] = r->held[r->acked & (MAX_WINDOW - 1)];
@@ -277,7 +276,6 @@ req_acks(struct req *r, uint64_t now)
 				c->status = 0;
 				__atomic_store_n(&r->q->cq_pi, r->q->cq_pi + 1, __ATOMIC_RELEASE);
 			}
-			r->acked = (r->acked + 1) & RNIC_PSN_MASK;
 		}
 		rte_pktmbuf_free_bulk(done, k);
 		if (k != 0)
@@ -313,7 +311,7 @@ engine_main(void *arg)
 	struct req *r = e->r;
 
 	while (!r->q->stop) {
-		unsigned int inflight = (r->psn - r->acked) & RNIC_PSN_MASK;
+		unsigned int inflight = r->fetched - r->acked;
 		uint64_t now = rte_rdtsc();   /* once a pass, as the engine */
 
 		if (inflight != 0 && now > r->deadline) {
@@ -381,7 +379,6 @@ int
 main(int argc, char **argv)
 {
 	int eal = rte_eal_init(argc, argv);
-	struct rte_ring *a2b, *b2a;
 	struct rte_mempool *pa, *pb;
 	struct queues *q;
 	uint8_t *src, *mr;
@@ -393,7 +390,7 @@ main(int argc, char **argv)
 	static struct fqp *qpb[TABLE];
 	static int pda, pdb;
 	unsigned int lcore;
-	int porta, portb;
+	uint16_t porta, portb;
 	uint64_t msgs = 0, cycles = 1, hz = rte_get_tsc_hz();
 
 	if (eal < 0) {
@@ -406,8 +403,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "rnic-bench-floor: needs two lcores (--lcores=0@0,1@1)\n");
 		return 2;
 	}
-	a2b = rte_ring_create("floor_a2b", RING_SIZE, rte_socket_id(), RING_F_SC_DEQ);
-	b2a = rte_ring_create("floor_b2a", RING_SIZE, rte_socket_id(), RING_F_SC_DEQ);
 	/* The engine's pools: one a port, 4 KiB of data room, a cache of 256. */
 	pa = rte_pktmbuf_pool_create("floor_a", 8192, 256, 0, RTE_PKTMBUF_HEADROOM + 4096 + 128,
 				     rte_socket_id());
@@ -418,15 +413,14 @@ main(int argc, char **argv)
 	q = rte_zmalloc(NULL, sizeof(*q), 64);
 	r = rte_zmalloc(NULL, sizeof(*r), 64);
 	s = rte_zmalloc(NULL, sizeof(*s), 64);
-	if (a2b == NULL || b2a == NULL || pa == NULL || pb == NULL || src == NULL || mr == NULL ||
+	if (pa == NULL || pb == NULL || src == NULL || mr == NULL ||
 	    q == NULL || r == NULL || s == NULL) {
 		fprintf(stderr, "rnic-bench-floor: out of memory\n");
 		return 1;
 	}
-	porta = rte_eth_from_rings("floor_a", &b2a, 1, &a2b, 1, rte_socket_id());
-	portb = rte_eth_from_rings("floor_b", &a2b, 1, &b2a, 1, rte_socket_id());
-	if (porta < 0 || portb < 0 || port_start((uint16_t)porta, pa) != 0 ||
-	    port_start((uint16_t)portb, pb) != 0) {
+	/* The ring pair rnic-perf --link ring runs on. */
+	if (rnic_port_ring_pair("floor_a", "floor_b", RING_SIZE, &porta, &portb) != 0 ||
+	    port_start(porta, pa) != 0 || port_start(portb, pb) != 0) {
 		fprintf(stderr, "rnic-bench-floor: no ring ports\n");
 		return 1;
 	}
@@ -440,8 +434,8 @@ main(int argc, char **argv)
 					.key = RKEY, .access = ACCESS_REMOTE_WRITE, .pd = &pdb,
 					.valid = 1 };
 	qpb[QPN] = &(struct fqp){ .qpn = QPN, .pkey = 0xffff, .state = QPS_RTS, .pd = &pdb };
-	req_init(r, (uint16_t)porta, o.size, q, mra, &pda);
-	resp_init(s, (uint16_t)portb, qpb, mrb);
+	req_init(r, porta, o.size, q, mra, &pda);
+	resp_init(s, portb, qpb, mrb);
 	e = (struct engine){ .o = &o, .r = r, .s = s, .pa = pa, .pb = pb };
 	if (rte_eal_remote_launch(engine_main, &e, lcore) != 0) {
 		fprintf(stderr, "rnic-bench-floor: cannot launch lcore %u\n", lcore);
