@@ -62,7 +62,7 @@ test-unit: build
 # interop peer's exit paths are LeakSanitizer-checked too; the perftest
 # cases run once, in test-unit (doc/interop.md).
 test-asan: deps
-	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false
 	ninja -C $(ASAN_BUILD)
 	$(ASAN_ENV) SOFTRNIC_INTEROP_PERFTEST=none meson test -C $(ASAN_BUILD) $(MESON_TEST_ARGS)
 
