@@ -51,6 +51,11 @@ unsigned int rnic_worker_poll_timer(struct rnic_worker *wk, struct rnic_pass_clo
 void rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 		  const struct rnic_pkt *pkt);
 unsigned int rnic_resp_pump_reads(struct rnic_worker *wk);
+/* Its fast path for an RC WRITE Only (rnic_pkt_write_only): false where
+ * it is not the common case, nothing done then. */
+bool rnic_resp_rx_write_only(struct rnic_worker *wk, struct rnic_qp *qp,
+			     const struct rte_mbuf *m, const struct rnic_write_only *f);
+
 void rnic_resp_flush_acks(struct rnic_worker *wk);
 /* [ACK-OWED] Where the application's thread polls: leave the coalesced
  * ACKs to the start of the next pass (rnic_worker_poll_rx). */

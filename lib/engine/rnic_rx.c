@@ -87,6 +87,35 @@ rx_not_roce(struct rnic_worker *wk, const struct rte_mbuf *m, enum rnic_pkt_err 
 		st->drop_malformed++;
 }
 
+/*
+ * Header prediction: an RC WRITE Only to this port, untagged (a port
+ * without a VLAN), its QP's P_Key, no congestion mark, that the
+ * responder executes as the common case, goes from its headers straight
+ * to the responder's fast path. @return false, with nothing done, for
+ * every other frame: rx_one parses it in full and decides.
+ */
+static inline bool
+rx_fast(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc)
+{
+	const struct rnic_device *dev = wk->dev;
+	struct rnic_write_only f;
+	struct rnic_qp *qp;
+
+	if (!rnic_pkt_write_only(m, icrc, &f))
+		return false;
+	/* (a frame declined from here on is traced as parsed twice) */
+	RNIC_TRACE(RNIC_TP_PARSED, RNIC_PKT_ERR_OK);
+	if (dev->attr.vlan != 0 || f.dst_ip != dev->ipv4 || memcmp(f.dst_mac, dev->mac, 6) != 0 ||
+	    (f.tos & RNIC_ECN_MASK) == RNIC_ECN_CE)
+		return false;
+	qp = rnic_qp_lookup(wk->dev, f.dqpn);
+	if (qp == NULL || !pkey_match(f.pkey, qp->attr.pkey) ||
+	    !rnic_resp_rx_write_only(wk, qp, m, &f))
+		return false;
+	RNIC_TRACE(RNIC_TP_HANDLED, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY));
+	return true;
+}
+
 /* @p icrc: the frame's ICRC computed ahead (rnic_pkt_icrc_ahead), or 0 */
 static void
 rx_one(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc, struct rnic_dev_stats *st)
@@ -98,6 +127,8 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc, struct rnic_de
 
 	st->rx_pkts++;
 	st->rx_bytes += m->pkt_len;
+	if (rx_fast(wk, m, icrc))
+		return;
 	e = rnic_pkt_parse_mbuf_ahead(m, icrc, &pkt);
 	RNIC_TRACE(RNIC_TP_PARSED, e);
 	if (e != RNIC_PKT_ERR_OK) {

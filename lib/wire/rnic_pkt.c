@@ -442,6 +442,57 @@ rnic_pkt_icrc_ahead(struct rte_mbuf *const *m, unsigned int n, uint64_t *ahead)
 	}
 }
 
+/* Eth, IPv4, UDP, BTH and RETH: where a WRITE Only's payload starts. */
+#define WO_HLEN (RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN + RNIC_RETH_LEN)
+
+bool
+rnic_pkt_write_only(const struct rte_mbuf *m, uint64_t ahead, struct rnic_write_only *f)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv4_hdr *ip = (const void *)(h + RNIC_ETH_HLEN);
+	const struct rte_udp_hdr *udp = (const void *)(ip + 1);
+	const struct rnic_bth *bth = (const void *)(udp + 1);
+	const struct rnic_reth *reth = (const void *)(bth + 1);
+	uint32_t len = m->data_len, room, icrc;
+	uint16_t et;
+	uint8_t pad;
+
+	if (m->nb_segs != 1 || len < WO_HLEN + RNIC_ICRC_LEN)
+		return false;
+	memcpy(&et, h + 12, sizeof(et));
+	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
+	    ip->next_proto_id != IPPROTO_UDP ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) ||
+	    rte_be_to_cpu_16(ip->total_length) != len - RNIC_ETH_HLEN ||
+	    udp->dst_port != RTE_BE16(RNIC_ROCE_UDP_PORT) ||
+	    rte_be_to_cpu_16(udp->dgram_len) != len - RNIC_ETH_HLEN - RNIC_IPV4_HLEN)
+		return false;
+	if (bth->opcode != RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY) || __bth_tver(bth) != 0 ||
+	    __bth_sr(bth))
+		return false;
+	room = len - WO_HLEN - RNIC_ICRC_LEN;
+	pad = __bth_pad(bth);
+	if ((room & 3) || pad > room || rte_ipv4_cksum(ip) != 0)
+		return false;
+	memcpy(&icrc, h + len - RNIC_ICRC_LEN, sizeof(icrc));
+	if (rte_le_to_cpu_32(icrc) != ((ahead >> 32) ? (uint32_t)ahead :
+				      rnic_icrc_calc_mbuf(m, RNIC_ETH_HLEN, len)))
+		return false;
+	f->dst_mac = h;
+	f->va = __reth_va(reth);
+	f->rkey = __reth_rkey(reth);
+	f->dma_len = __reth_len(reth);
+	f->payload_len = room - pad;
+	f->dst_ip = ip->dst_addr;
+	f->dqpn = __bth_dqpn(bth);
+	f->psn = __bth_psn(bth);
+	f->pkey = __bth_pkey(bth);
+	f->payload_off = WO_HLEN;
+	f->tos = ip->type_of_service;
+	f->ackreq = __bth_ackreq(bth);
+	return true;
+}
+
 bool
 rnic_pkt_peek_dqpn(const struct rte_mbuf *m, uint32_t *dqpn)
 {
