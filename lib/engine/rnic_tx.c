@@ -513,6 +513,70 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 	return 1;
 }
 
+/*
+ * The common request's fast path: an RC RDMA WRITE of one packet (at most
+ * the PMTU), without fence, its data inline or in one SGE, on a QP in RTS
+ * that no CNP has slowed, without selective repeat. Does for it what
+ * req_start_wqe and req_send_packet do (the WQEParser's checks, one WRITE
+ * Only with AckReq from the header template), without their general plan.
+ * @return 1 when the packet went out, 0 when the QP must wait (as
+ * req_send_packet), -1 for any other WQE, and for a bad one: nothing
+ * done, the general path takes it and reports it.
+ */
+static int
+req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe *w,
+	       struct rnic_dev_stats *st)
+{
+	const uint32_t len = w->total_len;
+	const uint8_t flags = w->flags;
+	const struct rnic_pkt_tmpl *t = &qp->tmpl;
+	bool pool_last = false;
+	struct pkt_plan p;
+	struct rte_mbuf *m;
+	struct rnic_mr *mr;
+	uint8_t *payload;
+	const void *src;
+
+	if (w->opcode != RNIC_WR_RDMA_WRITE || (flags & RNIC_SEND_FENCE) || len > qp->pmtu ||
+	    qp->attr.sr || LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
+	    qp->req.cc.limited)
+		return -1;
+	if (flags & RNIC_SEND_INLINE) {
+		src = w->sge;
+	} else if (w->num_sge == 1 && w->sge[0].length == len) {
+		if (len != 0 && rnic_mr_check(qp->dev, qp->pd, w->sge[0].lkey, false,
+					      w->sge[0].addr, len, 0, &mr) != RNIC_MEMCHK_OK)
+			return -1;
+		src = (const void *)(uintptr_t)w->sge[0].addr;
+	} else {
+		return -1;
+	}
+	if (!rnic_txbuf_room(&wk->tx.txb) || !rc_window_open(wk, qp, &pool_last, st))
+		return 0;
+	/* the fields the template and req_packet_sent read, no more */
+	p.b = (struct rnic_bth_fields){
+		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY),
+		.se = flags & RNIC_SEND_SOLICITED, .ackreq = true, .pkey = qp->attr.pkey,
+		.dqpn = qp->attr.dest_qp_num, .psn = qp->req.psn,
+	};
+	p.ext.reth_va = w->remote_addr;
+	p.ext.reth_rkey = w->rkey;
+	p.ext.reth_len = len;
+	p.paylen = len;
+	p.npsn = 1;
+	p.mqtype = RNIC_MQ_SEND_WRITE;
+	p.last = true;
+	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, len, &payload);
+	if (m == NULL)
+		return 0;
+	if (len != 0)
+		rnic_pkt_fill_seal(m, t->l3_off, payload, src, len);
+	else
+		rnic_pkt_seal(m, t->l3_off);
+	req_packet_sent(wk, qp, w, m, &p, st);
+	return 1;
+}
+
 /* A bad WQE on RC waits in the MultiQueue for everything before it
  * (seed 3.4.1.1.3.1). */
 static int
@@ -658,6 +722,16 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 			if (!req_more_wqes(qp)) {
 				*idle = true;
 				break;
+			}
+			if (qp->type == RNIC_QPT_RC) {
+				int r = req_write_only(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st);
+
+				if (r == 0)
+					break;
+				if (r == 1) {
+					done++;
+					continue;
+				}
 			}
 			if (!req_start_wqe(wk, qp))
 				break;

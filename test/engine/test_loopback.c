@@ -88,24 +88,40 @@ fill(uint8_t *p, size_t n, uint32_t seed)
 
 /* ------------------------------------------------------------------ */
 
+/*
+ * A bad local SGE completes with a local protection error, in order
+ * (the QP then goes to Error): case 0 a SEND with a bad lkey, 1 and 2 a
+ * one-packet RDMA WRITE (the transmit fast path's form, req_write_only)
+ * with a bad lkey and with its SGE past the MR's end.
+ */
+#define BAD_WR_CASES 3
+
 static int
-test_bad_wrs(struct rnic_qp *rc_a)
+test_bad_wrs(struct rnic_qp *rc_a, unsigned int c)
 {
 	struct rnic_sge sge = { (uintptr_t)A.buf, 16, rnic_mr_lkey(A.mr) };
 	struct rnic_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 99,
-				   .opcode = RNIC_WR_SEND };
+				   .opcode = c == 0 ? RNIC_WR_SEND : RNIC_WR_RDMA_WRITE,
+				   .wr.rdma = { (uintptr_t)B.buf, rnic_mr_rkey(B.mr) } };
 	struct rnic_send_wr *bad;
 	struct rnic_wc wc[4];
 
+	memset(A.buf, 0xa5, 16);
+	memset(B.buf, 0x5a, 16);
 	VERIFY(rnic_post_send(rc_a, &wr, &bad) == -EINVAL && bad == &wr, "too many SGEs");
-	/* A bad lkey completes with a local protection error, in order. */
 	wr.num_sge = 1;
-	sge.lkey = 0xdead00;
+	if (c == 2)
+		sge.addr = (uintptr_t)A.buf + BUF_SIZE - 8;
+	else
+		sge.lkey = 0xdead00;
 	wr.send_flags = RNIC_SEND_SIGNALED;
 	VERIFY(rnic_post_send(rc_a, &wr, &bad) == 0, "post");
-	VERIFY(wait_wc(A.cq, wc, 1) == 1, "no completion for bad lkey");
+	VERIFY(wait_wc(A.cq, wc, 1) == 1, "case %u: no completion", c);
 	VERIFY(wc[0].status == RNIC_WC_LOC_PROT_ERR && wc[0].wr_id == 1,
-	       "status %u wr_id %" PRIu64, wc[0].status, wc[0].wr_id);
+	       "case %u: status %u wr_id %" PRIu64, c, wc[0].status, wc[0].wr_id);
+	/* nothing was written at the peer, which polled all along */
+	for (unsigned int i = 0; i < 16; i++)
+		VERIFY(B.buf[i] == 0x5a, "case %u: the peer's byte %u written", c, i);
 	return 0;
 }
 
@@ -612,9 +628,9 @@ main(int argc, char **argv)
 
 		if (!TEST_CHECK(up, "QP setup at pmtu %u", pmtu))
 			return 1;
-		if (mi == 0) {
-			RUN(test_bad_wrs(ra));
-			/* the bad WR took ra to Error: a fresh pair for the rest */
+		for (unsigned int c = 0; mi == 0 && c < BAD_WR_CASES; c++) {
+			RUN(test_bad_wrs(ra, c));
+			/* the bad WR took ra to Error: a fresh pair */
 			rnic_destroy_qp(ra);
 			rnic_destroy_qp(rb);
 			ra = mkqp(&A, RNIC_QPT_RC);
