@@ -51,10 +51,10 @@ unsigned int rnic_worker_poll_timer(struct rnic_worker *wk, struct rnic_pass_clo
 void rnic_resp_rx(struct rnic_worker *wk, struct rnic_qp *qp, struct rte_mbuf *m,
 		  const struct rnic_pkt *pkt);
 unsigned int rnic_resp_pump_reads(struct rnic_worker *wk);
-/* Its fast path for an RC WRITE Only (rnic_pkt_write_only): false where
+/* Its fast path for an RC WRITE packet (rnic_pkt_rc_write): false where
  * it is not the common case, nothing done then. */
-bool rnic_resp_rx_write_only(struct rnic_worker *wk, struct rnic_qp *qp,
-			     const struct rte_mbuf *m, const struct rnic_write_only *f);
+bool rnic_resp_rx_rc_write(struct rnic_worker *wk, struct rnic_qp *qp,
+			   const struct rte_mbuf *m, const struct rnic_rc_write *f);
 
 void rnic_resp_flush_acks(struct rnic_worker *wk);
 /* [ACK-OWED] Where the application's thread polls: leave the coalesced

@@ -1508,47 +1508,64 @@ sr_drain(struct rnic_worker *wk, struct rnic_qp *qp)
 }
 
 /*
- * The responder's fast path: the RC WRITE Only @p f, that the RX role
- * took for one by its headers alone (rnic_pkt_write_only), executed
- * where it is the common case: the expected PSN, outside a message, on
- * a QP in RTR or later without selective repeat or a queued fatal NAK,
- * its payload the RETH's length within the PMTU and the R_Key good. The
- * states CHECK_STATE .. ACKNOWLEDGE do for such a packet exactly what
- * this does, with nothing to choose on the way. @return false (nothing
- * done) for anything else: rnic_resp_rx takes it through the states,
- * which decide what the error is.
+ * The responder's fast path: the RC WRITE packet @p f, that the RX role
+ * took for one by its headers alone (rnic_pkt_rc_write), executed where
+ * it is the common case: the expected PSN on a QP in RTR or later without
+ * selective repeat or a queued fatal NAK; a First or an Only outside a
+ * message, with a good R_Key (a First's RETH longer than the PMTU, an
+ * Only's its payload's length), a Middle or a Last inside a WRITE; a
+ * First's and a Middle's payload the PMTU, a Last's the rest. The states
+ * CHECK_STATE .. ACKNOWLEDGE do for such a packet exactly what this
+ * does, with nothing to choose on the way. @return false (nothing done)
+ * for anything else: rnic_resp_rx takes it through the states, which
+ * decide what the error is.
  */
 bool
-rnic_resp_rx_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *m,
-			const struct rnic_write_only *f)
+rnic_resp_rx_rc_write(struct rnic_worker *wk, struct rnic_qp *qp, const struct rte_mbuf *m,
+		      const struct rnic_rc_write *f)
 {
 	struct rnic_qp_resp *rs = &qp->resp;
+	const rnic_opmask_t mask = rnic_opcode_mask(f->opcode);
+	const bool first = mask & RNIC_M_FIRST, last = mask & RNIC_M_LAST;
 	enum rnic_qp_state s = rnic_qp_state_get(qp);
+	uint32_t len = f->payload_len;
 	struct rnic_mr *mr;
-	uint64_t host;
 
 	if (qp->type != RNIC_QPT_RC || s == RNIC_QPS_RESET || s == RNIC_QPS_INIT ||
-	    s == RNIC_QPS_ERR || rs->fatal || f->psn != rs->epsn || rs->in_msg ||
-	    rs->sr != NULL || f->payload_len != f->dma_len || f->payload_len > qp->pmtu ||
-	    check_remote(qp, f->rkey, f->va, f->dma_len, RNIC_ACCESS_REMOTE_WRITE, &mr) !=
-	    RNIC_MEMCHK_OK)
+	    s == RNIC_QPS_ERR || rs->fatal || f->psn != rs->epsn || rs->sr != NULL ||
+	    len > qp->pmtu || (!last && len != qp->pmtu))
 		return false;
+	if (first) {
+		if (rs->in_msg || (last ? f->dma_len != len : f->dma_len <= qp->pmtu) ||
+		    check_remote(qp, f->rkey, f->va, f->dma_len, RNIC_ACCESS_REMOTE_WRITE, &mr) !=
+		    RNIC_MEMCHK_OK)
+			return false;
+	} else if (!rs->in_msg || !(rnic_opcode_mask(rs->cur_op) & RNIC_M_WRITE) ||
+		   (last ? len != rs->wr_left : len > rs->wr_left)) {
+		return false;
+	}
 	/* CHECK_PSN */
 	rs->nak_sent = 0;
 	if (rs->ack_pending && rs->ack_syn == (RNIC_AETH_NAK | RNIC_NAK_PSN_SEQ) &&
 	    rs->ack_psn == f->psn)
 		rs->ack_pending = 0;
-	/* WRITE_RKEY, WRITE */
-	host = rnic_mr_host(mr, f->va);
-	rnic_mbuf_copy_out(m, f->payload_off, f->payload_len, (void *)(uintptr_t)host);
-	rs->wr_va = host + f->payload_len;
-	rs->wr_left = 0;
-	rs->wr_total = f->dma_len;
-	wk->rx.delivered = 1;   /* an application may watch its last byte */
-	rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
+	/* WRITE_RKEY */
+	if (first) {
+		rs->wr_va = rnic_mr_host(mr, f->va);
+		rs->wr_left = f->dma_len;
+		rs->wr_total = f->dma_len;
+	}
+	/* WRITE */
+	rnic_mbuf_copy_out(m, f->payload_off, len, (void *)(uintptr_t)rs->wr_va);
+	rs->wr_va += len;
+	rs->wr_left -= len;
+	if (last) {
+		wk->rx.delivered = 1;   /* an application may watch its last byte */
+		rs->msn = (rs->msn + 1) & RNIC_PSN_MASK;
+	}
 	/* ACKNOWLEDGE */
-	rs->in_msg = 0;
-	rs->cur_op = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY);
+	rs->in_msg = !last;
+	rs->cur_op = f->opcode;
 	rs->epsn = rnic_psn_add(f->psn, 1);
 	if (f->ackreq)
 		pending_set(wk, qp, RNIC_AETH_ACK, f->psn);

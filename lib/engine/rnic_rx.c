@@ -88,8 +88,8 @@ rx_not_roce(struct rnic_worker *wk, const struct rte_mbuf *m, enum rnic_pkt_err 
 }
 
 /*
- * Header prediction: an RC WRITE Only to this port, untagged (a port
- * without a VLAN), its QP's P_Key, no congestion mark, that the
+ * Header prediction: a packet of an RC WRITE to this port, untagged (a
+ * port without a VLAN), its QP's P_Key, no congestion mark, that the
  * responder executes as the common case, goes from its headers straight
  * to the responder's fast path. @return false, with nothing done, for
  * every other frame: rx_one parses it in full and decides.
@@ -98,10 +98,10 @@ static inline bool
 rx_fast(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc)
 {
 	const struct rnic_device *dev = wk->dev;
-	struct rnic_write_only f;
+	struct rnic_rc_write f;
 	struct rnic_qp *qp;
 
-	if (!rnic_pkt_write_only(m, icrc, &f))
+	if (!rnic_pkt_rc_write(m, icrc, &f))
 		return false;
 	/* (a frame declined from here on is traced as parsed twice) */
 	RNIC_TRACE(RNIC_TP_PARSED, RNIC_PKT_ERR_OK);
@@ -110,9 +110,9 @@ rx_fast(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc)
 		return false;
 	qp = rnic_qp_lookup(wk->dev, f.dqpn);
 	if (qp == NULL || !pkey_match(f.pkey, qp->attr.pkey) ||
-	    !rnic_resp_rx_write_only(wk, qp, m, &f))
+	    !rnic_resp_rx_rc_write(wk, qp, m, &f))
 		return false;
-	RNIC_TRACE(RNIC_TP_HANDLED, RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY));
+	RNIC_TRACE(RNIC_TP_HANDLED, f.opcode);
 	return true;
 }
 

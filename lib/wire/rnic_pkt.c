@@ -442,22 +442,24 @@ rnic_pkt_icrc_ahead(struct rte_mbuf *const *m, unsigned int n, uint64_t *ahead)
 	}
 }
 
-/* Eth, IPv4, UDP, BTH and RETH: where a WRITE Only's payload starts. */
-#define WO_HLEN (RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN + RNIC_RETH_LEN)
+/* Eth, IPv4, UDP and BTH: where a WRITE Middle's or Last's payload
+ * starts; a First's and an Only's after their RETH. */
+#define WR_HLEN (RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN + RNIC_BTH_LEN)
 
 bool
-rnic_pkt_write_only(const struct rte_mbuf *m, uint64_t ahead, struct rnic_write_only *f)
+rnic_pkt_rc_write(const struct rte_mbuf *m, uint64_t ahead, struct rnic_rc_write *f)
 {
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const void *)(h + RNIC_ETH_HLEN);
 	const struct rte_udp_hdr *udp = (const void *)(ip + 1);
 	const struct rnic_bth *bth = (const void *)(udp + 1);
 	const struct rnic_reth *reth = (const void *)(bth + 1);
-	uint32_t len = m->data_len, room, icrc;
+	uint32_t len = m->data_len, hlen, room, icrc;
 	uint16_t et;
 	uint8_t pad;
+	bool has_reth;
 
-	if (m->nb_segs != 1 || len < WO_HLEN + RNIC_ICRC_LEN)
+	if (m->nb_segs != 1 || len < WR_HLEN + RNIC_ICRC_LEN)
 		return false;
 	memcpy(&et, h + 12, sizeof(et));
 	if (et != RTE_BE16(RTE_ETHER_TYPE_IPV4) || ip->version_ihl != 0x45 ||
@@ -465,12 +467,25 @@ rnic_pkt_write_only(const struct rte_mbuf *m, uint64_t ahead, struct rnic_write_
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) ||
 	    rte_be_to_cpu_16(ip->total_length) != len - RNIC_ETH_HLEN ||
 	    udp->dst_port != RTE_BE16(RNIC_ROCE_UDP_PORT) ||
-	    rte_be_to_cpu_16(udp->dgram_len) != len - RNIC_ETH_HLEN - RNIC_IPV4_HLEN)
+	    rte_be_to_cpu_16(udp->dgram_len) != len - RNIC_ETH_HLEN - RNIC_IPV4_HLEN ||
+	    __bth_tver(bth) != 0 || __bth_sr(bth))
 		return false;
-	if (bth->opcode != RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY) || __bth_tver(bth) != 0 ||
-	    __bth_sr(bth))
+	switch (bth->opcode) {
+	case RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_FIRST):
+	case RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY):
+		has_reth = true;
+		break;
+	case RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_MIDDLE):
+	case RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_LAST):
+		has_reth = false;
+		break;
+	default:
 		return false;
-	room = len - WO_HLEN - RNIC_ICRC_LEN;
+	}
+	hlen = WR_HLEN + (has_reth ? RNIC_RETH_LEN : 0);
+	if (len < hlen + RNIC_ICRC_LEN)
+		return false;
+	room = len - hlen - RNIC_ICRC_LEN;
 	pad = __bth_pad(bth);
 	if ((room & 3) || pad > room || rte_ipv4_cksum(ip) != 0)
 		return false;
@@ -479,15 +494,16 @@ rnic_pkt_write_only(const struct rte_mbuf *m, uint64_t ahead, struct rnic_write_
 				      rnic_icrc_calc_mbuf(m, RNIC_ETH_HLEN, len)))
 		return false;
 	f->dst_mac = h;
-	f->va = __reth_va(reth);
-	f->rkey = __reth_rkey(reth);
-	f->dma_len = __reth_len(reth);
+	f->va = has_reth ? __reth_va(reth) : 0;
+	f->rkey = has_reth ? __reth_rkey(reth) : 0;
+	f->dma_len = has_reth ? __reth_len(reth) : 0;
 	f->payload_len = room - pad;
 	f->dst_ip = ip->dst_addr;
 	f->dqpn = __bth_dqpn(bth);
 	f->psn = __bth_psn(bth);
 	f->pkey = __bth_pkey(bth);
-	f->payload_off = WO_HLEN;
+	f->payload_off = (uint16_t)hlen;
+	f->opcode = bth->opcode;
 	f->tos = ip->type_of_service;
 	f->ackreq = __bth_ackreq(bth);
 	return true;

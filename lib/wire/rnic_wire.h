@@ -645,33 +645,34 @@ enum rnic_pkt_err rnic_pkt_parse_mbuf_ahead(const struct rte_mbuf *m, uint64_t a
 
 /**
  * The common request in the fields its fast path reads
- * (rnic_pkt_write_only): an RC RDMA WRITE Only.
+ * (rnic_pkt_rc_write): a packet of an RC RDMA WRITE without immediate.
  */
-struct rnic_write_only {
+struct rnic_rc_write {
 	const uint8_t *dst_mac;
-	uint64_t va;             /**< RETH */
-	uint32_t rkey;           /**< RETH */
-	uint32_t dma_len;        /**< RETH */
+	uint64_t va;             /**< RETH (First, Only; else 0) */
+	uint32_t rkey;           /**< RETH (First, Only; else 0) */
+	uint32_t dma_len;        /**< RETH (First, Only; else 0) */
 	uint32_t payload_len;    /**< without pad and ICRC */
 	uint32_t dst_ip;         /**< network order */
 	uint32_t dqpn;
 	uint32_t psn;
 	uint16_t pkey;
 	uint16_t payload_off;    /**< from frame start */
+	uint8_t opcode;          /**< RC WRITE First, Middle, Last or Only */
 	uint8_t tos;
 	bool ackreq;
 };
 
 /**
  * Header prediction on receive: whether @p m is an untagged IPv4 RC RDMA
- * WRITE Only in one segment, without SRETH and without bytes after its
- * ICRC, that rnic_pkt_parse_mbuf_ahead(@p m, @p ahead) would accept
- * (every check it makes, the ICRC included: against @p ahead where that
- * holds one, else computed); its fields in @p f when so. Any other frame
- * is false, to be parsed in full: a cheaper test of the one form, not a
- * second parser.
+ * WRITE First, Middle, Last or Only in one segment, without SRETH and
+ * without bytes after its ICRC, that rnic_pkt_parse_mbuf_ahead(@p m,
+ * @p ahead) would accept (every check it makes, the ICRC included:
+ * against @p ahead where that holds one, else computed); its fields in
+ * @p f when so. Any other frame is false, to be parsed in full: a cheaper
+ * test of the one form, not a second parser.
  */
-bool rnic_pkt_write_only(const struct rte_mbuf *m, uint64_t ahead, struct rnic_write_only *f);
+bool rnic_pkt_rc_write(const struct rte_mbuf *m, uint64_t ahead, struct rnic_rc_write *f);
 
 /**
  * The headers of one connection, prebuilt (ReqPktGen/RespPktGen's

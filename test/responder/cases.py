@@ -1424,6 +1424,19 @@ def send_first_then_write_middle(c):
 
 
 @case()
+def send_first_then_empty_write_last(c):
+    """A WRITE Last of no bytes inside a SEND message, where no WRITE has
+    bytes left either -> NAK invalid request (the opcode sequence decides,
+    not the length)."""
+    E = c.E
+    inv_req_case(c, [frame(RC_SEND_FIRST, E, payload=pattern(256, 1),
+                           ackreq=False),
+                     frame(RC_WRITE_LAST, psn_add(E, 1))],
+                 1, psn_add(E, 1), what="empty WRITE Last in a SEND",
+                 recvs=None)
+
+
+@case()
 def write_first_len_le_pmtu(c):
     """WRITE First whose RETH length fits one packet (<= PMTU): the
     message cannot have a Last -> NAK invalid request."""
