@@ -55,7 +55,6 @@ unsigned int rnic_resp_pump_reads(struct rnic_worker *wk);
  * it is not the common case, nothing done then. */
 bool rnic_resp_rx_rc_write(struct rnic_worker *wk, struct rnic_qp *qp,
 			   const struct rte_mbuf *m, const struct rnic_rc_write *f);
-
 void rnic_resp_flush_acks(struct rnic_worker *wk);
 /* [ACK-OWED] Where the application's thread polls: leave the coalesced
  * ACKs to the start of the next pass (rnic_worker_poll_rx). */
