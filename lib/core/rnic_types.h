@@ -145,7 +145,9 @@ struct rnic_dev_attr {
 #define RNIC_ROLE_TIMER 0x4
 #define RNIC_ROLE_ALL   0x7
 
-/** Per-device counters; names come from RNIC_DEV_COUNTERS. */
+/** Per-device counters; names come from RNIC_DEV_COUNTERS. rx_fast and
+ *  tx_fast count the packets the fast paths took (RC WRITE: received,
+ *  and sent as one WRITE Only; doc/design.md), of rx_pkts and tx_pkts. */
 #define RNIC_DEV_COUNTERS(_) \
 	_(tx_pkts) _(tx_bytes) _(rx_pkts) _(rx_bytes) _(tx_retransmits) \
 	_(read_resumes) _(tx_full) _(tx_nombuf) _(doorbells) _(acks_sent) \
@@ -161,7 +163,8 @@ struct rnic_dev_attr {
 	_(drop_ud_mtu) _(rx_steered) _(drop_steer) _(rto_expired) _(naks_repeated) \
 	_(ecn_ce_rcvd) _(cnp_sent) _(cnp_rate_cuts) _(rexmit_paced) _(drop_vlan) \
 	_(rx_ipv6) _(nd_replies) _(nd_ignored) _(sr_placed) _(sr_dup) _(sr_sacks_sent) \
-	_(sr_sacks_rcvd) _(sr_resent) _(drop_sr) _(drop_sr_off) _(sr_early_answers) _(sr_lost_resends)
+	_(sr_sacks_rcvd) _(sr_resent) _(drop_sr) _(drop_sr_off) _(sr_early_answers) _(sr_lost_resends) \
+	_(rx_fast) _(tx_fast)
 
 struct rnic_dev_stats {
 #define RNIC_STAT_FIELD(n) uint64_t n;

@@ -127,8 +127,10 @@ rx_one(struct rnic_worker *wk, struct rte_mbuf *m, uint64_t icrc, struct rnic_de
 
 	st->rx_pkts++;
 	st->rx_bytes += m->pkt_len;
-	if (rx_fast(wk, m, icrc))
+	if (rx_fast(wk, m, icrc)) {
+		st->rx_fast++;
 		return;
+	}
 	e = rnic_pkt_parse_mbuf_ahead(m, icrc, &pkt);
 	RNIC_TRACE(RNIC_TP_PARSED, e);
 	if (e != RNIC_PKT_ERR_OK) {

@@ -729,6 +729,7 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 				if (r == 0)
 					break;
 				if (r == 1) {
+					st->tx_fast++;
 					done++;
 					continue;
 				}

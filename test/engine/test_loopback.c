@@ -581,6 +581,46 @@ test_tail_deferred(enum rnic_mtu mtu)
 	return 0;
 }
 
+/*
+ * The fast paths (doc/design.md) take what they are for and nothing
+ * else: a one-packet RC WRITE goes out by the transmit fast path and in
+ * by the receive one; a longer WRITE by the general transmit path and
+ * the receive fast path, every packet; a SEND by neither. The ACKs that
+ * come back are not theirs either.
+ */
+static int
+test_fast_paths(struct rnic_qp *ra, struct rnic_qp *rb, uint32_t pmtu, uint32_t seed)
+{
+	static const struct {
+		enum rnic_wr_opcode op;
+		uint32_t pmtus, extra, tx, rx;   /* length pmtus * PMTU + extra */
+	} c[] = {
+		{ RNIC_WR_RDMA_WRITE, 1, 0, 1, 1 },
+		{ RNIC_WR_RDMA_WRITE, 0, 1, 1, 1 },
+		{ RNIC_WR_RDMA_WRITE, 3, 1, 0, 4 },
+		{ RNIC_WR_SEND, 0, 16, 0, 0 },
+		{ RNIC_WR_RDMA_WRITE_WITH_IMM, 0, 16, 0, 0 },
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(c); i++) {
+		struct rnic_dev_stats a0, b0, a1, b1;
+
+		rnic_dev_stats_get(A.dev, &a0);
+		rnic_dev_stats_get(B.dev, &b0);
+		VERIFY(one_op(ra, rb, RNIC_QPT_RC, c[i].op, c[i].pmtus * pmtu + c[i].extra,
+			      seed + i) == 0, "case %u: the message", i);
+		rnic_dev_stats_get(A.dev, &a1);
+		rnic_dev_stats_get(B.dev, &b1);
+		VERIFY(a1.tx_fast - a0.tx_fast == c[i].tx && b1.rx_fast - b0.rx_fast == c[i].rx &&
+		       a1.rx_fast == a0.rx_fast && b1.tx_fast == b0.tx_fast,
+		       "case %u (pmtu %u): sent fast %" PRIu64 ", received fast %" PRIu64
+		       " (want %u, %u); the other way %" PRIu64 ", %" PRIu64, i, pmtu,
+		       a1.tx_fast - a0.tx_fast, b1.rx_fast - b0.rx_fast, c[i].tx, c[i].rx,
+		       b1.tx_fast - b0.tx_fast, a1.rx_fast - a0.rx_fast);
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -639,6 +679,8 @@ main(int argc, char **argv)
 					qp_connect(rb, &A, ra, mtus[mi], p1, p0) == 0, "reconnect"))
 				return 1;
 		}
+		RUN(test_fast_paths(ra, rb, pmtu, seed));
+		seed += 16;
 		for (unsigned int si = 0; si < RTE_DIM(sizes); si++) {
 			uint32_t len = sizes[si];
 			static const enum rnic_wr_opcode rc_ops[] = {
