@@ -585,8 +585,8 @@ test_tail_deferred(enum rnic_mtu mtu)
  * The fast paths (doc/design.md) take what they are for and nothing
  * else: a one-packet RC WRITE goes out by the transmit fast path and in
  * by the receive one; a longer WRITE by the general transmit path and
- * the receive fast path, every packet; a SEND by neither. The ACKs that
- * come back are not theirs either.
+ * the receive fast path, every packet; a SEND or a WRITE with immediate
+ * by neither. The ACKs that come back are not theirs either.
  */
 static int
 test_fast_paths(struct rnic_qp *ra, struct rnic_qp *rb, uint32_t pmtu, uint32_t seed)
