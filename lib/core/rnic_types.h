@@ -146,8 +146,8 @@ struct rnic_dev_attr {
 #define RNIC_ROLE_ALL   0x7
 
 /** Per-device counters; names come from RNIC_DEV_COUNTERS. rx_fast and
- *  tx_fast count the packets the fast paths took (RC WRITE: received,
- *  and sent as one WRITE Only; doc/design.md), of rx_pkts and tx_pkts. */
+ *  tx_fast count the packets the fast paths took (RC WRITE, received
+ *  and sent; doc/design.md), of rx_pkts and tx_pkts. */
 #define RNIC_DEV_COUNTERS(_) \
 	_(tx_pkts) _(tx_bytes) _(rx_pkts) _(rx_bytes) _(tx_retransmits) \
 	_(read_resumes) _(tx_full) _(tx_nombuf) _(doorbells) _(acks_sent) \

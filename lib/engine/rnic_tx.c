@@ -514,13 +514,15 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 }
 
 /*
- * The common request's fast path: an RC RDMA WRITE of one packet (at most
- * the PMTU), without fence, its data inline or in one SGE, on a QP in RTS
- * that no CNP has slowed, without selective repeat. Does for it what
- * req_start_wqe and req_send_packet do (the WQEParser's checks, one WRITE
- * Only with AckReq from the header template), without their general plan.
- * @return 1 when the packet went out, 0 when the QP must wait (as
- * req_send_packet), -1 for any other WQE, and for a bad one: nothing
+ * The common request's fast path: an RC RDMA WRITE without immediate or
+ * fence, its data inline or in one SGE, on a QP in RTS that no CNP has
+ * slowed, without selective repeat. Does for it what req_start_wqe does
+ * (the WQEParser's checks), without its general gates, and for a WRITE
+ * of one packet (at most the PMTU) what req_send_packet does (one WRITE
+ * Only with AckReq from the header template), without its general plan.
+ * @return 1 when the packet went out; 2 when a longer WRITE was started
+ * (req_write_packet sends its packets); 0 when the QP must wait (as
+ * req_send_packet); -1 for any other WQE, and for a bad one: nothing
  * done, the general path takes it and reports it.
  */
 static int
@@ -537,8 +539,7 @@ req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe
 	uint8_t *payload;
 	const void *src;
 
-	if (w->opcode != RNIC_WR_RDMA_WRITE || (flags & RNIC_SEND_FENCE) || len > qp->pmtu ||
-	    qp->attr.sr || LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
+	if (w->opcode != RNIC_WR_RDMA_WRITE || (flags & RNIC_SEND_FENCE) || qp->attr.sr || LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
 	    qp->req.cc.limited)
 		return -1;
 	if (flags & RNIC_SEND_INLINE) {
@@ -550,6 +551,12 @@ req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe
 		src = (const void *)(uintptr_t)w->sge[0].addr;
 	} else {
 		return -1;
+	}
+	if (len > qp->pmtu) {
+		qp->req.cur_active = 1;   /* as req_start_wqe */
+		qp->req.cur_off = 0;
+		qp->req.cur_pkt = 0;
+		return 2;
 	}
 	if (!rnic_txbuf_room(&wk->tx.txb) || !rc_window_open(wk, qp, &pool_last, st))
 		return 0;
@@ -571,6 +578,68 @@ req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe
 		return 0;
 	if (len != 0)
 		rnic_pkt_fill_seal(m, t->l3_off, payload, src, len);
+	else
+		rnic_pkt_seal(m, t->l3_off);
+	req_packet_sent(wk, qp, w, m, &p, st);
+	return 1;
+}
+
+/*
+ * The fast path for the packets of a longer RC RDMA WRITE (without
+ * immediate), its data inline or in one SGE, on a QP that no CNP has
+ * slowed, without selective repeat: the next packet of the current WQE,
+ * which req_write_only or req_start_wqe started (and checked), from the
+ * header template without req_send_packet's general plan. @return 1 when
+ * the packet went out, 0 when the QP must wait, -1 for any other packet
+ * (req_send_packet sends it).
+ */
+static int
+req_write_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe *w,
+		 struct rnic_dev_stats *st)
+{
+	const uint32_t len = w->total_len, off = qp->req.cur_off;
+	const struct rnic_pkt_tmpl *t = &qp->tmpl;
+	bool pool_last = false, first, last;
+	struct pkt_plan p;
+	struct rte_mbuf *m;
+	uint8_t *payload, op;
+	const uint8_t *src;
+
+	if (w->opcode != RNIC_WR_RDMA_WRITE || qp->attr.sr ||
+	    LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
+	    qp->req.cc.limited)
+		return -1;
+	if (w->flags & RNIC_SEND_INLINE)
+		src = (const uint8_t *)w->sge;
+	else if (w->num_sge == 1 && w->sge[0].length == len)
+		src = (const uint8_t *)(uintptr_t)w->sge[0].addr;
+	else
+		return -1;
+	if (!rnic_txbuf_room(&wk->tx.txb) || !rc_window_open(wk, qp, &pool_last, st))
+		return 0;
+	first = off == 0 && qp->req.cur_pkt == 0;
+	p.paylen = RTE_MIN(len - off, qp->pmtu);
+	last = off + p.paylen == len;
+	op = first ? (last ? RNIC_OP_WRITE_ONLY : RNIC_OP_WRITE_FIRST) :
+		     (last ? RNIC_OP_WRITE_LAST : RNIC_OP_WRITE_MIDDLE);
+	/* the fields the template and req_packet_sent read, no more */
+	p.b = (struct rnic_bth_fields){
+		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, op),
+		.se = last && (w->flags & RNIC_SEND_SOLICITED),
+		.ackreq = last || pool_last || (qp->req.psn % RNIC_ACKREQ_EVERY) == 0,
+		.pkey = qp->attr.pkey, .dqpn = qp->attr.dest_qp_num, .psn = qp->req.psn,
+	};
+	p.ext.reth_va = w->remote_addr;
+	p.ext.reth_rkey = w->rkey;
+	p.ext.reth_len = len;
+	p.npsn = 1;
+	p.mqtype = RNIC_MQ_SEND_WRITE;
+	p.last = last;
+	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, p.paylen, &payload);
+	if (m == NULL)
+		return 0;
+	if (p.paylen != 0)
+		rnic_pkt_fill_seal(m, t->l3_off, payload, src + off, p.paylen);
 	else
 		rnic_pkt_seal(m, t->l3_off);
 	req_packet_sent(wk, qp, w, m, &p, st);
@@ -716,6 +785,9 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 	if (qp->req.stopped)
 		return 0;   /* the bad WQE's completion moves the QP to Error */
 	while (done < budget) {
+		const struct rnic_wqe *w;
+		int r = -1;
+
 		if (!qp->req.cur_active) {
 			if (s != RNIC_QPS_RTS)
 				break;   /* SQD: finish the current WQE only */
@@ -724,8 +796,7 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 				break;
 			}
 			if (qp->type == RNIC_QPT_RC) {
-				int r = req_write_only(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st);
-
+				r = req_write_only(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st);
 				if (r == 0)
 					break;
 				if (r == 1) {
@@ -734,14 +805,20 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 					continue;
 				}
 			}
-			if (!req_start_wqe(wk, qp))
+			if (r != 2 && !req_start_wqe(wk, qp))
 				break;
 		}
 		if (!cc_may_send(wk, qp, st))
 			break;   /* paced: stays on the active list */
 		if (unlikely(qp->req.cc.limited && rexmit_pumping(qp)))
 			break;   /* the RX role's paced resend goes first */
-		if (!req_send_packet(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st))
+		w = rnic_sq_wqe(qp, qp->req.sq_fetch);
+		r = qp->type == RNIC_QPT_RC ? req_write_packet(wk, qp, w, st) : -1;
+		if (r < 0)
+			r = req_send_packet(wk, qp, w, st);
+		else
+			st->tx_fast += (unsigned int)r;
+		if (r == 0)
 			break;
 		done++;
 	}

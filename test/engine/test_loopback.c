@@ -581,34 +581,82 @@ test_tail_deferred(enum rnic_mtu mtu)
 	return 0;
 }
 
+/* An RC WRITE of @p len bytes from A to B in @p nsge SGEs (the first
+ * half, then the rest from further on, not next to it), with @p flags;
+ * its data checked at B. */
+static int
+write_sges(struct rnic_qp *qa, uint32_t len, uint32_t nsge, unsigned int flags, uint32_t seed)
+{
+	uint8_t *src = A.buf, *dst = B.buf, *rest = A.buf + len + 256;
+	uint32_t half = nsge > 1 ? len / 2 : len;
+	struct rnic_sge sge[2] = {
+		{ (uintptr_t)src, half, rnic_mr_lkey(A.mr) },
+		{ (uintptr_t)rest, len - half, rnic_mr_lkey(A.mr) },
+	};
+	struct rnic_send_wr wr = {
+		.wr_id = seed, .sg_list = sge, .num_sge = (int)nsge,
+		.opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED | flags,
+	};
+	struct rnic_send_wr *bad;
+	struct rnic_wc wc;
+
+	fill(src, len, seed);
+	memcpy(rest, src + half, len - half);
+	if (nsge > 1)
+		memset(src + half, 0x5a, len - half);   /* not the message's */
+	memset(dst, 0xee, len + 64);
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post_send");
+	VERIFY(wait_wc(A.cq, &wc, 1) == 1, "no completion len=%u", len);
+	VERIFY(wc.status == RNIC_WC_SUCCESS && wc.wr_id == seed, "status %s len=%u",
+	       rnic_wc_status_str(wc.status), len);
+	VERIFY(memcmp(src, dst, half) == 0 && memcmp(rest, dst + half, len - half) == 0,
+	       "data differs len=%u nsge=%u", len, nsge);
+	VERIFY(dst[len] == 0xee, "wrote past the end len=%u", len);
+	return 0;
+}
+
 /*
  * The fast paths (doc/design.md) take what they are for and nothing
- * else: a one-packet RC WRITE goes out by the transmit fast path and in
- * by the receive one; a longer WRITE by the general transmit path and
- * the receive fast path, every packet; a SEND or a WRITE with immediate
- * by neither. The ACKs that come back are not theirs either.
+ * else: every packet of an RC WRITE with its data in one SGE goes out by
+ * the transmit fast path (one the general path started too: a fenced
+ * WRITE) and in by the receive one; a WRITE in two SGEs goes out by the
+ * general transmit path; a SEND or a WRITE with immediate by neither.
+ * The ACKs that come back are not theirs either.
  */
 static int
 test_fast_paths(struct rnic_qp *ra, struct rnic_qp *rb, uint32_t pmtu, uint32_t seed)
 {
 	static const struct {
 		enum rnic_wr_opcode op;
-		uint32_t pmtus, extra, tx, rx;   /* length pmtus * PMTU + extra */
+		uint32_t pmtus, extra;   /* length pmtus * PMTU + extra */
+		uint32_t nsge;           /* 0: one_op's one SGE */
+		unsigned int flags;
+		uint32_t tx, rx;
 	} c[] = {
-		{ RNIC_WR_RDMA_WRITE, 1, 0, 1, 1 },
-		{ RNIC_WR_RDMA_WRITE, 0, 1, 1, 1 },
-		{ RNIC_WR_RDMA_WRITE, 3, 1, 0, 4 },
-		{ RNIC_WR_SEND, 0, 16, 0, 0 },
-		{ RNIC_WR_RDMA_WRITE_WITH_IMM, 0, 16, 0, 0 },
+		{ RNIC_WR_RDMA_WRITE, 1, 0, 0, 0, 1, 1 },
+		{ RNIC_WR_RDMA_WRITE, 0, 1, 0, 0, 1, 1 },
+		{ RNIC_WR_RDMA_WRITE, 3, 1, 0, 0, 4, 4 },
+		{ RNIC_WR_RDMA_WRITE, 3, 1, 2, 0, 0, 4 },
+		{ RNIC_WR_RDMA_WRITE, 0, 16, 2, 0, 0, 1 },
+		{ RNIC_WR_RDMA_WRITE, 3, 1, 1, RNIC_SEND_FENCE, 4, 4 },
+		{ RNIC_WR_SEND, 0, 16, 0, 0, 0, 0 },
+		{ RNIC_WR_RDMA_WRITE_WITH_IMM, 0, 16, 0, 0, 0, 0 },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(c); i++) {
+		uint32_t len = c[i].pmtus * pmtu + c[i].extra;
 		struct rnic_dev_stats a0, b0, a1, b1;
 
 		rnic_dev_stats_get(A.dev, &a0);
 		rnic_dev_stats_get(B.dev, &b0);
-		VERIFY(one_op(ra, rb, RNIC_QPT_RC, c[i].op, c[i].pmtus * pmtu + c[i].extra,
-			      seed + i) == 0, "case %u: the message", i);
+		if (c[i].nsge == 0)
+			VERIFY(one_op(ra, rb, RNIC_QPT_RC, c[i].op, len, seed + i) == 0,
+			       "case %u: the message", i);
+		else
+			VERIFY(write_sges(ra, len, c[i].nsge, c[i].flags, seed + i) == 0,
+			       "case %u: the message", i);
 		rnic_dev_stats_get(A.dev, &a1);
 		rnic_dev_stats_get(B.dev, &b1);
 		VERIFY(a1.tx_fast - a0.tx_fast == c[i].tx && b1.rx_fast - b0.rx_fast == c[i].rx &&
