@@ -97,6 +97,10 @@ struct rnic_dev_tx {
 	uint64_t mq_held;
 	uint64_t mq_freed_seen;
 	struct rnic_txbuf txb;
+	/* the short packets of this QP turn whose ICRC is still to be
+	 * written (tx_fill): sealed together before the turn ends */
+	uint32_t n_seal;
+	struct rte_mbuf *seal[RNIC_MAX_BURST];
 	struct rnic_cqe_stage cqe;   /* this pass's completions (UC/UD, flushes) */
 	struct rnic_dev_stats st;
 	uint64_t now;            /* TSC at the start of this pass (MQ stamps) */

@@ -514,6 +514,41 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 }
 
 /*
+ * The payload of a fast path's packet. Its ICRC is written now where the
+ * copy and the CRC share one pass over the payload (rnic_pkt_fill_seal,
+ * from RNIC_ICRC_COPY_SEAL_MIN bytes); a shorter packet's, together with
+ * the others of the QP's turn before the turn ends (tx_seal), where the
+ * CRCs of several frames overlap as the RX role's do (rnic_pkt_icrc_ahead).
+ * The pad was zeroed by rnic_pkt_alloc.
+ */
+static inline void
+tx_fill(struct rnic_worker *wk, struct rte_mbuf *m, uint32_t l3_off, uint8_t *payload,
+	const void *src, uint32_t len)
+{
+	if (len >= RNIC_ICRC_COPY_SEAL_MIN) {
+		if (len != 0)
+			rnic_pkt_fill_seal(m, l3_off, payload, src, len);
+		else
+			rnic_pkt_seal(m, l3_off);
+		return;
+	}
+	memcpy(payload, src, len);
+	wk->tx.seal[wk->tx.n_seal++] = m;
+}
+
+/* The ICRCs tx_fill left for the end of @p qp's turn: before its
+ * packets can be seen (mq_publish) or leave (rnic_txbuf_flush). */
+static inline void
+tx_seal(struct rnic_worker *wk, const struct rnic_qp *qp)
+{
+	struct rnic_dev_tx *tx = &wk->tx;
+
+	for (uint32_t i = 0; i < tx->n_seal; i++)
+		rnic_pkt_seal(tx->seal[i], qp->tmpl.l3_off);
+	tx->n_seal = 0;
+}
+
+/*
  * The common request's fast path: an RC RDMA WRITE without immediate or
  * fence, its data inline or in one SGE, on a QP in RTS that no CNP has
  * slowed, without selective repeat. Does for it what req_start_wqe does
@@ -576,10 +611,7 @@ req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe
 	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, len, &payload);
 	if (m == NULL)
 		return 0;
-	if (len != 0)
-		rnic_pkt_fill_seal(m, t->l3_off, payload, src, len);
-	else
-		rnic_pkt_seal(m, t->l3_off);
+	tx_fill(wk, m, t->l3_off, payload, src, len);
 	req_packet_sent(wk, qp, w, m, &p, st);
 	return 1;
 }
@@ -638,10 +670,7 @@ req_write_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_w
 	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, p.paylen, &payload);
 	if (m == NULL)
 		return 0;
-	if (p.paylen != 0)
-		rnic_pkt_fill_seal(m, t->l3_off, payload, src + off, p.paylen);
-	else
-		rnic_pkt_seal(m, t->l3_off);
+	tx_fill(wk, m, t->l3_off, payload, src + off, p.paylen);
 	req_packet_sent(wk, qp, w, m, &p, st);
 	return 1;
 }
@@ -822,6 +851,7 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 			break;
 		done++;
 	}
+	tx_seal(wk, qp);
 	mq_publish(qp);   /* before any of these packets can leave */
 	return done;
 }
