@@ -526,13 +526,11 @@ tx_fill(struct rnic_worker *wk, struct rte_mbuf *m, uint32_t l3_off, uint8_t *pa
 	const void *src, uint32_t len)
 {
 	if (len >= RNIC_ICRC_COPY_SEAL_MIN) {
-		if (len != 0)
-			rnic_pkt_fill_seal(m, l3_off, payload, src, len);
-		else
-			rnic_pkt_seal(m, l3_off);
+		rnic_pkt_fill_seal(m, l3_off, payload, src, len);
 		return;
 	}
-	memcpy(payload, src, len);
+	if (len != 0)   /* an empty WRITE's SGE may name no memory at all */
+		memcpy(payload, src, len);
 	wk->tx.seal[wk->tx.n_seal++] = m;
 }
 
@@ -574,7 +572,8 @@ req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe
 	uint8_t *payload;
 	const void *src;
 
-	if (w->opcode != RNIC_WR_RDMA_WRITE || (flags & RNIC_SEND_FENCE) || qp->attr.sr || LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
+	if (w->opcode != RNIC_WR_RDMA_WRITE || (flags & RNIC_SEND_FENCE) || qp->attr.sr ||
+	    LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
 	    qp->req.cc.limited)
 		return -1;
 	if (flags & RNIC_SEND_INLINE) {
@@ -670,7 +669,7 @@ req_write_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_w
 	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, p.paylen, &payload);
 	if (m == NULL)
 		return 0;
-	tx_fill(wk, m, t->l3_off, payload, src + off, p.paylen);
+	tx_fill(wk, m, t->l3_off, payload, p.paylen != 0 ? src + off : NULL, p.paylen);
 	req_packet_sent(wk, qp, w, m, &p, st);
 	return 1;
 }
