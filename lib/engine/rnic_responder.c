@@ -1556,7 +1556,9 @@ rnic_resp_rx_rc_write(struct rnic_worker *wk, struct rnic_qp *qp, const struct r
 		rs->wr_total = f->dma_len;
 	}
 	/* WRITE */
-	rnic_mbuf_copy_out(m, f->payload_off, len, (void *)(uintptr_t)rs->wr_va);
+	if (len != 0)   /* one segment: rnic_pkt_rc_write takes no other */
+		memcpy((void *)(uintptr_t)rs->wr_va,
+		       rte_pktmbuf_mtod_offset(m, const uint8_t *, f->payload_off), len);
 	rs->wr_va += len;
 	rs->wr_left -= len;
 	if (last) {
