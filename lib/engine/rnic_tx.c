@@ -547,12 +547,73 @@ tx_seal(struct rnic_worker *wk, const struct rnic_qp *qp)
 }
 
 /*
- * The common request's fast path: an RC RDMA WRITE without immediate or
- * fence, its data inline or in one SGE, on a QP in RTS that no CNP has
- * slowed, without selective repeat. Does for it what req_start_wqe does
- * (the WQEParser's checks), without its general gates, and for a WRITE
- * of one packet (at most the PMTU) what req_send_packet does (one WRITE
- * Only with AckReq from the header template), without its general plan.
+ * Whether the fast paths may send the packets of WQE @p w on @p qp: an
+ * RC RDMA WRITE without immediate, its data inline or in one SGE (*@p
+ * src), on a QP without selective repeat that no CNP has slowed and
+ * DCQCN does not pace.
+ */
+static __rte_always_inline bool
+write_fast_ok(const struct rnic_qp *qp, const struct rnic_wqe *w, const uint8_t **src)
+{
+	if (w->opcode != RNIC_WR_RDMA_WRITE || qp->attr.sr ||
+	    LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
+	    qp->req.cc.limited)
+		return false;
+	if (w->flags & RNIC_SEND_INLINE)
+		*src = (const uint8_t *)w->sge;
+	else if (w->num_sge == 1 && w->sge[0].length == w->total_len)
+		*src = (const uint8_t *)(uintptr_t)w->sge[0].addr;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * The fast paths' packet: the WRITE @p op of @p paylen bytes at @p src
+ * (the payload at the WQE's current offset) from the header template,
+ * without req_send_packet's general plan. @return 1 when it went out, 0
+ * when the QP must wait (as req_send_packet).
+ */
+static __rte_always_inline int
+write_fast_send(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe *w,
+		uint8_t op, uint32_t paylen, bool last, const uint8_t *src,
+		struct rnic_dev_stats *st)
+{
+	const struct rnic_pkt_tmpl *t = &qp->tmpl;
+	bool pool_last = false;
+	struct pkt_plan p;
+	struct rte_mbuf *m;
+	uint8_t *payload;
+
+	if (!rnic_txbuf_room(&wk->tx.txb) || !rc_window_open(wk, qp, &pool_last, st))
+		return 0;
+	/* the fields the template and req_packet_sent read, no more */
+	p.b = (struct rnic_bth_fields){
+		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, op),
+		.se = last && (w->flags & RNIC_SEND_SOLICITED),
+		.ackreq = last || pool_last || (qp->req.psn % RNIC_ACKREQ_EVERY) == 0,
+		.pkey = qp->attr.pkey, .dqpn = qp->attr.dest_qp_num, .psn = qp->req.psn,
+	};
+	p.ext.reth_va = w->remote_addr;
+	p.ext.reth_rkey = w->rkey;
+	p.ext.reth_len = w->total_len;
+	p.paylen = paylen;
+	p.npsn = 1;
+	p.mqtype = RNIC_MQ_SEND_WRITE;
+	p.last = last;
+	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, paylen, &payload);
+	if (m == NULL)
+		return 0;
+	tx_fill(wk, m, t->l3_off, payload, src, paylen);
+	req_packet_sent(wk, qp, w, m, &p, st);
+	return 1;
+}
+
+/*
+ * The common request's fast path (write_fast_ok's WQEs, not fenced).
+ * Does for it what req_start_wqe does (the WQEParser's checks) without
+ * its general gates, and for a WRITE of one packet (at most the PMTU)
+ * what req_send_packet does: one WRITE Only with AckReq.
  * @return 1 when the packet went out; 2 when a longer WRITE was started
  * (req_write_packet sends its packets); 0 when the QP must wait (as
  * req_send_packet); -1 for any other WQE, and for a bad one: nothing
@@ -563,65 +624,29 @@ req_write_only(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wqe
 	       struct rnic_dev_stats *st)
 {
 	const uint32_t len = w->total_len;
-	const uint8_t flags = w->flags;
-	const struct rnic_pkt_tmpl *t = &qp->tmpl;
-	bool pool_last = false;
-	struct pkt_plan p;
-	struct rte_mbuf *m;
+	const uint8_t *src;
 	struct rnic_mr *mr;
-	uint8_t *payload;
-	const void *src;
 
-	if (w->opcode != RNIC_WR_RDMA_WRITE || (flags & RNIC_SEND_FENCE) || qp->attr.sr ||
-	    LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
-	    qp->req.cc.limited)
+	if ((w->flags & RNIC_SEND_FENCE) || !write_fast_ok(qp, w, &src))
 		return -1;
-	if (flags & RNIC_SEND_INLINE) {
-		src = w->sge;
-	} else if (w->num_sge == 1 && w->sge[0].length == len) {
-		if (len != 0 && rnic_mr_check(qp->dev, qp->pd, w->sge[0].lkey, false,
-					      w->sge[0].addr, len, 0, &mr) != RNIC_MEMCHK_OK)
-			return -1;
-		src = (const void *)(uintptr_t)w->sge[0].addr;
-	} else {
+	if (!(w->flags & RNIC_SEND_INLINE) && len != 0 &&
+	    rnic_mr_check(qp->dev, qp->pd, w->sge[0].lkey, false, w->sge[0].addr, len, 0,
+			  &mr) != RNIC_MEMCHK_OK)
 		return -1;
-	}
 	if (len > qp->pmtu) {
 		qp->req.cur_active = 1;   /* as req_start_wqe */
 		qp->req.cur_off = 0;
 		qp->req.cur_pkt = 0;
 		return 2;
 	}
-	if (!rnic_txbuf_room(&wk->tx.txb) || !rc_window_open(wk, qp, &pool_last, st))
-		return 0;
-	/* the fields the template and req_packet_sent read, no more */
-	p.b = (struct rnic_bth_fields){
-		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY),
-		.se = flags & RNIC_SEND_SOLICITED, .ackreq = true, .pkey = qp->attr.pkey,
-		.dqpn = qp->attr.dest_qp_num, .psn = qp->req.psn,
-	};
-	p.ext.reth_va = w->remote_addr;
-	p.ext.reth_rkey = w->rkey;
-	p.ext.reth_len = len;
-	p.paylen = len;
-	p.npsn = 1;
-	p.mqtype = RNIC_MQ_SEND_WRITE;
-	p.last = true;
-	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, len, &payload);
-	if (m == NULL)
-		return 0;
-	tx_fill(wk, m, t->l3_off, payload, src, len);
-	req_packet_sent(wk, qp, w, m, &p, st);
-	return 1;
+	return write_fast_send(wk, qp, w, RNIC_OP_WRITE_ONLY, len, true, len != 0 ? src : NULL,
+			       st);
 }
 
 /*
- * The fast path for the packets of a longer RC RDMA WRITE (without
- * immediate), its data inline or in one SGE, on a QP that no CNP has
- * slowed, without selective repeat: the next packet of the current WQE,
- * which req_write_only or req_start_wqe started (and checked), from the
- * header template without req_send_packet's general plan. @return 1 when
- * the packet went out, 0 when the QP must wait, -1 for any other packet
+ * The fast path for the next packet of the current WQE, a longer
+ * write_fast_ok WRITE which req_write_only or req_start_wqe started (and
+ * checked). @return as write_fast_send, or -1 for any other packet
  * (req_send_packet sends it).
  */
 static int
@@ -629,49 +654,19 @@ req_write_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_w
 		 struct rnic_dev_stats *st)
 {
 	const uint32_t len = w->total_len, off = qp->req.cur_off;
-	const struct rnic_pkt_tmpl *t = &qp->tmpl;
-	bool pool_last = false, first, last;
-	struct pkt_plan p;
-	struct rte_mbuf *m;
-	uint8_t *payload, op;
 	const uint8_t *src;
+	uint32_t paylen;
+	bool first, last;
 
-	if (w->opcode != RNIC_WR_RDMA_WRITE || qp->attr.sr ||
-	    LOAD_ACQ(&qp->comp.cnp_seen) != qp->req.cnp_applied ||   /* [CNP] */
-	    qp->req.cc.limited)
+	if (!write_fast_ok(qp, w, &src))
 		return -1;
-	if (w->flags & RNIC_SEND_INLINE)
-		src = (const uint8_t *)w->sge;
-	else if (w->num_sge == 1 && w->sge[0].length == len)
-		src = (const uint8_t *)(uintptr_t)w->sge[0].addr;
-	else
-		return -1;
-	if (!rnic_txbuf_room(&wk->tx.txb) || !rc_window_open(wk, qp, &pool_last, st))
-		return 0;
 	first = off == 0 && qp->req.cur_pkt == 0;
-	p.paylen = RTE_MIN(len - off, qp->pmtu);
-	last = off + p.paylen == len;
-	op = first ? (last ? RNIC_OP_WRITE_ONLY : RNIC_OP_WRITE_FIRST) :
-		     (last ? RNIC_OP_WRITE_LAST : RNIC_OP_WRITE_MIDDLE);
-	/* the fields the template and req_packet_sent read, no more */
-	p.b = (struct rnic_bth_fields){
-		.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, op),
-		.se = last && (w->flags & RNIC_SEND_SOLICITED),
-		.ackreq = last || pool_last || (qp->req.psn % RNIC_ACKREQ_EVERY) == 0,
-		.pkey = qp->attr.pkey, .dqpn = qp->attr.dest_qp_num, .psn = qp->req.psn,
-	};
-	p.ext.reth_va = w->remote_addr;
-	p.ext.reth_rkey = w->rkey;
-	p.ext.reth_len = len;
-	p.npsn = 1;
-	p.mqtype = RNIC_MQ_SEND_WRITE;
-	p.last = last;
-	m = rnic_pkt_alloc(wk->dev, st, t, NULL, &p.b, &p.ext, p.paylen, &payload);
-	if (m == NULL)
-		return 0;
-	tx_fill(wk, m, t->l3_off, payload, p.paylen != 0 ? src + off : NULL, p.paylen);
-	req_packet_sent(wk, qp, w, m, &p, st);
-	return 1;
+	paylen = RTE_MIN(len - off, qp->pmtu);
+	last = off + paylen == len;
+	return write_fast_send(wk, qp, w,
+			       first ? (last ? RNIC_OP_WRITE_ONLY : RNIC_OP_WRITE_FIRST) :
+				       (last ? RNIC_OP_WRITE_LAST : RNIC_OP_WRITE_MIDDLE),
+			       paylen, last, paylen != 0 ? src + off : NULL, st);
 }
 
 /* A bad WQE on RC waits in the MultiQueue for everything before it
