@@ -32,9 +32,6 @@
 
 /* Requester transmit: the TX role only. */
 struct rnic_qp_req {
-	/* [DB] doorbells the TX role took off the ring for this QP; W: TX,
-	 * seq_cst; R: the application. Never reset: see rnic_post.c. */
-	uint32_t db_seen;
 	uint32_t sq_fetch;       /* [SQ-FETCH] next WQE to start; W: TX, release;
 				  * R: RX (flush), the application, acquire */
 	uint32_t sq_db;          /* WQEs TX knows of (its last read of sq_pi) */
@@ -269,6 +266,12 @@ struct rnic_qp_app {
 				  * seq_cst; R: TX (seq_cst), RX (flush) */
 	uint32_t rq_pi;          /* [RQ-PI] W: app, release; R: RX, acquire */
 	uint32_t db_rung;        /* [DB] doorbells rung (the app's own count) */
+	/* [DB] doorbells the TX role took off the ring for this QP; W: TX,
+	 * seq_cst; R: the application, which reads it on every post. Here,
+	 * not in struct rnic_qp_req: TX reads sq_pi after each doorbell
+	 * anyway, and the posts' reads would otherwise pull the line TX
+	 * writes on every packet. Never reset: see rnic_post.c. */
+	uint32_t db_seen;
 	/* the completers' indices as last loaded: re-read only when the
 	 * queue looks full, so posting does not pull their lines */
 	uint32_t sq_done_seen;

@@ -42,7 +42,7 @@ doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
 			st->doorbells++;
 			if (qp == NULL)
 				continue;   /* QP destroyed after posting */
-			STORE_SC(&qp->req.db_seen, qp->req.db_seen + 1);   /* [DB] */
+			STORE_SC(&qp->app.db_seen, qp->app.db_seen + 1);   /* [DB] */
 			sched_add(wk, qp);
 		}
 		total += n;

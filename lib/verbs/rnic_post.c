@@ -47,7 +47,7 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	uint64_t db;
 
 	STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
-	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->req.db_seen)) > 0)   /* [DB] */
+	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->app.db_seen)) > 0)   /* [DB] */
 		return;   /* the queued doorbell covers them */
 	db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
 			  (start & qp->sq_mask) * stride16, (uint8_t)(n * stride16), qp->qpn);

@@ -404,7 +404,6 @@ reset_qp_state(struct rnic_qp *qp)
 	};
 	uint8_t sched = qp->req.scheduled, rd = qp->resp.rd_active;
 	uint8_t acks = qp->resp.on_ack_list, rexmit = qp->comp.on_rexmit_list;
-	uint32_t db_seen = qp->req.db_seen;
 	struct rnic_mq mq = qp->req.mq;
 
 	/* A stale expiry must not reach the QP's next life. */
@@ -416,7 +415,6 @@ reset_qp_state(struct rnic_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	free_res(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
-	qp->req.db_seen = db_seen;
 	qp->req.mq = (struct rnic_mq){ .ents = mq.ents, .mask = mq.mask, .limit = mq.limit,
 				       .head = mq.head };
 	qp->req.scheduled = sched;
