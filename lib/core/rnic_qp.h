@@ -287,6 +287,7 @@ struct rnic_qp {
 	uint32_t index;          /* slot in dev->qps */
 	enum rnic_qp_type type;
 	uint8_t sq_sig_all;
+	uint16_t sq_ext_off;     /* a send WQE's struct rnic_wqe_ext, bytes in */
 	struct rnic_cq *scq;
 	struct rnic_cq *rcq;
 	struct rnic_qp_attr attr;  /* written before the state store that
@@ -330,6 +331,13 @@ static inline struct rnic_wqe *
 rnic_sq_wqe(const struct rnic_qp *qp, uint32_t idx)
 {
 	return (struct rnic_wqe *)(qp->sq + (size_t)(idx & qp->sq_mask) * qp->sq_stride);
+}
+
+/* The atomic operands or UD destination of send WQE @p w. */
+static inline struct rnic_wqe_ext *
+rnic_wqe_ext(const struct rnic_qp *qp, const struct rnic_wqe *w)
+{
+	return (struct rnic_wqe_ext *)((uintptr_t)w + qp->sq_ext_off);
 }
 
 static inline struct rnic_rwqe *

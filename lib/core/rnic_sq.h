@@ -72,13 +72,31 @@ struct rnic_wqe {
 	};
 	uint32_t rkey;
 	uint64_t remote_addr;
-	uint64_t compare_add;
-	uint64_t swap;
-	uint32_t ud_qpn;
-	uint32_t ud_qkey;
-	struct rnic_ah_attr ah;  /* UD destination */
-	struct rnic_sge sge[];   /* or inline bytes */
+	struct rnic_sge sge[];   /* or inline bytes; then the extension */
 } __rte_aligned(RNIC_WQE_UNIT);
+
+/*
+ * What only atomics (RC) and UD sends carry, after the SGEs or inline
+ * bytes (at the QP's sq_ext_off, rnic_wqe_ext): a WRITE, READ or SEND on
+ * an RC QP with one SGE is then one 64-byte slot, one cache line for the
+ * application to write and the TX role to read.
+ */
+struct rnic_wqe_ext {
+	union {
+		struct {
+			uint64_t compare_add;
+			uint64_t swap;
+		} atomic;
+		struct {
+			uint32_t qpn;
+			uint32_t qkey;
+			struct rnic_ah_attr ah;
+		} ud;
+	};
+};
+
+#define RNIC_WQE_EXT_ATOMIC sizeof(((struct rnic_wqe_ext *)0)->atomic)
+#define RNIC_WQE_EXT_UD sizeof(((struct rnic_wqe_ext *)0)->ud)
 
 #define RNIC_WQE_HDR_SIZE (sizeof(struct rnic_wqe))
 /* The largest slot a doorbell's size field can name. */

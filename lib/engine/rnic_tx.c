@@ -100,7 +100,7 @@ wqe_parse(struct rnic_qp *qp, struct rnic_wqe *w)
 		return RNIC_WC_LOC_LEN_ERR;
 	if (qp->type == RNIC_QPT_UD && w->total_len > qp->pmtu)
 		return RNIC_WC_LOC_LEN_ERR;
-	if (qp->type == RNIC_QPT_UD && !rnic_ah_valid(qp->dev, &w->ah))
+	if (qp->type == RNIC_QPT_UD && !rnic_ah_valid(qp->dev, &rnic_wqe_ext(qp, w)->ud.ah))
 		return RNIC_WC_LOC_QP_OP_ERR;   /* no such source GID */
 	if (is_atomic(w->opcode) && w->total_len != RNIC_ATOMIC_LEN)
 		return RNIC_WC_LOC_LEN_ERR;
@@ -280,6 +280,8 @@ plan_init(struct pkt_plan *p)
 static void
 plan_rd_atomic(struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p)
 {
+	const struct rnic_wqe_ext *x;
+
 	p->last = true;
 	if (w->opcode == RNIC_WR_RDMA_READ) {
 		p->npsn = RTE_MAX(1u, (w->total_len + qp->pmtu - 1) / qp->pmtu);
@@ -291,8 +293,10 @@ plan_rd_atomic(struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p)
 	}
 	p->ext.atm_va = w->remote_addr;
 	p->ext.atm_rkey = w->rkey;
-	p->ext.atm_swap_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? w->swap : w->compare_add;
-	p->ext.atm_cmp = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? w->compare_add : 0;
+	x = rnic_wqe_ext(qp, w);
+	p->ext.atm_swap_add = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? x->atomic.swap :
+								      x->atomic.compare_add;
+	p->ext.atm_cmp = w->opcode == RNIC_WR_ATOMIC_CMP_AND_SWP ? x->atomic.compare_add : 0;
 	p->mqtype = RNIC_MQ_ATOMIC;
 }
 
@@ -335,13 +339,15 @@ static void
 plan_ud(const struct rnic_qp *qp, const struct rnic_wqe *w, struct pkt_plan *p,
 	struct rnic_l2l3 *l_ud)
 {
+	const struct rnic_wqe_ext *x = rnic_wqe_ext(qp, w);
+
 	*l_ud = qp->l2;
-	memcpy(l_ud->dst_mac, w->ah.dmac, 6);
-	rnic_ah_to_l3(qp->dev, &w->ah, l_ud);
-	l_ud->vlan = w->ah.vlan;
-	l_ud->vlan_tci = w->ah.vlan_tci;
-	p->b.dqpn = w->ud_qpn;
-	p->ext.deth_qkey = (w->ud_qkey & RNIC_QKEY_USE_QP) ? qp->attr.qkey : w->ud_qkey;
+	memcpy(l_ud->dst_mac, x->ud.ah.dmac, 6);
+	rnic_ah_to_l3(qp->dev, &x->ud.ah, l_ud);
+	l_ud->vlan = x->ud.ah.vlan;
+	l_ud->vlan_tci = x->ud.ah.vlan_tci;
+	p->b.dqpn = x->ud.qpn;
+	p->ext.deth_qkey = (x->ud.qkey & RNIC_QKEY_USE_QP) ? qp->attr.qkey : x->ud.qkey;
 	p->ext.deth_sqp = qp->qpn;
 }
 
@@ -897,9 +903,9 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 	for (uint32_t k = 0; k < n; k++) {
 		const uint8_t *w = (const uint8_t *)rnic_sq_wqe(qp, idx + k);
 
-		rte_prefetch0(w);
-		rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
-		rte_prefetch0(w + RNIC_WQE_HDR_SIZE + sizeof(struct rnic_sge) - 1);
+		rte_prefetch0(w);   /* the header and the first SGE */
+		if (qp->sq_stride > RTE_CACHE_LINE_SIZE)
+			rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
 	}
 	rte_prefetch0_write(&mq->ents[mq->tail_next & mq->mask]);
 	if (n > 1)

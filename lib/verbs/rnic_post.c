@@ -114,8 +114,10 @@ wqe_fill_remote(const struct rnic_qp *qp, struct rnic_wqe *w, const struct rnic_
 	case RNIC_WR_ATOMIC_FETCH_AND_ADD:
 		w->remote_addr = wr->wr.atomic.remote_addr;
 		w->rkey = wr->wr.atomic.rkey;
-		w->compare_add = wr->wr.atomic.compare_add;
-		w->swap = wr->wr.atomic.swap;
+		if (qp->type == RNIC_QPT_RC) {   /* elsewhere the WQEParser's error */
+			rnic_wqe_ext(qp, w)->atomic.compare_add = wr->wr.atomic.compare_add;
+			rnic_wqe_ext(qp, w)->atomic.swap = wr->wr.atomic.swap;
+		}
 		break;
 	case RNIC_WR_SEND_WITH_INV:
 		w->inv_rkey = wr->invalidate_rkey;
@@ -126,9 +128,11 @@ wqe_fill_remote(const struct rnic_qp *qp, struct rnic_wqe *w, const struct rnic_
 		break;
 	}
 	if (qp->type == RNIC_QPT_UD) {
-		w->ah = wr->wr.ud.ah->attr;
-		w->ud_qpn = wr->wr.ud.remote_qpn;
-		w->ud_qkey = wr->wr.ud.remote_qkey;
+		struct rnic_wqe_ext *x = rnic_wqe_ext(qp, w);
+
+		x->ud.ah = wr->wr.ud.ah->attr;
+		x->ud.qpn = wr->wr.ud.remote_qpn;
+		x->ud.qkey = wr->wr.ud.remote_qkey;
 	}
 }
 

@@ -104,9 +104,17 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 		qp->attr.cap.max_recv_sge = 1;
 	qp->state = RNIC_QPS_RESET;
 
-	stride = RTE_ALIGN_CEIL(RNIC_WQE_HDR_SIZE +
+	/* The header, the SGEs or inline bytes, then what atomics (RC) or
+	 * UD sends carry (struct rnic_wqe_ext); a slot of a line or less is
+	 * a whole line, so that no WQE straddles two. */
+	stride = RNIC_WQE_HDR_SIZE + RTE_ALIGN_CEIL(
 		RTE_MAX(qp->attr.cap.max_send_sge * sizeof(struct rnic_sge),
-			(size_t)qp->attr.cap.max_inline_data), RNIC_WQE_UNIT);
+			(size_t)qp->attr.cap.max_inline_data), sizeof(uint64_t));
+	qp->sq_ext_off = (uint16_t)stride;
+	stride += qp->type == RNIC_QPT_UD ? RNIC_WQE_EXT_UD :
+		  qp->type == RNIC_QPT_RC ? RNIC_WQE_EXT_ATOMIC : 0;
+	stride = RTE_ALIGN_CEIL(stride, stride <= RTE_CACHE_LINE_SIZE ?
+				RTE_CACHE_LINE_SIZE : RNIC_WQE_UNIT);
 	RTE_VERIFY(stride <= RNIC_SQ_MAX_STRIDE);
 	slots = rte_align32pow2(qp->attr.cap.max_send_wr);
 	qp->sq_stride = stride;
