@@ -97,6 +97,8 @@ struct rnic_wqe_ext {
 
 #define RNIC_WQE_EXT_ATOMIC sizeof(((struct rnic_wqe_ext *)0)->atomic)
 #define RNIC_WQE_EXT_UD sizeof(((struct rnic_wqe_ext *)0)->ud)
+_Static_assert(sizeof(struct rnic_wqe) + sizeof(struct rnic_sge) + RNIC_WQE_EXT_ATOMIC <=
+	       RTE_CACHE_LINE_SIZE, "an RC WQE with one SGE in one cache line");
 
 #define RNIC_WQE_HDR_SIZE (sizeof(struct rnic_wqe))
 /* The largest slot a doorbell's size field can name. */

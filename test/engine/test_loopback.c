@@ -228,6 +228,64 @@ one_op(struct rnic_qp *qa, struct rnic_qp *qb, enum rnic_qp_type t, enum rnic_wr
 	return 0;
 }
 
+/*
+ * A UD SEND whose inline bytes fill the send queue slot's data area
+ * (max_inline_data, from two SGEs): the WQE's UD destination lies right
+ * after that area (struct rnic_wqe_ext), so bytes that ran into it would
+ * send the message to another QP or with another Q_Key, and it would
+ * not arrive here whole.
+ */
+static int
+test_ud_inline(struct rnic_qp *qa, struct rnic_qp *qb, uint32_t max_inline, uint32_t seed)
+{
+	uint8_t *src = A.buf + 16384, *dst = B.buf;
+	struct rnic_sge sge[2] = {
+		{ (uintptr_t)src, max_inline - 28, rnic_mr_lkey(A.mr) },
+		{ (uintptr_t)(src + 4096), 28, rnic_mr_lkey(A.mr) },
+	};
+	struct rnic_sge rsge = { (uintptr_t)dst, max_inline + 64, rnic_mr_lkey(B.mr) };
+	struct rnic_recv_wr rwr = { .wr_id = seed, .sg_list = &rsge, .num_sge = 1 };
+	struct rnic_send_wr wr = { .wr_id = seed, .sg_list = sge, .num_sge = 2,
+				   .opcode = RNIC_WR_SEND_WITH_IMM,
+				   .send_flags = RNIC_SEND_SIGNALED | RNIC_SEND_INLINE };
+	struct rnic_ah_attr aa = {0};
+	struct rnic_send_wr *bad;
+	struct rnic_recv_wr *rbad;
+	struct rnic_wc wa, wb;
+	struct rnic_ah *ah;
+	int rc = 1;
+
+	fill(src, max_inline - 28, seed);
+	fill(src + 4096, 28, seed + 1);
+	memset(dst, 0xee, max_inline + 128);
+	memcpy(aa.dmac, B.mac, 6);
+	aa.dip = B.ip;
+	ah = rnic_create_ah(A.pd, &aa);
+	VERIFY(ah != NULL, "create_ah");
+	wr.imm_data = rte_cpu_to_be_32(seed);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = rnic_qp_num(qb);
+	wr.wr.ud.remote_qkey = 0x11111111;
+	if (!TEST_CHECK(rnic_post_recv(qb, &rwr, &rbad) == 0, "post_recv") ||
+	    !TEST_CHECK(rnic_post_send(qa, &wr, &bad) == 0, "post_send inline %u", max_inline) ||
+	    !TEST_CHECK(wait_wc(A.cq, &wa, 1) == 1 && wa.status == RNIC_WC_SUCCESS,
+			"inline UD send completion") ||
+	    !TEST_CHECK(wait_wc(B.cq, &wb, 1) == 1, "no receive completion"))
+		goto out;
+	if (TEST_CHECK(wb.status == RNIC_WC_SUCCESS && wb.byte_len == max_inline + 40 &&
+		       wb.src_qp == rnic_qp_num(qa) &&
+		       wb.imm_data == rte_cpu_to_be_32(seed),
+		       "receive %s, %u bytes from QP %#x", rnic_wc_status_str(wb.status),
+		       wb.byte_len, wb.src_qp) &&
+	    TEST_CHECK(memcmp(dst + 40, src, max_inline - 28) == 0 &&
+		       memcmp(dst + 40 + max_inline - 28, src + 4096, 28) == 0 &&
+		       dst[40 + max_inline] == 0xee, "inline UD data"))
+		rc = 0;
+out:
+	rnic_destroy_ah(ah);
+	return rc;
+}
+
 static int
 test_atomics(struct rnic_qp *qa)
 {
@@ -772,6 +830,7 @@ main(int argc, char **argv)
 			}
 		}
 		RUN(test_atomics(ra));
+		RUN(test_ud_inline(da, db, 128, seed++));   /* mkqp's max_inline_data */
 		RUN(test_pipeline(ra, rb));
 		if (mi == 0 && n_workers == 1) {
 			RUN(test_round_robin(mtus[mi]));
