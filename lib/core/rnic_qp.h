@@ -314,7 +314,8 @@ struct rnic_qp {
 	uint8_t cq_err_sent;
 
 	/* One cache line (or two) per writer: no thread writes a line
-	 * another thread writes. */
+	 * another thread writes, but for the TX role's db_seen on the
+	 * application's line (once a doorbell, where TX reads sq_pi). */
 	struct rnic_qp_app app;
 	struct rnic_qp_req req;
 	struct rnic_qp_comp comp __rte_cache_aligned;
