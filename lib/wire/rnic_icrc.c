@@ -97,8 +97,8 @@ static uint64_t icrc_direct_max;
  * P = 0x104C11DB7. The lanes are folded into one 16-byte remainder whose
  * CRC (register starting at zero) followed by the bytes left over equals
  * the CRC of the whole buffer: ISA-L's fold finishes those 16-47 bytes.
- * RNIC_ICRC_NO_FOLD in the environment turns it off (for A/B runs of one
- * binary).
+ * RNIC_ICRC_NO_FOLD in the environment turns it off, and the short-buffer
+ * CRC below with it (for A/B runs of one binary).
  */
 #define ICRC_FOLD_MIN 288
 #define ICRC_K544 0x154442bd4ull /* D = 512: the 64-byte step */
@@ -199,7 +199,7 @@ icrc_fold_copy_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t
 
 /*
  * Buffers of ICRC_SMALL_MIN to ICRC_FOLD_MIN bytes (a 64 B WRITE's 120, an
- * ACK's 44, a 256 B WRITE's 312 no longer), on the CPUs that have the fold
+ * ACK's 44, a 256 B WRITE's 312 no longer), on the CPUs with VPCLMULQDQ
  * (icrc_cpu_init says why only those). ISA-L's by8 folds such a buffer
  * one 16-byte lane after another and then reduces through a chain of
  * dependent multiplications; most of its time is that latency (120 bytes:
@@ -392,15 +392,21 @@ icrc_cpu_init(void)
 	else
 		icrc_direct_max = UINT64_MAX;
 #ifdef ICRC_FOLD
-	/* Both only where they were measured faster than ISA-L: CPUs with
-	 * VPCLMULQDQ and without AVX-512 (AMD Zen 3). The short-buffer CRC
-	 * needs only PCLMUL and SSE4.1, but it was not measured on the Intel
-	 * VM without VPCLMULQDQ, and on the AVX-512 AMD VM of 2026-11-24 an
-	 * earlier 4-lane PCLMUL CRC lost to ISA-L's by8 (doc/benchmarks.md). */
-	icrc_has_fold = icrc_direct_max == UINT64_MAX && __builtin_cpu_supports("avx2") &&
-			__builtin_cpu_supports("vpclmulqdq") &&
-			getenv("RNIC_ICRC_NO_FOLD") == NULL;
-	icrc_small_max = icrc_has_fold ? ICRC_FOLD_MIN : 0;
+	/* Each only where it was measured faster than ISA-L
+	 * (doc/benchmarks.md). The fold: CPUs with VPCLMULQDQ and without
+	 * AVX-512 (AMD Zen 3); on the AVX-512 AMD Zen 4 VM it beat ISA-L's
+	 * AVX-512 CRC at 1 KiB but lost at 4 KiB, and on the AVX-512 AMD VM
+	 * of 2026-11-24 an earlier 4-lane PCLMUL CRC lost to ISA-L's by8.
+	 * The short-buffer CRC (icrc_small) needs only PCLMUL and SSE4.1:
+	 * CPUs with VPCLMULQDQ, with AVX-512 or without (Zen 4: 2.4x ISA-L's
+	 * by8 on 64 B WRITE frames; Zen 3: 1.45x on their 120 bytes); not
+	 * measured on the Intel VM without VPCLMULQDQ, which keeps ISA-L. */
+	bool vpclmul = icrc_direct_max != 0 && __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("vpclmulqdq") &&
+		       getenv("RNIC_ICRC_NO_FOLD") == NULL;
+
+	icrc_has_fold = vpclmul && icrc_direct_max == UINT64_MAX;
+	icrc_small_max = vpclmul ? ICRC_FOLD_MIN : 0;
 	icrc_mask(icrc_mask_v4);   /* zeros read as IPv4: its fields only */
 #endif
 #endif
