@@ -398,7 +398,7 @@ icrc_cpu_init(void)
 	 * AVX-512 CRC at 1 KiB but lost at 4 KiB, and on the AVX-512 AMD VM
 	 * of 2026-11-24 an earlier 4-lane PCLMUL CRC lost to ISA-L's by8.
 	 * The short-buffer CRC (icrc_small) needs only PCLMUL and SSE4.1:
-	 * CPUs with VPCLMULQDQ, with AVX-512 or without (Zen 4: 2.4x ISA-L's
+	 * CPUs with VPCLMULQDQ, with AVX-512 or without (Zen 4: 2.3-3x ISA-L's
 	 * by8 on 64 B WRITE frames; Zen 3: 1.45x on their 120 bytes); not
 	 * measured on the Intel VM without VPCLMULQDQ, which keeps ISA-L. */
 	bool vpclmul = icrc_direct_max != 0 && __builtin_cpu_supports("avx2") &&
