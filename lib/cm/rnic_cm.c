@@ -27,7 +27,7 @@
 #define CM_SLOT         (RNIC_UD_GRH_LEN + RNIC_MAD_LEN)
 #define CM_EVENTS       64
 #define CM_RESOLVE_MS   1          /* ask ARP/ND, do not wait: retried */
-#define CM_AH_RETRY_US  1000       /* a MAD waiting for its peer's MAC */
+#define CM_AH_RETRY_US  1000       /* a MAD waiting for its peer's MAC: first */
 #define CM_QP_RESOLVE_MS 2000      /* accept/REP: the data QP needs the MAC now */
 /* What this side asks the peer to wait for an answer: 4.096 us * 2^t. */
 #define CM_RESP_TIMEOUT 16          /* ~268 ms */
@@ -74,6 +74,8 @@ struct rnic_cm_id {
 	uint64_t deadline;           /* TSC; 0: no timer */
 	bool timed;                  /* last waits for an answer (retried) */
 	bool ah_wait;                /* last not sent: no MAC for the peer yet */
+	uint64_t ah_step;            /* TSC: the next look for it, doubling */
+	uint64_t ah_until;           /* TSC: the last one */
 	uint64_t timeout_tsc;
 	unsigned int retries;
 	uint8_t max_retries;         /* per message: ours (active), the REQ's (passive) */
@@ -250,9 +252,17 @@ cm_send_msg(struct rnic_cm_id *id, struct rnic_cm_msg *m, bool timed)
 	if (timed)
 		id->retries = id->max_retries;
 	if (id->ah == NULL) {
-		/* the peer's MAC is not known yet: try again shortly */
+		/* The peer's MAC is not known yet: look again 1 ms on, then
+		 * twice as long each time, for as long as a timed message's
+		 * retries would run. An answer (a SIDR_REP, an RTU) waits as
+		 * long: its peer, which asked, retries for its own timeouts,
+		 * and a slow ARP reply must not lose the answer for good. */
+		uint64_t now = rte_get_tsc_cycles();
+
 		id->ah_wait = true;
-		id->deadline = rte_get_tsc_cycles() + cm->hz * CM_AH_RETRY_US / 1000000;
+		id->ah_step = cm->hz * CM_AH_RETRY_US / 1000000;
+		id->ah_until = now + id->timeout_tsc * ((uint64_t)id->max_retries + 1);
+		id->deadline = now + id->ah_step;
 		return 0;
 	}
 	id->deadline = timed ? rte_get_tsc_cycles() + id->timeout_tsc : 0;
@@ -972,7 +982,7 @@ on_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_gid[16
 	TAILQ_FOREACH(id, &cm->ids, next)
 		if (id->state != CM_LISTEN && !id->ud && id->remote_id == q->local_comm_id &&
 		    memcmp(id->peer_gid, src_gid, 16) == 0) {
-			if (id->state == CM_REP_SENT && id->have_last)
+			if (id->state == CM_REP_SENT && id->have_last && !id->ah_wait)
 				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
 			else if (id->state == CM_REQ_RCVD)
 				send_mra(id, m->hdr.tid);
@@ -1162,8 +1172,13 @@ on_sidr_req(struct rnic_cm *cm, const struct rnic_cm_msg *m, const uint8_t src_g
 	TAILQ_FOREACH(id, &cm->ids, next)
 		if (id->state != CM_LISTEN && id->ud && id->remote_id == q->request_id &&
 		    memcmp(id->peer_gid, src_gid, 16) == 0) {
-			if (id->state == CM_CLOSED && id->have_last)
+			/* its answer again, unless it still waits for the
+			 * MAC; one given up on is looked for once more */
+			if (id->state == CM_CLOSED && id->have_last && !id->ah_wait) {
+				if (id->ah == NULL)
+					id->ah = cm_ah(cm, id->peer_gid, id->sgid_index);
 				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
+			}
 			return;
 		}
 	if ((q->service_id & ~0xffffull) == RNIC_CM_SID_PS_UDP)
@@ -1285,7 +1300,7 @@ cm_timers(struct rnic_cm *cm)
 		if (id->deadline == 0 || now < id->deadline)
 			continue;
 		if (id->ah_wait) {
-			/* the MAC, at most until the retries would have run out */
+			/* the MAC, until ah_until (cm_send_msg) */
 			id->ah = cm_ah(cm, id->peer_gid, id->sgid_index);
 			if (id->ah != NULL) {
 				id->ah_wait = false;
@@ -1293,11 +1308,12 @@ cm_timers(struct rnic_cm *cm)
 				cm_send_to(cm, id->ah, id->last, id->peer_gsi);
 				continue;
 			}
-			if (id->retries > 0) {
-				id->retries--;
-				id->deadline = now + id->timeout_tsc;
+			if (now < id->ah_until) {
+				id->ah_step = RTE_MIN(id->ah_step * 2, id->timeout_tsc);
+				id->deadline = RTE_MIN(now + id->ah_step, id->ah_until);
 				continue;
 			}
+			id->ah_wait = false;
 		} else if (id->retries > 0 && id->have_last) {
 			id->retries--;
 			id->deadline = now + id->timeout_tsc;
