@@ -3,7 +3,8 @@
  * What the floors (rnic-bench-floor, rnic-bench-floor-lat) share: the
  * header templates, the header checks, the QP and MR tables of a
  * minimal RoCEv2 engine. Port A's MAC and IPv4 address end in 1, B's
- * in 2; one RC QP, number QPN, at each end.
+ * in 2; one RC QP, number QPN, at each end (the _qp and _tbl forms: QP
+ * numbers from QPN up, for rnic-bench-floor -q).
  */
 #ifndef FLOOR_H
 #define FLOOR_H
@@ -150,17 +151,18 @@ floor_tmpl_ack(uint8_t t[L3 + A_HLEN], bool to_a)
 	rnic_put24(b->dqpn, QPN);
 }
 
-/* A WRITE Only built at @p f from its template (floor_tmpl_write of
- * @p len) and sealed; its length. */
+/* A WRITE Only to QP @p dqpn built at @p f from its template
+ * (floor_tmpl_write of @p len) and sealed; its length. */
 static inline uint32_t
-floor_write_build(uint8_t *f, const uint8_t *tmpl, uint32_t psn, bool ackreq, uint64_t va,
-		  uint32_t rkey, const uint8_t *src, uint32_t len)
+floor_write_build_qp(uint8_t *f, const uint8_t *tmpl, uint32_t dqpn, uint32_t psn, bool ackreq,
+		     uint64_t va, uint32_t rkey, const uint8_t *src, uint32_t len)
 {
 	struct rnic_bth *b = (struct rnic_bth *)(f + L3 + 28);
 	struct rnic_reth *e = (struct rnic_reth *)(b + 1);
 	uint32_t pad = (4 - (len & 3)) & 3, icrc;
 
 	memcpy(f, tmpl, L3 + W_HLEN);
+	rnic_put24(b->dqpn, dqpn);
 	rnic_put24(b->psn, psn);
 	b->ack = ackreq ? RNIC_BTH_ACKREQ : 0;
 	e->va = rte_cpu_to_be_64(va);
@@ -173,20 +175,36 @@ floor_write_build(uint8_t *f, const uint8_t *tmpl, uint32_t psn, bool ackreq, ui
 	return L3 + W_HLEN + len + pad + RNIC_ICRC_LEN;
 }
 
-/* An ACK up to @p psn, MSN @p msn, built at @p f and sealed; its length. */
+/* The same to the one QP, QPN. */
 static inline uint32_t
-floor_ack_build(uint8_t *f, const uint8_t *tmpl, uint32_t psn, uint32_t msn)
+floor_write_build(uint8_t *f, const uint8_t *tmpl, uint32_t psn, bool ackreq, uint64_t va,
+		  uint32_t rkey, const uint8_t *src, uint32_t len)
+{
+	return floor_write_build_qp(f, tmpl, QPN, psn, ackreq, va, rkey, src, len);
+}
+
+/* An ACK to QP @p dqpn up to @p psn, MSN @p msn, built at @p f and
+ * sealed; its length. */
+static inline uint32_t
+floor_ack_build_qp(uint8_t *f, const uint8_t *tmpl, uint32_t dqpn, uint32_t psn, uint32_t msn)
 {
 	struct rnic_bth *b = (struct rnic_bth *)(f + L3 + 28);
 	struct rnic_aeth *a = (struct rnic_aeth *)(b + 1);
 	uint32_t icrc;
 
 	memcpy(f, tmpl, L3 + A_HLEN);
+	rnic_put24(b->dqpn, dqpn);
 	rnic_put24(b->psn, psn);
 	a->smsn = rte_cpu_to_be_32(msn);   /* syndrome 0: ACK */
 	icrc = rte_cpu_to_le_32(rnic_icrc_calc_inplace(f + L3, A_HLEN));
 	memcpy(f + L3 + A_HLEN, &icrc, RNIC_ICRC_LEN);
 	return L3 + A_HLEN + RNIC_ICRC_LEN;
+}
+
+static inline uint32_t
+floor_ack_build(uint8_t *f, const uint8_t *tmpl, uint32_t psn, uint32_t msn)
+{
+	return floor_ack_build_qp(f, tmpl, QPN, psn, msn);
 }
 
 /* The frame's BTH opcode, or -1 where it is too short to have a BTH. */
@@ -204,8 +222,8 @@ floor_opcode(const uint8_t *f, uint32_t len)
  * NULL for a frame to drop; *ackreq: whether it asked for an ACK.
  */
 static inline struct fqp *
-floor_write_rx(const uint8_t *f, uint32_t len, uint64_t ahead, struct fqp *const *qps,
-	       struct fmr *const *mrs, uint8_t me, bool *ackreq)
+floor_write_rx_tbl(const uint8_t *f, uint32_t len, uint64_t ahead, struct fqp *const *qps,
+		   uint32_t qmask, struct fmr *const *mrs, uint8_t me, bool *ackreq)
 {
 	const struct rnic_bth *b = (const struct rnic_bth *)(f + L3 + 28);
 	const struct rnic_reth *e = (const struct rnic_reth *)(b + 1);
@@ -217,7 +235,7 @@ floor_write_rx(const uint8_t *f, uint32_t len, uint64_t ahead, struct fqp *const
 		return NULL;
 	memcpy(&icrc, f + len - RNIC_ICRC_LEN, RNIC_ICRC_LEN);
 	dqpn = __bth_dqpn(b);
-	qp = qps[dqpn & (TABLE - 1)];
+	qp = qps[dqpn & qmask];
 	if ((uint32_t)ahead != rte_le_to_cpu_32(icrc) || __bth_tver(b) != 0 ||
 	    b->opcode != RNIC_OP_WRITE_ONLY || qp == NULL || qp->qpn != dqpn ||
 	    qp->state != QPS_RTS || __bth_pkey(b) != qp->pkey || __bth_psn(b) != qp->epsn)
@@ -238,10 +256,19 @@ floor_write_rx(const uint8_t *f, uint32_t len, uint64_t ahead, struct fqp *const
 	return qp;
 }
 
+/* The same with a QP table of TABLE entries. */
+static inline struct fqp *
+floor_write_rx(const uint8_t *f, uint32_t len, uint64_t ahead, struct fqp *const *qps,
+	       struct fmr *const *mrs, uint8_t me, bool *ackreq)
+{
+	return floor_write_rx_tbl(f, len, ahead, qps, TABLE - 1, mrs, me, ackreq);
+}
+
 /* A received ACK to port @p me, checked as floor_write_rx's frames; true
- * with the PSN it acknowledges up to in *psn. */
+ * with its QP in *dqpn and the PSN it acknowledges up to in *psn. */
 static inline bool
-floor_ack_rx(const uint8_t *f, uint32_t len, uint64_t ahead, uint8_t me, uint32_t *psn)
+floor_ack_rx_qp(const uint8_t *f, uint32_t len, uint64_t ahead, uint8_t me, uint32_t *dqpn,
+		uint32_t *psn)
 {
 	const struct rnic_bth *b = (const struct rnic_bth *)(f + L3 + 28);
 	const struct rnic_aeth *a = (const struct rnic_aeth *)(b + 1);
@@ -251,10 +278,20 @@ floor_ack_rx(const uint8_t *f, uint32_t len, uint64_t ahead, uint8_t me, uint32_
 		return false;
 	memcpy(&icrc, f + L3 + A_HLEN, RNIC_ICRC_LEN);
 	if ((uint32_t)ahead != rte_le_to_cpu_32(icrc) || __bth_tver(b) != 0 ||
-	    b->opcode != RNIC_OP_ACK || __bth_dqpn(b) != QPN || __aeth_syn(a) != 0)
+	    b->opcode != RNIC_OP_ACK || __aeth_syn(a) != 0)
 		return false;
+	*dqpn = __bth_dqpn(b);
 	*psn = __bth_psn(b);
 	return true;
+}
+
+/* The same for the one QP, QPN. */
+static inline bool
+floor_ack_rx(const uint8_t *f, uint32_t len, uint64_t ahead, uint8_t me, uint32_t *psn)
+{
+	uint32_t dqpn;
+
+	return floor_ack_rx_qp(f, len, ahead, me, &dqpn, psn) && dqpn == QPN;
 }
 
 #endif
