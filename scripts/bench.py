@@ -33,7 +33,9 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         the work any RoCEv2 engine on mbufs and a CPU ICRC must do (what
         this machine allows an engine lcore), and the engine's ratio to it.
  qps    16384 QPs configured and active against 1 QP (ring, --rtc), and
-        the engine's state per QP (test/perf/perf_state).
+        the engine's state per QP (test/perf/perf_state); and the same
+        ratio of test/perf/rnic-bench-floor (-q 16384 -t 4 against its
+        one-QP form): what this machine allows an engine at many QPs.
  scale  test/perf/rnic-bench-scale on a ring pair of N queue pairs, each
         worker's lcore posting and polling its own QPs: 2 workers on the
         two CPUs against 1 worker, 2 QP pairs each, at 64 B (PMTU 1024)
@@ -74,6 +76,7 @@ One line per figure on stdout (then warnings, the summary and the time):
   bench: test=write size=S link=ring softrnic_mpps=X gbps=G pmtu=P ...
   bench: test=floor size=64 link=ring ratio=R softrnic_mpps=X floor_mpps=Y ...
   bench: qps=16384 ratio=R state_bytes_per_qp=B qps1_mpps=X qps16384_mpps=Y heap_state_bytes_per_qp=H ...
+  bench: test=floor_qps qps=16384 ratio=F softrnic_ratio=R floor1_mpps=X floor16384_mpps=Y ...
   bench: test=scale workers=2 size=S pmtu=P scaling=X workers1_mpps=A workers2_mpps=B ...
   bench: test=scale workers=2 qps=16384 ratio=R qps2_mpps=A qps16384_mpps=B ...
   bench: test=loss loss=P mode=gbn|sr goodput_ratio=X gbps=G lossfree_gbps=B ...
@@ -450,6 +453,23 @@ def qps_line(one, many, state, heap):
     return line, warn
 
 
+def floor_qps_line(one, many, fone, fmany):
+    """@one, @many: per-round message rates (M/s) of the engine at 1 and
+    16384 QPs; @fone, @fmany: of rnic-bench-floor's one-QP form and of its
+    -q 16384 -t 4."""
+    r_eng = ratio(median(many), median(one))
+    r_floor = ratio(median(fmany), median(fone))
+    line = (f"bench: test=floor_qps qps=16384 ratio={fmt(r_floor, 3)} "
+            f"softrnic_ratio={fmt(r_eng, 3)} floor1_mpps={fmt(median(fone), 6)} "
+            f"floor16384_mpps={fmt(median(fmany), 6)}"
+            + stats_fields("floor1", fone, 6) + stats_fields("floor16384", fmany, 6))
+    if r_floor is None:
+        line += " failed=1"
+    warn = spread_warnings("test=floor_qps qps=16384",
+                           [("floor1_mpps", fone, 6), ("floor16384_mpps", fmany, 6)])
+    return line, warn
+
+
 def scale_line(size, pmtu, one, two):
     """@one, @two: per-round message rates (M/s) of 1 and 2 workers."""
     a, b = median(two), median(one)
@@ -604,8 +624,8 @@ def plan_round(rnd, sections):
             pair = ([("floor", (c[0],))] if c == FLOOR_CASE else []) + [("ring", c)]
             out += pair[::-1] if soft_first else pair
     if "qps" in sections:
-        pair = [("qps", (1,)), ("qps", (16384,))]
-        out += pair[::-1] if soft_first else pair
+        quad = [("qps", (1,)), ("floor_qps", (1,)), ("qps", (16384,)), ("floor_qps", (16384,))]
+        out += quad[::-1] if soft_first else quad
     if "scale" in sections:
         for size, pmtu in rotate(SCALE_CASES, rnd):
             pair = [("scale", (1, size, pmtu, SCALE_QPS)), ("scale", (2, size, pmtu, SCALE_QPS))]
@@ -651,6 +671,7 @@ def settle_groups(sections):
                    for c in RING_CASES]
     if "qps" in sections:
         groups.append((("qps", (1,)), ("qps", (16384,))))
+        groups.append((("floor_qps", (1,)), ("floor_qps", (16384,))))
     return groups
 
 
@@ -1182,6 +1203,14 @@ class Bench:
                                          f"--lcores=0@{self.cpu0},1@{self.cpu1}", "--",
                                          "-s", str(params[0]), "-D", secs])
             return self._try_cmd(name, cmd, parse_floor)
+        if kind == "floor_qps":
+            # The qps runs' floors: the one-QP form against -q 16384 -t 4
+            q = params[0]
+            cmd = ([self.floor] + EAL + ["-m", "1024", f"--file-prefix={self._ids(name)[3]}",
+                                         f"--lcores=0@{self.cpu0},1@{self.cpu1}", "--",
+                                         "-s", "64", "-D", secs]
+                   + (["-q", str(q), "-t", "4"] if q > 1 else []))
+            return self._try_cmd(name, cmd, parse_floor)
         if kind == "scale":
             # As the qps section: 4 WRs in flight per QP pair, a 4.3 s
             # ACK timeout and a deep ring when there are 16384 of them.
@@ -1356,6 +1385,13 @@ class Bench:
             one = [None if r is None else r["mpps"] for r in samples[("qps", (1,))]]
             many = [None if r is None else r["mpps"] for r in samples[("qps", (16384,))]]
             line, w = qps_line(one, many, state, heap)
+            lines.append(line)
+            warns += w
+            line, w = floor_qps_line(one, many,
+                                     [None if r is None else r["mpps"]
+                                      for r in samples[("floor_qps", (1,))]],
+                                     [None if r is None else r["mpps"]
+                                      for r in samples[("floor_qps", (16384,))]])
             lines.append(line)
             warns += w
         if "scale" in self.sections:
@@ -1581,6 +1617,13 @@ def selftest():
     check("qps line", line.split()[:7],
           ["bench:", "qps=16384", "ratio=0.367", "state_bytes_per_qp=1816", "qps1_mpps=2.450000",
            "qps16384_mpps=0.900000", "heap_state_bytes_per_qp=2328"])
+    line, warn = floor_qps_line([2.4, 2.5, 2.45], [0.9, 0.8, 1.0], [10.0, 12.0, 11.0],
+                                [8.0, None, 8.8])
+    check("floor qps line", line.split()[:7],
+          ["bench:", "test=floor_qps", "qps=16384", "ratio=0.764", "softrnic_ratio=0.367",
+           "floor1_mpps=11.000000", "floor16384_mpps=8.400000"])
+    line, warn = floor_qps_line([2.4], [0.9], [None], [8.0])
+    check("floor qps failed", line.endswith("failed=1"), True)
     line, warn = scale_line(64, 1024, [3.0, 3.2, 3.1], [5.9, None, 5.5])
     check("scale line", line.split()[:8],
           ["bench:", "test=scale", "workers=2", "size=64", "pmtu=1024", "scaling=1.839",
@@ -1634,6 +1677,8 @@ def selftest():
     check("plan floor turns", [(k, p) for k, p in p0 if k in ("ring", "floor")][:2]
           + [(k, p) for k, p in p1 if k in ("ring", "floor")][-2:],
           [("floor", (64,)), ("ring", (64, 1024)), ("ring", (64, 1024)), ("floor", (64,))])
+    check("plan floor qps turns", [(k, p) for k, p in p0 if k in ("qps", "floor_qps")],
+          [("qps", (1,)), ("floor_qps", (1,)), ("qps", (16384,)), ("floor_qps", (16384,))])
     check("plan scale turns", [p for k, p in p0 if k == "scale"][:2] + [p for k, p in p1 if k == "scale"][:2],
           [(1, 64, 1024, 2), (2, 64, 1024, 2), (2, 4096, 4096, 2), (1, 4096, 4096, 2)])
 
