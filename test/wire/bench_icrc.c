@@ -2,7 +2,8 @@
 /*
  * rnic-bench-icrc: ICRC throughput (rnic_icrc_calc_buf over a whole RoCEv2
  * frame: masked pseudo header plus ISA-L CRC) against zlib's crc32 over the
- * same bytes, at 64 B, 256 B, 1 KB and 4 KB frames. About 0.2 s per size
+ * same bytes, at 64 B, 256 B, 1 KB and 4 KB frames (or the frame sizes
+ * given as arguments). About 0.2 s per size
  * and function, timed with clock_gettime, so no EAL is needed. Prints
  *   bench: icrc size=S isal_gbps=X zlib_gbps=Y ratio=Z
  * (Gbit/s of frames checked; ratio = isal_gbps / zlib_gbps). isal_gbps is
@@ -77,14 +78,22 @@ measure_gbps(void (*fn)(const uint8_t *, uint32_t, uint64_t),
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 64, 256, 1024, 4096 };
 	const uint32_t hlen = RNIC_ETH_HLEN + RNIC_IPV4_HLEN + RNIC_UDP_HLEN +
 			      RNIC_BTH_LEN;
+	unsigned int n = argc > 1 ? (unsigned int)argc - 1 : RTE_DIM(sizes);
 
-	for (unsigned int i = 0; i < RTE_DIM(sizes); i++) {
-		uint32_t len = sizes[i], plen = len - hlen - RNIC_ICRC_LEN;
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t len = argc > 1 ? (uint32_t)strtoul(argv[i + 1], NULL, 0) : sizes[i];
+		uint32_t plen = len - hlen - RNIC_ICRC_LEN;
+
+		if (len < hlen + RNIC_ICRC_LEN || len > 65536) {
+			fprintf(stderr, "rnic-bench-icrc: a frame of %u bytes? (%u to 65536)\n", len,
+				hlen + RNIC_ICRC_LEN);
+			return 2;
+		}
 		struct rnic_bth_fields b = {
 			.opcode = RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY),
 			.pkey = RNIC_DEFAULT_PKEY, .dqpn = 0x11, .psn = 1,
