@@ -87,6 +87,8 @@ struct rnic_nd_ent {
 	uint8_t mac[6];
 };
 
+#define RNIC_TX_STASH 32
+
 /* TX role. */
 struct rnic_dev_tx {
 	struct rnic_qp_list active;  /* WQEScheduler: QPs with work, round robin */
@@ -104,9 +106,24 @@ struct rnic_dev_tx {
 	struct rte_mbuf *seal[RNIC_MAX_BURST];
 	struct rnic_cqe_stage cqe;   /* this pass's completions (UC/UD, flushes) */
 	struct rnic_dev_stats st;
+	/* mbufs for the fast path's packets, taken from the pool a burst at
+	 * a time (tx_mbuf): stash[i_stash..n_stash) are unused, and go back
+	 * to the pool after a pass that sent nothing */
+	uint32_t n_stash, i_stash;
+	struct rte_mbuf *stash[RNIC_TX_STASH];
 	uint64_t now;            /* TSC at the start of this pass (MQ stamps) */
 	uint64_t iter;           /* [ITER] W: TX, release; R: control, acquire */
 } __rte_cache_aligned;
+
+/* The TX role's unused stashed mbufs back to the pool: after a pass that
+ * sent nothing (rnic_tx.c), and when the device goes. */
+static inline void
+rnic_tx_stash_drop(struct rnic_dev_tx *tx)
+{
+	if (tx->i_stash < tx->n_stash)
+		rte_pktmbuf_free_bulk(tx->stash + tx->i_stash, tx->n_stash - tx->i_stash);
+	tx->i_stash = tx->n_stash = 0;
+}
 
 /* RX role. */
 struct rnic_dev_rx {

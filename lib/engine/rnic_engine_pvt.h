@@ -126,6 +126,13 @@ struct rte_mbuf *rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *
 				const struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l,
 				const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
 				uint32_t paylen, uint8_t **payload);
+/* rnic_pkt_alloc with @p m, an mbuf the caller took (NULL: none; counted
+ * as rnic_pkt_alloc counts a failed allocation). */
+struct rte_mbuf *rnic_pkt_alloc_from(struct rnic_device *dev, struct rte_mbuf *m,
+				     struct rnic_dev_stats *st, const struct rnic_pkt_tmpl *t,
+				     const struct rnic_l2l3 *l, const struct rnic_bth_fields *b,
+				     const struct rnic_ext_fields *ext, uint32_t paylen,
+				     uint8_t **payload);
 /* rnic_cc.c: a packet for @p qp arrived Congestion Experienced. */
 void rnic_np_ce(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_pkt *pkt,
 		struct rnic_dev_stats *st);

@@ -161,7 +161,16 @@ rnic_pkt_alloc(struct rnic_device *dev, struct rnic_dev_stats *st,
 	       const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
 	       uint32_t paylen, uint8_t **payload)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
+	return rnic_pkt_alloc_from(dev, rte_pktmbuf_alloc(dev->pool), st, t, l, b, ext, paylen,
+				   payload);
+}
+
+struct rte_mbuf *
+rnic_pkt_alloc_from(struct rnic_device *dev, struct rte_mbuf *m, struct rnic_dev_stats *st,
+		    const struct rnic_pkt_tmpl *t, const struct rnic_l2l3 *l,
+		    const struct rnic_bth_fields *b, const struct rnic_ext_fields *ext,
+		    uint32_t paylen, uint8_t **payload)
+{
 	uint32_t hlen, total, pad = rnic_pad_len(paylen), room;
 	uint8_t *p;
 

@@ -483,6 +483,7 @@ rnic_dev_destroy(struct rnic_device *dev)
 		void *m;
 
 		rte_pktmbuf_free_bulk(w->rx.free, w->rx.n_free);
+		rnic_tx_stash_drop(&w->tx);
 		rte_pktmbuf_free_bulk(w->tx.txb.pkts, w->tx.txb.n);
 		rte_pktmbuf_free_bulk(w->rx.txb.pkts, w->rx.txb.n);
 		while (rte_ring_sc_dequeue(w->steer_ring, &m) == 0)
