@@ -131,54 +131,10 @@ rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
 	return done;
 }
 
-/* The MR in table slot rnic_key_index(@p key), still valid, or NULL. */
-static struct rnic_mr *
-mr_slot(struct rnic_device *dev, uint32_t key)
-{
-	uint32_t idx = rnic_key_index(key);
-	struct rnic_mr *mr;
-
-	if (idx >= dev->max_mrs)
-		return NULL;
-	mr = LOAD_ACQ(&dev->mrs[idx]);                 /* [MR-TABLE] */
-	if (mr == NULL || !LOAD_ACQ(&mr->valid))       /* [MR-VALID] */
-		return NULL;
-	return mr;
-}
-
-int
-rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
-	      uint64_t va, uint64_t len, int access, struct rnic_mr **out)
-{
-	struct rnic_mr *mr = mr_slot(dev, key);
-	uint64_t base;
-
-	*out = NULL;
-	if (mr == NULL)
-		return RNIC_MEMCHK_KEY_ERR;
-	if (remote) {
-		if (mr->rkey != key || !LOAD_ACQ(&mr->rkey_valid))   /* [MR-RKEY] */
-			return RNIC_MEMCHK_KEY_ERR;
-	} else if (mr->lkey != key) {
-		return RNIC_MEMCHK_KEY_ERR;
-	}
-	if (mr->pd != pd)
-		return RNIC_MEMCHK_PD_ERR;
-	if ((mr->access & access) != access)
-		return RNIC_MEMCHK_FLAGS_ERR;
-	/* remote: the IOVA; local SGEs were translated when posted */
-	base = remote ? mr->iova : (uint64_t)(uintptr_t)mr->addr;
-	/* Written so that no sum can overflow 64 bits. */
-	if (va < base || len > mr->length || va - base > mr->length - len)
-		return RNIC_MEMCHK_LENGTH_ERR;
-	*out = mr;
-	return RNIC_MEMCHK_OK;
-}
-
 uint64_t
 rnic_mr_local(struct rnic_device *dev, uint32_t lkey, uint64_t addr, uint32_t len)
 {
-	struct rnic_mr *mr = mr_slot(dev, lkey);
+	struct rnic_mr *mr = rnic_mr_slot(dev, lkey);
 	uint64_t base = (uint64_t)(uintptr_t)(mr ? mr->addr : NULL);
 
 	if (mr == NULL || mr->lkey != lkey || mr->iova == base)
@@ -191,7 +147,7 @@ rnic_mr_local(struct rnic_device *dev, uint32_t lkey, uint64_t addr, uint32_t le
 struct rnic_mr *
 rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key)
 {
-	struct rnic_mr *mr = mr_slot(dev, key);
+	struct rnic_mr *mr = rnic_mr_slot(dev, key);
 
 	if (mr == NULL || mr->rkey != key || mr->pd != pd || !LOAD_ACQ(&mr->rkey_valid))
 		return NULL;

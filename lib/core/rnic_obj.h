@@ -97,14 +97,7 @@ struct rnic_cq {
 	TAILQ_ENTRY(rnic_cq) next;     /* dev->cqs */
 };
 
-/*
- * VirtToPhys (seed 7.1.3): look @p key up and check PD, access and bounds
- * of [va, va + len). @p access is the right needed (0 for a local read).
- * Any engine role may call it. Returns an enum rnic_memchk code; *out is
- * the MR on RNIC_MEMCHK_OK.
- */
-int rnic_mr_check(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key, bool remote,
-		  uint64_t va, uint64_t len, int access, struct rnic_mr **out);
+/* rnic_mr_check (VirtToPhys, seed 7.1.3): in rnic_dev.h, inline. */
 
 /* Where remote address @p va of @p mr (checked by rnic_mr_check) is in
  * this process; NULL @p mr (a zero-length access): @p va itself. */
