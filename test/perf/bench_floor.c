@@ -342,6 +342,56 @@ engine_main(void *arg)
 	return 0;
 }
 
+/* A WRITE of @p len bytes from offset @p off of the source MR to the same
+ * offset of the target, as the application writes it. */
+static void
+wqe_fill(struct wqe *w, uint64_t wr_id, const uint8_t *src, uint64_t off, uint32_t len,
+	 bool signaled)
+{
+	w->wr_id = wr_id;
+	w->laddr = (uint64_t)(uintptr_t)(src + off);
+	w->raddr = IOVA + off;
+	w->len = len;
+	w->lkey = LKEY;
+	w->rkey = RKEY;
+	w->signaled = signaled;
+}
+
+/* The measured interval of an application's loop: half a second of
+ * warm-up, then -D seconds. */
+struct interval {
+	uint64_t start, end, t_start, done0;
+};
+
+static void
+interval_init(struct interval *iv, const struct opts *o)
+{
+	uint64_t hz = rte_get_tsc_hz();
+
+	iv->start = rte_get_tsc_cycles() + hz / 2;
+	iv->end = iv->start + (uint64_t)(o->secs * (double)hz);
+	iv->t_start = 0;
+	iv->done0 = 0;
+}
+
+/* With @p done messages completed so far: true once the interval is over,
+ * with the messages it saw in *@p msgs and its TSC cycles in *@p cycles. */
+static bool
+interval_over(struct interval *iv, uint64_t done, uint64_t *msgs, uint64_t *cycles)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (iv->t_start == 0 && now >= iv->start) {
+		iv->t_start = now;
+		iv->done0 = done;
+	}
+	if (now < iv->end)
+		return false;
+	*msgs = done - iv->done0;
+	*cycles = now - iv->t_start;
+	return true;
+}
+
 /* The application: post while the SQ has room, a completion every
  * cq_mod requests; the messages completed in the measured interval and
  * its length in TSC cycles. */
@@ -349,41 +399,24 @@ static void
 app_run(struct queues *q, const struct opts *o, const uint8_t *src, uint64_t *msgs,
 	uint64_t *cycles)
 {
-	uint64_t hz = rte_get_tsc_hz(), t0 = rte_get_tsc_cycles();
-	uint64_t start = t0 + hz / 2, end = start + (uint64_t)(o->secs * (double)hz);
-	uint64_t done = 0, done0 = 0, t_start = 0, now;
+	struct interval iv;
+	uint64_t done = 0;
 	uint32_t posted = 0, per_line = MR_BYTES / o->size;
 
+	interval_init(&iv, o);
 	for (uint64_t iter = 0;; iter++) {
 		while (__atomic_load_n(&q->cq_pi, __ATOMIC_ACQUIRE) != q->cq_ci) {
 			done = q->cq[q->cq_ci % CQ_DEPTH].wr_id + 1;
 			__atomic_store_n(&q->cq_ci, q->cq_ci + 1, __ATOMIC_RELEASE);
 		}
 		while (posted - done < SQ_DEPTH) {
-			struct wqe *w = &q->sq[posted % SQ_DEPTH];
-			uint64_t off = (uint64_t)(posted % per_line) * o->size;
-
-			w->wr_id = posted;
-			w->laddr = (uint64_t)(uintptr_t)(src + off);
-			w->raddr = IOVA + off;
-			w->len = o->size;
-			w->lkey = LKEY;
-			w->rkey = RKEY;
-			w->signaled = (posted + 1) % o->cq_mod == 0;
+			wqe_fill(&q->sq[posted % SQ_DEPTH], posted, src,
+				 (uint64_t)(posted % per_line) * o->size, o->size,
+				 (posted + 1) % o->cq_mod == 0);
 			__atomic_store_n(&q->sq_pi, ++posted, __ATOMIC_RELEASE);
 		}
-		if (iter % 64)
-			continue;
-		now = rte_get_tsc_cycles();
-		if (t_start == 0 && now >= start) {
-			t_start = now;
-			done0 = done;
-		}
-		if (now >= end) {
-			*msgs = done - done0;
-			*cycles = now - t_start;
+		if (iter % 64 == 0 && interval_over(&iv, done, msgs, cycles))
 			break;
-		}
 	}
 	q->stop = 1;
 }
@@ -663,16 +696,8 @@ many_post(struct many *f, uint32_t qi, const uint8_t *src, uint64_t *posted)
 	uint32_t pi = q->sq_pi, per_line = MR_BYTES / o->size;
 
 	for (uint32_t k = 0; k < o->depth; k++) {
-		struct wqe *w = &f->sq[(size_t)qi * o->depth + ((pi + k) & (o->depth - 1))];
-		uint64_t off = (uint64_t)(*posted % per_line) * o->size;
-
-		w->wr_id = qi;
-		w->laddr = (uint64_t)(uintptr_t)(src + off);
-		w->raddr = IOVA + off;
-		w->len = o->size;
-		w->lkey = LKEY;
-		w->rkey = RKEY;
-		w->signaled = k == o->depth - 1;
+		wqe_fill(&f->sq[(size_t)qi * o->depth + ((pi + k) & (o->depth - 1))], qi, src,
+			 (uint64_t)(*posted % per_line) * o->size, o->size, k == o->depth - 1);
 		(*posted)++;
 	}
 	__atomic_store_n(&q->sq_pi, pi + o->depth, __ATOMIC_RELEASE);
@@ -686,10 +711,10 @@ static void
 many_app(struct many *f, const uint8_t *src, uint64_t *msgs, uint64_t *cycles)
 {
 	const struct opts *o = f->o;
-	uint64_t hz = rte_get_tsc_hz(), t0 = rte_get_tsc_cycles();
-	uint64_t start = t0 + hz / 2, end = start + (uint64_t)(o->secs * (double)hz);
-	uint64_t done = 0, done0 = 0, t_start = 0, now, posted = 0;
+	struct interval iv;
+	uint64_t done = 0, posted = 0;
 
+	interval_init(&iv, o);
 	for (uint32_t qi = 0; qi < o->qps; qi++)
 		many_post(f, qi, src, &posted);
 	for (uint64_t iter = 0;; iter++) {
@@ -700,18 +725,8 @@ many_app(struct many *f, const uint8_t *src, uint64_t *msgs, uint64_t *cycles)
 			done += o->depth;
 			many_post(f, qi, src, &posted);
 		}
-		if (iter % 64)
-			continue;
-		now = rte_get_tsc_cycles();
-		if (t_start == 0 && now >= start) {
-			t_start = now;
-			done0 = done;
-		}
-		if (now >= end) {
-			*msgs = done - done0;
-			*cycles = now - t_start;
+		if (iter % 64 == 0 && interval_over(&iv, done, msgs, cycles))
 			break;
-		}
 	}
 	f->stop = 1;
 }
