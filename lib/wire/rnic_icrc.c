@@ -395,8 +395,10 @@ icrc_cpu_init(void)
 	/* Each only where it was measured faster than ISA-L
 	 * (doc/benchmarks.md). The fold: CPUs with VPCLMULQDQ and without
 	 * AVX-512 (AMD Zen 3); on the AVX-512 AMD Zen 4 VM it beat ISA-L's
-	 * AVX-512 CRC at 1 KiB but lost at 4 KiB, and on the AVX-512 AMD VM
-	 * of 2026-11-24 an earlier 4-lane PCLMUL CRC lost to ISA-L's by8.
+	 * AVX-512 CRC at 1024-byte frames only, lost at the 1086 bytes of a
+	 * 1 KiB payload at PMTU 1024 and from 3072 bytes on, and was even
+	 * between (rnic-bench-icrc SIZE...); on the AVX-512 AMD VM of
+	 * 2026-11-24 an earlier 4-lane PCLMUL CRC lost to ISA-L's by8.
 	 * The short-buffer CRC (icrc_small) needs only PCLMUL and SSE4.1:
 	 * CPUs with VPCLMULQDQ, with AVX-512 or without (Zen 4: 2.3-3x ISA-L's
 	 * by8 on 64 B WRITE frames; Zen 3: 1.45x on their 120 bytes); not
