@@ -182,19 +182,149 @@ icrc_fold_run(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, u
 }
 
 __attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
+icrc_fold256_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
+		  uint8_t *d, uint8_t rem[16], const bool copy)
+{
+	if (copy)
+		return icrc_fold_run(reg, pb, pre, p, len, d, rem, true);
+	return icrc_fold_run(reg, pb, pre, p, len, d, rem, false);
+}
+
+/*
+ * The same fold with AVX-512 (CPUs with AVX512F and VPCLMULQDQ: AMD Zen 4,
+ * Intel Ice Lake and later), where ISA-L's own AVX-512 CRC beat the 256-bit
+ * fold above (doc/benchmarks.md): four 512-bit accumulators (sixteen
+ * 128-bit lanes, 256 bytes a step, as ISA-L's by16), folded into one at
+ * the end and its four lanes into the last. What it adds to ISA-L's is
+ * the copy (TX writes the payload into the frame as it folds it) and the
+ * masked headers taken from a copy in the same pass. Needs pre + len >=
+ * 256; folds 16 bytes at a time after the last whole 64, so that under 16
+ * are left.
+ */
+#define ICRC_K2080 0x11542778aull /* D = 2048: the 256-byte step */
+#define ICRC_K2016 0x1322d1430ull
+#define ICRC_K416  0x03db1ecdcull /* D = 384: the first lane onto the last */
+#define ICRC_K352  0x174359406ull
+#define ICRC_FOLD512_MIN 256
+
+static bool icrc_has_fold512;
+
+#define ICRC_FOLD512(acc, k, data)                                            \
+	_mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(acc, k, 0x00),     \
+				  _mm512_clmulepi64_epi128(acc, k, 0x11), data, 0x96)
+
+/* The stream's 64-byte block @p i: from the @p npre blocks at @p pb, then
+ * from @p p (stored at @p d on the way when copying). */
+static inline __attribute__((always_inline, target("avx512f,avx2,vpclmulqdq,pclmul"))) __m512i
+icrc_blk512(const uint8_t *pb, uint64_t npre, const uint8_t *p, uint8_t *d, uint64_t i,
+	    const bool copy)
+{
+	__m512i v;
+
+	if (i < npre)
+		return _mm512_loadu_si512((const void *)(pb + 64 * i));
+	i -= npre;
+	v = _mm512_loadu_si512((const void *)(p + 64 * i));
+	if (copy)
+		_mm512_storeu_si512((void *)(d + 64 * i), v);
+	return v;
+}
+
+static inline __attribute__((always_inline, target("avx512f,avx2,vpclmulqdq,pclmul"))) const uint8_t *
+icrc_fold512_run(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
+		 uint8_t *d, uint8_t rem[16], const bool copy)
+{
+	const __m512i k2048 = _mm512_set_epi64(ICRC_K2016, ICRC_K2080, ICRC_K2016, ICRC_K2080,
+					       ICRC_K2016, ICRC_K2080, ICRC_K2016, ICRC_K2080);
+	const __m512i k512 = _mm512_set_epi64(ICRC_K480, ICRC_K544, ICRC_K480, ICRC_K544,
+					      ICRC_K480, ICRC_K544, ICRC_K480, ICRC_K544);
+	/* lane j moves 384 - 128 j bits, onto the last (which stays) */
+	const __m512i kl = _mm512_set_epi64(0, 0, ICRC_K96, ICRC_K160, ICRC_K224, ICRC_K288,
+					    ICRC_K352, ICRC_K416);
+	const __m128i k128 = _mm_set_epi64x(ICRC_K96, ICRC_K160);
+	const uint64_t npre = pre / 64, nb = npre + len / 64;
+	const uint8_t *end = p + len;
+	__m512i a0, a1, a2, a3, t;
+	__m256i h;
+	__m128i r;
+	uint64_t i;
+
+	a0 = _mm512_xor_si512(icrc_blk512(pb, npre, p, d, 0, copy),
+			      _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)reg)));
+	a1 = icrc_blk512(pb, npre, p, d, 1, copy);
+	a2 = icrc_blk512(pb, npre, p, d, 2, copy);
+	a3 = icrc_blk512(pb, npre, p, d, 3, copy);
+	for (i = 4; i + 4 <= nb; i += 4) {
+		a0 = ICRC_FOLD512(a0, k2048, icrc_blk512(pb, npre, p, d, i, copy));
+		a1 = ICRC_FOLD512(a1, k2048, icrc_blk512(pb, npre, p, d, i + 1, copy));
+		a2 = ICRC_FOLD512(a2, k2048, icrc_blk512(pb, npre, p, d, i + 2, copy));
+		a3 = ICRC_FOLD512(a3, k2048, icrc_blk512(pb, npre, p, d, i + 3, copy));
+	}
+	a0 = ICRC_FOLD512(a0, k512, a1);
+	a0 = ICRC_FOLD512(a0, k512, a2);
+	a0 = ICRC_FOLD512(a0, k512, a3);
+	for (; i < nb; i++)
+		a0 = ICRC_FOLD512(a0, k512, icrc_blk512(pb, npre, p, d, i, copy));
+	t = _mm512_xor_si512(_mm512_clmulepi64_epi128(a0, kl, 0x00),
+			     _mm512_clmulepi64_epi128(a0, kl, 0x11));
+	h = _mm256_xor_si256(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64(t, 1));
+	r = _mm_xor_si128(_mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)),
+			  _mm512_extracti32x4_epi32(a0, 3));
+	p += 64 * (nb - npre);
+	d += 64 * (nb - npre);
+	for (; p + 16 <= end; p += 16, d += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+		if (copy)
+			_mm_storeu_si128((__m128i *)(void *)d, v);
+		r = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(r, k128, 0x00),
+						 _mm_clmulepi64_si128(r, k128, 0x11)), v);
+	}
+	_mm_storeu_si128((__m128i *)(void *)rem, r);
+	return p;
+}
+
+__attribute__((target("avx512f,avx2,vpclmulqdq,pclmul"))) static const uint8_t *
+icrc_fold512_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
+		  uint8_t *d, uint8_t rem[16], const bool copy)
+{
+	if (copy)
+		return icrc_fold512_run(reg, pb, pre, p, len, d, rem, true);
+	return icrc_fold512_run(reg, pb, pre, p, len, d, rem, false);
+}
+
+/* A whole frame's ICRC (TX's copy and seal, RX's check of a frame over
+ * ICRC_COPY_MAX bytes) by one of the folds: on every CPU with VPCLMULQDQ.
+ * A buffer alone (rnic_crc32) by the 256-bit fold only: ISA-L's AVX-512
+ * CRC was faster than the 512-bit fold for 342-494 bytes, the most a
+ * buffer there takes (rnic-bench-icrc 360 420 512, doc/benchmarks.md). */
+static inline bool
+icrc_frame_fold(void)
+{
+	return icrc_has_fold || icrc_has_fold512;
+}
+
+/* Either fold, as the CPU has them; pre + len >= 288 (ICRC_FOLD_MIN). */
+static const uint8_t *
 icrc_fold_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
 	       uint8_t rem[16])
 {
 	/* Not copying, d is never written; it walks beside p (no pointer
 	 * arithmetic on NULL). */
-	return icrc_fold_run(reg, pb, pre, p, len, (uint8_t *)(uintptr_t)p, rem, false);
+	uint8_t *d = (uint8_t *)(uintptr_t)p;
+
+	if (icrc_has_fold512)
+		return icrc_fold512_body(reg, pb, pre, p, len, d, rem, false);
+	return icrc_fold256_body(reg, pb, pre, p, len, d, rem, false);
 }
 
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
+static const uint8_t *
 icrc_fold_copy_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p,
 		    uint64_t len, uint8_t *d, uint8_t rem[16])
 {
-	return icrc_fold_run(reg, pb, pre, p, len, d, rem, true);
+	if (icrc_has_fold512)
+		return icrc_fold512_body(reg, pb, pre, p, len, d, rem, true);
+	return icrc_fold256_body(reg, pb, pre, p, len, d, rem, true);
 }
 
 /*
@@ -393,12 +523,16 @@ icrc_cpu_init(void)
 		icrc_direct_max = UINT64_MAX;
 #ifdef ICRC_FOLD
 	/* Each only where it was measured faster than ISA-L
-	 * (doc/benchmarks.md). The fold: CPUs with VPCLMULQDQ and without
-	 * AVX-512 (AMD Zen 3); on the AVX-512 AMD Zen 4 VM it beat ISA-L's
-	 * AVX-512 CRC at 1024-byte frames only, lost at the 1086 bytes of a
-	 * 1 KiB payload at PMTU 1024 and from 3072 bytes on, and was even
-	 * between (rnic-bench-icrc SIZE...); on the AVX-512 AMD VM of
-	 * 2026-11-24 an earlier 4-lane PCLMUL CRC lost to ISA-L's by8.
+	 * (doc/benchmarks.md). The 256-bit fold: CPUs with VPCLMULQDQ and
+	 * without AVX-512 (AMD Zen 3); on the AVX-512 AMD Zen 4 VM it beat
+	 * ISA-L's AVX-512 CRC at 1024-byte frames only, lost at the 1086
+	 * bytes of a 1 KiB payload at PMTU 1024 and from 3072 bytes on, and
+	 * was even between (rnic-bench-icrc SIZE...); on the AVX-512 AMD VM
+	 * of 2026-11-24 an earlier 4-lane PCLMUL CRC lost to ISA-L's by8.
+	 * The 512-bit fold: CPUs with AVX-512 and VPCLMULQDQ, for whole
+	 * frames (icrc_frame_fold; Zen 4: frame checks of 560-4150 bytes
+	 * 1.1-1.7x ISA-L's; ring write_bw by in-run A/B: 4 KiB at PMTU
+	 * 4096 1.088x, at PMTU 1024 1.054x, 1 KiB 1.013x).
 	 * The short-buffer CRC (icrc_small) needs only PCLMUL and SSE4.1:
 	 * CPUs with VPCLMULQDQ, with AVX-512 or without (Zen 4: 2.3-3x ISA-L's
 	 * by8 on 64 B WRITE frames; Zen 3: 1.45x on their 120 bytes); not
@@ -408,6 +542,7 @@ icrc_cpu_init(void)
 		       getenv("RNIC_ICRC_NO_FOLD") == NULL;
 
 	icrc_has_fold = vpclmul && icrc_direct_max == UINT64_MAX;
+	icrc_has_fold512 = vpclmul && __builtin_cpu_supports("avx512f");
 	icrc_small_max = vpclmul ? ICRC_FOLD_MIN : 0;
 	icrc_mask(icrc_mask_v4);   /* zeros read as IPv4: its fields only */
 #endif
@@ -500,7 +635,7 @@ rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, u
 #ifdef ICRC_FOLD
 	uint32_t hdrs = icrc_hdrs(l3);
 
-	if (icrc_has_fold && len >= RNIC_ICRC_COPY_SEAL_MIN && hlen >= hdrs && pad < 4) {
+	if (icrc_frame_fold() && len >= RNIC_ICRC_COPY_SEAL_MIN && hlen >= hdrs && pad < 4) {
 		uint8_t saved[ICRC_HDRS_V6], t[16 + 32 + 3];
 		/* Payload bytes copied first, so that the fold reads whole
 		 * 64-byte steps of the frame before it reads the source. */
@@ -529,7 +664,7 @@ rnic_icrc_copy_seal(uint8_t *l3, uint32_t hlen, const void *src, uint32_t len, u
 #ifdef ICRC_FOLD
 /*
  * The ICRC of a frame in one piece, [l3, l3 + n), n > ICRC_COPY_MAX, with
- * the fold (icrc_has_fold): its first 64 bytes (the headers, 40 or 60
+ * a fold (icrc_frame_fold): its first 64 bytes (the headers, 40 or 60
  * bytes from the IP header, and the first bytes after them) from a masked
  * copy, the rest where it lies. One pass; the frame is not written (a
  * received frame may be shared with its sender's MultiQueue).
@@ -577,7 +712,7 @@ rnic_icrc_calc_buf(const uint8_t *frame, uint32_t l3_off, uint32_t len)
 	if (len - RNIC_ICRC_LEN - l3_off <= ICRC_COPY_MAX)
 		return icrc_copy(frame + l3_off, len - RNIC_ICRC_LEN - l3_off);
 #ifdef ICRC_FOLD
-	if (icrc_has_fold)
+	if (icrc_frame_fold())
 		return icrc_fold_frame(frame + l3_off, len - RNIC_ICRC_LEN - l3_off);
 #endif
 	icrc_pseudo(ph, frame + l3_off, hdrs);
@@ -603,7 +738,7 @@ rnic_icrc_calc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 		return icrc_copy(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off),
 				 len - RNIC_ICRC_LEN - l3_off);
 #ifdef ICRC_FOLD
-	if (len <= m->data_len && icrc_has_fold)
+	if (len <= m->data_len && icrc_frame_fold())
 		return icrc_fold_frame(rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off),
 				       len - RNIC_ICRC_LEN - l3_off);
 #endif

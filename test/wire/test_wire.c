@@ -1325,9 +1325,9 @@ static int
 test_crc32(void)
 {
 	static uint8_t buf[4096 + 128];
-	/* Around 32 (the short-buffer CRC), 256 (ISA-L's lanes) and 288 (the
-	 * 256-bit fold on CPUs with VPCLMULQDQ and no AVX-512), and every
-	 * remainder the fold leaves. */
+	/* Around 32 (the short-buffer CRC), 256 (ISA-L's lanes and the 512-bit
+	 * fold's four accumulators) and 288 (the 256-bit fold on CPUs with
+	 * VPCLMULQDQ and no AVX-512), and every remainder the folds leave. */
 	const uint32_t lens[] = { 0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 63, 64, 65, 127,
 				  255, 256, 287, 288, 289, 319, 320, 321, 351, 352,
 				  383, 384, 415, 1000, 1024, 1100, 4095, 4096 + 31,
@@ -1884,7 +1884,8 @@ test_rc_write(void)
 
 /*
  * rnic_icrc_copy_seal (TX's copy of the payload with the ICRC, in one pass
- * where the CPU has the 256-bit fold) against the frame the builder makes
+ * where the CPU has a fold: 256-bit with VPCLMULQDQ, 512-bit with AVX-512
+ * too) against the frame the builder makes
  * and the zlib reference: the payload and pad copied and zeroed, the
  * headers as they were, the ICRC equal, nothing written where the ICRC
  * goes. The receive side's rnic_icrc_calc_buf and _mbuf over the same
