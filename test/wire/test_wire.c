@@ -1897,14 +1897,19 @@ test_icrc_copy_seal(void)
 {
 	static const uint32_t plens[] = { 0, 1, 3, 64, 287, 511, 512, 513, 515, 540, 575,
 					  576, 600, 1000, 1024, 1025, 2047, 4093, 4096 };
+	/* then 2048-2111: every remainder mod 64, so that the 512-bit fold's
+	 * end meets every count of bytes left after its last step (0-16
+	 * with the pad) */
+	const unsigned int n_lens = RTE_DIM(plens) + 64;
 	const uint8_t ops[] = { RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_WRITE_ONLY),
 				RNIC_OPC(RNIC_TRANSPORT_RC, RNIC_OP_SEND_ONLY) };
 
-	for (unsigned int i = 0; i < RTE_DIM(plens); i++)
+	for (unsigned int i = 0; i < n_lens; i++)
 		for (unsigned int k = 0; k < 8; k++) {
 			uint8_t op = ops[k & 1];
 			bool vlan = k & 2, v6 = k & 4;
-			uint32_t plen = plens[i], pad = rnic_pad_len(plen), l3 = vlan ? 18 : 14;
+			uint32_t plen = i < RTE_DIM(plens) ? plens[i] : 2048 + i - RTE_DIM(plens);
+			uint32_t pad = rnic_pad_len(plen), l3 = vlan ? 18 : 14;
 			uint32_t hlen = rnic_pkt_hdr_len(op, vlan, v6) - l3, len, total, icrc, ref;
 			struct rte_mbuf *mb;
 			struct rnic_l2l3 l;
