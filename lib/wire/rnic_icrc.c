@@ -181,14 +181,19 @@ icrc_fold_run(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, u
 	return p;
 }
 
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static const uint8_t *
-icrc_fold256_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
-		  uint8_t *d, uint8_t rem[16], const bool copy)
-{
-	if (copy)
-		return icrc_fold_run(reg, pb, pre, p, len, d, rem, true);
-	return icrc_fold_run(reg, pb, pre, p, len, d, rem, false);
-}
+/* A fold's two forms (copying or not) as one function for the CPU it
+ * needs: @p run inlined with copy a constant in each. */
+#define ICRC_FOLD_BODY(name, run, tgt)                                           \
+	__attribute__((target(tgt))) static const uint8_t *                      \
+	name(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p,     \
+	     uint64_t len, uint8_t *d, uint8_t rem[16], const bool copy)          \
+	{                                                                        \
+		if (copy)                                                        \
+			return run(reg, pb, pre, p, len, d, rem, true);          \
+		return run(reg, pb, pre, p, len, d, rem, false);                 \
+	}
+
+ICRC_FOLD_BODY(icrc_fold256_body, icrc_fold_run, "avx2,vpclmulqdq,pclmul")
 
 /*
  * The same fold with AVX-512 (CPUs with AVX512F and VPCLMULQDQ: AMD Zen 4,
@@ -354,14 +359,7 @@ icrc_fold512_run(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p
 	return p + 16 * k;
 }
 
-__attribute__((target("avx512f,avx2,vpclmulqdq,pclmul"))) static const uint8_t *
-icrc_fold512_body(uint32_t reg, const uint8_t *pb, uint64_t pre, const uint8_t *p, uint64_t len,
-		  uint8_t *d, uint8_t rem[16], const bool copy)
-{
-	if (copy)
-		return icrc_fold512_run(reg, pb, pre, p, len, d, rem, true);
-	return icrc_fold512_run(reg, pb, pre, p, len, d, rem, false);
-}
+ICRC_FOLD_BODY(icrc_fold512_body, icrc_fold512_run, "avx512f,avx2,vpclmulqdq,pclmul")
 
 /* A whole frame's ICRC (TX's copy and seal, RX's check of a frame over
  * ICRC_COPY_MAX bytes) by one of the folds: on every CPU with VPCLMULQDQ.
