@@ -445,12 +445,12 @@ static uint64_t icrc_small_max;
 /* k(D + 32), k(D - 32) for D = 128 i, i = 1..6. */
 static const uint64_t icrc_kdist[7][2] __attribute__((aligned(16))) = {
 	{0, 0},
-	{ICRC_K160, ICRC_K96},
-	{ICRC_K288, ICRC_K224},
-	{0x03db1ecdcull, 0x174359406ull},
-	{ICRC_K544, ICRC_K480},
-	{0x1c7569e54ull, 0x0ae0b5394ull},
-	{0x0df068dc2ull, 0x18cb44e58ull},
+	{ICRC_KD128},
+	{ICRC_KD256},
+	{ICRC_KD384},
+	{ICRC_KD512},
+	{ICRC_KD640},
+	{ICRC_KD768},
 };
 
 /* 0x80 (a zero from pshufb), 0..15, 0x80: 16 bytes from +r shift a lane
