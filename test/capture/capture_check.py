@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Traffic capture with dpdk-dumpcap and dpdk-pdump on softrnic's ports.
 
-As root, with 2 MB hugepages (reserved for the run and given back at the
-end) and a hugetlbfs mount (an existing one, else a private mount that is
+As root, with 2 MB hugepages (reserved for the run, touched once before
+anything is timed, and given back at the end) and a hugetlbfs mount (an existing one, else a private mount that is
 removed at the end), the test runs the softrnic daemon as a DPDK primary
 with multi-process on. The configuration is config/capture.json's topology
 (ring pair p0/p1 with RC, UC and UD QPs) plus a second ring pair w0/w1, and
@@ -23,8 +23,8 @@ is DPDK port 0, -i net_ring_p0"), the test attaches, with the daemon's
 --file-prefix,
   - dpdk-dumpcap -i net_ring_p0 -c CAP_LIMIT -w p0.pcapng  (pcapng, both
     directions), and
-  - dpdk-pdump --pdump device_id=net_ring_p1,queue=*,rx-dev=...,tx-dev=...
-    (two pcap files),
+  - dpdk-pdump --pdump device_id=net_ring_p1,queue=*,rx-dev=...,tx-dev=...,
+    total-num-mbufs=8191 (two pcap files),
 each bounded; both tools stop by themselves when the primary exits. The
 daemon's workload must verify without errors and the daemon must exit 0.
 Then:
@@ -47,6 +47,7 @@ usage: capture_check.py --softrnic PATH --rnic-pcap PATH --config PATH
 """
 import argparse
 import json
+import mmap
 import os
 import re
 import shutil
@@ -65,6 +66,7 @@ from roce_tshark import tshark_flags  # noqa: E402  (test/lib, plain Python)
 WARMUP_MS = 4000          # time the capture tools get to attach
 HUGEPAGES = 256           # 2 MB pages: 512 MB for the daemon and both tools
 CAP_LIMIT = 100000        # dpdk-dumpcap -c: a bound; the run makes far fewer
+PDUMP_MBUFS = 8191        # dpdk-pdump's pool (its default, 65535, is 150 MB)
 ATTACH_S = 30             # bound on each tool's attach
 RUN_S = 120               # bound on the daemon's run after attach
 EXIT_S = 30               # bound on the tools noticing the primary's exit
@@ -219,6 +221,37 @@ class Huge:
                  f"{r.stderr.strip()}")
         self.mounted = self.dir = d
         print(f"hugetlbfs: mounted at {d}")
+
+    def prefault(self, prefix, pages):
+        """Touch @pages free 2 MB pages once through a file in the mount,
+        then remove it. Under a hypervisor, the first touch of guest memory
+        that the host has not backed (or has taken back while the machine
+        was idle) can cost 20 ms a page: 5 s for 512 MB, measured on a KVM
+        guest. Paid here, before anything is timed; without it, it lands in
+        dpdk-pdump's mempool creation, and the daemon's warm-up can end
+        before dpdk-pdump has attached."""
+        path = os.path.join(self.dir, prefix + "-prefault")
+        t = time.monotonic()
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+        except OSError as exc:
+            print(f"hugepages: no prefault ({path}: {exc})")
+            return
+        try:
+            os.ftruncate(fd, pages << 21)
+            m = mmap.mmap(fd, pages << 21)
+            try:
+                for i in range(pages):
+                    m[i << 21] = 0
+            finally:
+                m.close()
+            print(f"hugepages: {pages} pages touched once in "
+                  f"{time.monotonic() - t:.2f} s")
+        except (OSError, ValueError) as exc:
+            print(f"hugepages: prefault of {pages} pages failed: {exc}")
+        finally:
+            os.close(fd)
+            os.unlink(path)
 
     def release(self, prefix):
         if self.dir and not self.mounted:
@@ -546,7 +579,8 @@ def run(args, tmp, huge, prefix):
         if args.pdump:
             pd = Proc("dpdk-pdump", stdbuf + [
                 args.pdump, "--file-prefix=" + prefix, "--", "--pdump",
-                f"device_id={names['p1']},queue=*,rx-dev={p1_rx},tx-dev={p1_tx}"],
+                f"device_id={names['p1']},queue=*,rx-dev={p1_rx},tx-dev={p1_tx},"
+                f"total-num-mbufs={PDUMP_MBUFS}"],
                 cwd=tmp)
             procs.append(pd)
             if pd.wait_for(r"capture for \(1\) tuples", ATTACH_S) is None:
@@ -663,6 +697,7 @@ def main():
     try:
         huge.reserve(HUGEPAGES)
         huge.mount(tmp)
+        huge.prefault(prefix, HUGEPAGES)
         run(args, tmp, huge, prefix)
     finally:
         huge.release(prefix)
