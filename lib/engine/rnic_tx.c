@@ -808,6 +808,25 @@ req_start_wqe(struct rnic_worker *wk, struct rnic_qp *qp)
 	return true;
 }
 
+/*
+ * Within one QP's turn, the WQE TX_WQE_AHEAD places on. The application
+ * wrote it on its own CPU, so its lines are a miss; tx_prefetch_wqe only
+ * covers the first WQEs of the next QP's turn, and with one busy QP there
+ * is no next QP (ring 64 B, one QP: 1.014x by in-run A/B; 4 and 8 ahead
+ * measured alike).
+ */
+#define TX_WQE_AHEAD 8u
+
+static inline void
+tx_prefetch_one_wqe(const struct rnic_qp *qp, uint32_t idx)
+{
+	const uint8_t *w = (const uint8_t *)rnic_sq_wqe(qp, idx);
+
+	rte_prefetch0(w);   /* the header and the first SGE */
+	if (qp->sq_stride > RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
+}
+
 /* True when the doorbell record names WQEs TX has not seen ([DB]). */
 static bool
 req_more_wqes(struct rnic_qp *qp)
@@ -848,6 +867,8 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 				*idle = true;
 				break;
 			}
+			if (qp->req.sq_db - qp->req.sq_fetch > TX_WQE_AHEAD)
+				tx_prefetch_one_wqe(qp, qp->req.sq_fetch + TX_WQE_AHEAD);
 			if (qp->type == RNIC_QPT_RC) {
 				r = req_write_only(wk, qp, rnic_sq_wqe(qp, qp->req.sq_fetch), st);
 				if (r == 0)
@@ -924,13 +945,8 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 	uint32_t n = LOAD_RLX(&qp->app.sq_pi) - idx;
 
 	n = n == 0 ? 1 : RTE_MIN(n, TX_PREFETCH_WQES);
-	for (uint32_t k = 0; k < n; k++) {
-		const uint8_t *w = (const uint8_t *)rnic_sq_wqe(qp, idx + k);
-
-		rte_prefetch0(w);   /* the header and the first SGE */
-		if (qp->sq_stride > RTE_CACHE_LINE_SIZE)
-			rte_prefetch0(w + RTE_CACHE_LINE_SIZE);
-	}
+	for (uint32_t k = 0; k < n; k++)
+		tx_prefetch_one_wqe(qp, idx + k);
 	rte_prefetch0_write(&mq->ents[mq->tail_next & mq->mask]);
 	if (n > 1)
 		rte_prefetch0_write(&mq->ents[(mq->tail_next + n - 1) & mq->mask]);
