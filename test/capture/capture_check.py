@@ -3,11 +3,11 @@
 """Traffic capture with dpdk-dumpcap and dpdk-pdump on softrnic's ports.
 
 As root, with 2 MB hugepages (reserved for the run, touched once before
-anything is timed, and given back at the end) and a hugetlbfs mount (an existing one, else a private mount that is
-removed at the end), the test runs the softrnic daemon as a DPDK primary
-with multi-process on. The configuration is config/capture.json's topology
-(ring pair p0/p1 with RC, UC and UD QPs) plus a second ring pair w0/w1, and
-a workload of its own:
+anything is timed, and given back at the end) and a hugetlbfs mount (an
+existing one, else a private mount that is removed at the end), the test
+runs the softrnic daemon as a DPDK primary with multi-process on. The
+configuration is config/capture.json's topology (ring pair p0/p1 with RC,
+UC and UD QPs) plus a second ring pair w0/w1, and a workload of its own:
 
   1. a warm-up: RC WRITE of 64 B on w0 -> w1 for WARMUP_MS. Nobody captures
      w0/w1; the warm-up only gives the capture tools time to attach before
