@@ -41,6 +41,7 @@ struct rnic_qp_req {
 	uint8_t cur_active;      /* the WQE at sq_fetch is being segmented */
 	uint8_t stopped;         /* bad WQE queued: send nothing more */
 	uint8_t scheduled;       /* on the TX active list */
+	uint8_t db_owed;         /* [DB] doorbells taken, db_seen not yet told */
 	uint32_t rd_issued;      /* READ/atomic WQEs issued (telemetry: relaxed) */
 	uint32_t ssn;            /* selective repeat: messages sent that take a
 				  * receive WQE (SEND, WRITE with immediate) */
@@ -266,11 +267,13 @@ struct rnic_qp_app {
 				  * seq_cst; R: TX (seq_cst), RX (flush) */
 	uint32_t rq_pi;          /* [RQ-PI] W: app, release; R: RX, acquire */
 	uint32_t db_rung;        /* [DB] doorbells rung (the app's own count) */
-	/* [DB] doorbells the TX role took off the ring for this QP; W: TX,
-	 * seq_cst; R: the application, which reads it on every post. Here,
-	 * not in struct rnic_qp_req: TX reads sq_pi after each doorbell
-	 * anyway, and the posts' reads would otherwise pull the line TX
-	 * writes on every packet. Never reset: see rnic_post.c. */
+	/* [DB] doorbells the TX role took off the ring for this QP and has
+	 * told the application of: it adds them (req.db_owed) when it finds
+	 * the QP's SQ empty, or drops the QP. W: TX, seq_cst; R: the
+	 * application, which reads it on every post. Here, not in struct
+	 * rnic_qp_req: TX reads sq_pi then anyway, and the posts' reads
+	 * would otherwise pull the line TX writes on every packet. Never
+	 * reset: see rnic_post.c. */
 	uint32_t db_seen;
 	/* the completers' indices as last loaded: re-read only when the
 	 * queue looks full, so posting does not pull their lines */
@@ -327,6 +330,16 @@ struct rnic_qp {
  * per QP stays within 2 KiB on the heap (doc/benchmarks.md, perf_state). */
 _Static_assert(sizeof(struct rnic_qp_req) == 2 * RTE_CACHE_LINE_SIZE, "TX: two lines");
 _Static_assert(sizeof(struct rnic_qp) <= 13 * RTE_CACHE_LINE_SIZE, "13 cache lines");
+
+/* [DB] The TX role (or the thread that polls for it) tells the
+ * application of the doorbells it took for @p qp (rnic_post.c): it rings
+ * again for its next post. */
+static inline void
+rnic_qp_db_settle(struct rnic_qp *qp)
+{
+	STORE_SC(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);
+	qp->req.db_owed = 0;
+}
 
 static inline struct rnic_wqe *
 rnic_sq_wqe(const struct rnic_qp *qp, uint32_t idx)

@@ -25,7 +25,9 @@ sched_add(struct rnic_worker *wk, struct rnic_qp *qp)
  * Take every doorbell off the ring: each names a QP that has new WQEs;
  * how many comes from its doorbell record (sq_pi) when the scheduler gets
  * to it. The ring holds at most one doorbell per QP ([DB], rnic_post.c),
- * so draining it is bounded by the number of QPs.
+ * so draining it is bounded by the number of QPs. The application learns
+ * that a doorbell was taken (db_seen) only when the QP's SQ is found
+ * empty (tx_qp_idle): until then its posts need none.
  */
 static unsigned int
 doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
@@ -42,7 +44,9 @@ doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
 			st->doorbells++;
 			if (qp == NULL)
 				continue;   /* QP destroyed after posting */
-			STORE_SC(&qp->app.db_seen, qp->app.db_seen + 1);   /* [DB] */
+			if (unlikely(qp->req.db_owed == UINT8_MAX))
+				rnic_qp_db_settle(qp);
+			qp->req.db_owed++;   /* [DB] told when the SQ is empty */
 			sched_add(wk, qp);
 		}
 		total += n;
@@ -916,6 +920,25 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int budget,
 	return !idle;
 }
 
+/*
+ * [DB] @p qp's turn found its SQ empty. While the TX role owes the
+ * application the doorbells it took for the QP (db_owed), the
+ * application rings no other: TX reads the doorbell record (sq_pi) on
+ * the QP's turns instead. So TX tells it (db_seen) only now, then reads
+ * sq_pi once more, in [DB]'s order (rnic_post.c), and keeps the QP on
+ * its list if that found new WQEs. An application that posts while TX
+ * works through its SQ costs neither side a doorbell. True to keep the
+ * QP on the list.
+ */
+static bool
+tx_qp_idle(struct rnic_qp *qp)
+{
+	if (qp->req.db_owed == 0)
+		return false;
+	rnic_qp_db_settle(qp);
+	return LOAD_SC(&qp->app.sq_pi) != qp->req.sq_db;   /* [SQ-PI] [DB] */
+}
+
 /* The QP two turns ahead: the lines a turn reads (its control lines,
  * with the state and the header template, then the application's, the
  * TX role's and the completer's first). */
@@ -985,6 +1008,7 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 	tx->now = rnic_pass_tsc(clk);
 	while (i < l->n) {
 		struct rnic_qp *qp = l->q[i];
+		enum rnic_qp_state s;
 
 		/* At 16384 QPs every line of a turn is a miss otherwise */
 		if (i + 2 < l->n)
@@ -996,11 +1020,16 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 			*work += sent;
 			return false;
 		}
-		if (rnic_qp_state_get(qp) != RNIC_QPS_RESET &&
-		    tx_qp_turn(wk, qp, burst - sent, &sent))
-			i++;
-		else
-			rnic_qp_list_del(l, i, &qp->req.scheduled);
+		s = rnic_qp_state_get(qp);
+		if (s != RNIC_QPS_RESET) {
+			if (tx_qp_turn(wk, qp, burst - sent, &sent) || tx_qp_idle(qp)) {
+				i++;
+				continue;
+			}
+		} else if (qp->req.db_owed != 0) {
+			rnic_qp_db_settle(qp);   /* [QP-DEAD]: the QP's next life rings */
+		}
+		rnic_qp_list_del(l, i, &qp->req.scheduled);
 	}
 	tx->cursor = 0;
 	*work += sent;

@@ -410,7 +410,7 @@ reset_qp_state(struct rnic_qp *qp)
 	struct rnic_timer_event stop = {
 		.qp = qp->index, .type = RNIC_TIMER_STOP, .timer = RNIC_TIMER_LOSS,
 	};
-	uint8_t sched = qp->req.scheduled, rd = qp->resp.rd_active;
+	uint8_t sched = qp->req.scheduled, owed = qp->req.db_owed, rd = qp->resp.rd_active;
 	uint8_t acks = qp->resp.on_ack_list, rexmit = qp->comp.on_rexmit_list;
 	struct rnic_mq mq = qp->req.mq;
 
@@ -426,6 +426,7 @@ reset_qp_state(struct rnic_qp *qp)
 	qp->req.mq = (struct rnic_mq){ .ents = mq.ents, .mask = mq.mask, .limit = mq.limit,
 				       .head = mq.head };
 	qp->req.scheduled = sched;
+	qp->req.db_owed = owed;   /* [DB] told by TX when it drops the QP */
 	qp->resp.rd_active = rd;
 	qp->resp.on_ack_list = acks;
 	qp->comp.on_rexmit_list = rexmit;
