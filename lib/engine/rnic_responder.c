@@ -12,6 +12,7 @@
  */
 #include <rte_ethdev.h>
 
+#include "rnic_copy.h"
 #include "rnic_engine_pvt.h"
 
 /* A sequence NAK is repeated for requests still out of sequence, but only
@@ -1560,8 +1561,8 @@ rnic_resp_rx_rc_write(struct rnic_worker *wk, struct rnic_qp *qp, const struct r
 	}
 	/* WRITE */
 	if (len != 0)   /* one segment: rnic_pkt_rc_write takes no other */
-		memcpy((void *)(uintptr_t)rs->wr_va,
-		       rte_pktmbuf_mtod_offset(m, const uint8_t *, f->payload_off), len);
+		rnic_copy_small((void *)(uintptr_t)rs->wr_va,
+				rte_pktmbuf_mtod_offset(m, const uint8_t *, f->payload_off), len);
 	rs->wr_va += len;
 	rs->wr_left -= len;
 	if (last) {

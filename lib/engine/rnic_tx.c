@@ -9,6 +9,7 @@
 
 #include <rte_ethdev.h>
 
+#include "rnic_copy.h"
 #include "rnic_engine_pvt.h"
 
 /* ------------------------------------------------------------------ */
@@ -542,7 +543,7 @@ tx_fill(struct rnic_worker *wk, struct rte_mbuf *m, uint32_t l3_off, uint8_t *pa
 		return;
 	}
 	if (len != 0)   /* an empty WRITE's SGE may name no memory at all */
-		memcpy(payload, src, len);
+		rnic_copy_small(payload, src, len);
 	wk->tx.seal[wk->tx.n_seal++] = m;
 }
 

@@ -45,6 +45,7 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "rnic_copy.h"
 #include "rnic_mad.h"
 #include "rnic_wire.h"
 #include "test_common.h"
@@ -2434,6 +2435,29 @@ test_mbuf_tx(void)
 	return 0;
 }
 
+/* rnic_copy_small: every length to 80 at every alignment of either end
+ * of 16, exactly the bytes asked for, none before or after. */
+static int
+test_copy_small(void)
+{
+	uint8_t src[128], dst[128], want[128];
+
+	for (unsigned int n = 0; n <= 80; n++)
+		for (unsigned int so = 0; so < 16; so++)
+			for (unsigned int doff = 0; doff < 16; doff++) {
+				for (unsigned int i = 0; i < sizeof(src); i++) {
+					src[i] = (uint8_t)(i * 7 + n + so);
+					dst[i] = want[i] = (uint8_t)~(i * 3 + doff);
+				}
+				memcpy(want + 16 + doff, src + so, n);
+				rnic_copy_small(dst + 16 + doff, src + so, n);
+				VERIFY(memcmp(dst, want, sizeof(dst)) == 0,
+				       "length %u, source offset %u, destination offset %u", n, so,
+				       doff);
+			}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 
 int
@@ -2465,6 +2489,7 @@ main(int argc, char **argv)
 		{ "mbuf_tx", test_mbuf_tx },
 		{ "ipv6", test_ipv6 },
 		{ "icrc_copy_seal", test_icrc_copy_seal },
+		{ "copy_small", test_copy_small },
 		{ "icrc_ahead", test_icrc_ahead },
 		{ "rc_write", test_rc_write },
 		{ "cm_mad", test_cm_mad },
