@@ -333,12 +333,15 @@ _Static_assert(sizeof(struct rnic_qp) <= 13 * RTE_CACHE_LINE_SIZE, "13 cache lin
 
 /* [DB] The TX role (or the thread that polls for it) tells the
  * application of the doorbells it took for @p qp (rnic_post.c): it rings
- * again for its next post. */
-static inline void
+ * again for its next post. False when it owed none. */
+static inline bool
 rnic_qp_db_settle(struct rnic_qp *qp)
 {
+	if (qp->req.db_owed == 0)
+		return false;
 	STORE_SC(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);
 	qp->req.db_owed = 0;
+	return true;
 }
 
 static inline struct rnic_wqe *

@@ -906,16 +906,16 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 	return done;
 }
 
-/* One QP's turn on the TX role's active list, at most @p budget packets;
- * false when it went idle. */
+/* One QP's turn on the TX role's active list, at most @p budget packets,
+ * in state @p s as the walk read it; false when it went idle. */
 static bool
-tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int budget,
-	   unsigned int *work)
+tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
+	   unsigned int budget, unsigned int *work)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 	bool idle;
 
-	*work += req_qp_process(wk, qp, rnic_qp_state_get(qp), budget, &idle, &tx->st);
+	*work += req_qp_process(wk, qp, s, budget, &idle, &tx->st);
 	if (!rnic_txbuf_room(&tx->txb))
 		rnic_txbuf_flush(&tx->txb, &tx->st);
 	return !idle;
@@ -934,10 +934,8 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, unsigned int budget,
 static bool
 tx_qp_idle(struct rnic_qp *qp)
 {
-	if (qp->req.db_owed == 0)
-		return false;
-	rnic_qp_db_settle(qp);
-	return LOAD_SC(&qp->app.sq_pi) != qp->req.sq_db;   /* [SQ-PI] [DB] */
+	return rnic_qp_db_settle(qp) &&
+	       LOAD_SC(&qp->app.sq_pi) != qp->req.sq_db;   /* [SQ-PI] [DB] */
 }
 
 /* The QP two turns ahead: the lines a turn reads (its control lines,
@@ -1023,11 +1021,11 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		}
 		s = rnic_qp_state_get(qp);
 		if (s != RNIC_QPS_RESET) {
-			if (tx_qp_turn(wk, qp, burst - sent, &sent) || tx_qp_idle(qp)) {
+			if (tx_qp_turn(wk, qp, s, burst - sent, &sent) || tx_qp_idle(qp)) {
 				i++;
 				continue;
 			}
-		} else if (qp->req.db_owed != 0) {
+		} else {
 			rnic_qp_db_settle(qp);   /* [QP-DEAD]: the QP's next life rings */
 		}
 		rnic_qp_list_del(l, i, &qp->req.scheduled);
