@@ -30,7 +30,8 @@
  * 0xFFFFFF->0 on RC, UC and UD (opcodes, PSNs, READ consuming
  * ceil(len/PMTU) PSNs, AckReq, pad, RETH, ImmDt, DETH, payload bytes,
  * ICRC); fence and max_rd_atomic holding a WR until the READ response is
- * injected; rnic_qp_sq_pending / rnic_dev_tx_backlog; a port with a single
+ * injected; rnic_qp_sq_pending / rnic_dev_tx_backlog; one doorbell for
+ * posts made while TX works through the SQ; a port with a single
  * TX queue (rnic_dev_shared_txq) carrying requests and responses of an RC
  * loopback.
  *
@@ -1483,6 +1484,52 @@ test_queries(void)
 }
 
 /*
+ * [DB] One doorbell covers the posts made while the TX role works through
+ * the SQ: TX tells the application it took the doorbell (db_seen) only
+ * when a turn finds the SQ empty, and reads the doorbell record (sq_pi)
+ * until then. A first TX pass sends one burst (32) of 40 one-packet WRs
+ * and leaves 8; a post then must ring no doorbell and still be sent. Once
+ * the SQ is empty the next post rings again, or it would never be seen.
+ */
+static int
+test_doorbells(void)
+{
+	struct rnic_qp *qp = mkqp(RNIC_QPT_UC, 64);
+	struct rnic_dev_stats st0, st1;
+	struct rnic_wc wc[64];
+	int got;
+
+	VERIFY(qp != NULL && connect_qp(qp, RNIC_QPT_UC, RNIC_MTU_1024, 0, 0) == 0, "connect");
+	rnic_dev_stats_get(dev, &st0);
+	for (int i = 0; i < 40; i++)
+		VERIFY(post1(qp, RNIC_QPT_UC, RNIC_WR_SEND, (uint64_t)i, 8, RNIC_SEND_SIGNALED) == 0,
+		       "post %d", i);
+	rnic_dev_poll_tx(dev);
+	VERIFY(rnic_qp_sq_pending(qp) == 8, "one pass of burst 32 leaves 8 of 40, pending %d",
+	       rnic_qp_sq_pending(qp));
+	VERIFY(post1(qp, RNIC_QPT_UC, RNIC_WR_SEND, 40, 8, RNIC_SEND_SIGNALED) == 0, "post 40");
+	got = wait_wc(wc, 41);
+	VERIFY(got == 41, "%d of 41 completions", got);
+	for (int i = 0; i < got; i++)
+		VERIFY(wc[i].status == RNIC_WC_SUCCESS && wc[i].wr_id == (uint64_t)i,
+		       "completion %d: status %d wr_id %" PRIu64, i, wc[i].status, wc[i].wr_id);
+	rnic_dev_stats_get(dev, &st1);
+	VERIFY(st1.doorbells - st0.doorbells == 1,
+	       "%" PRIu64 " doorbells for 41 WRs posted while TX had the SQ", st1.doorbells - st0.doorbells);
+	VERIFY(drain_b() == 41, "41 frames on the link");
+	/* The SQ went empty: the next post rings, and is sent. */
+	VERIFY(post1(qp, RNIC_QPT_UC, RNIC_WR_SEND, 41, 8, RNIC_SEND_SIGNALED) == 0, "post 41");
+	got = wait_wc(wc, 1);
+	VERIFY(got == 1 && wc[0].status == RNIC_WC_SUCCESS && wc[0].wr_id == 41,
+	       "the post after the SQ went empty completes (got %d)", got);
+	rnic_dev_stats_get(dev, &st1);
+	VERIFY(st1.doorbells - st0.doorbells == 2, "%" PRIu64 " doorbells in all, want 2",
+	       st1.doorbells - st0.doorbells);
+	VERIFY(drain_b() == 1, "1 more frame");
+	return 0;
+}
+
+/*
  * rnic_dev_attr.burst: 1..RNIC_MAX_BURST. Past 256 the RX role waited for
  * room for two answers per request in a 512-frame response buffer, which
  * never came (issue 13.2): such a device is refused, the limit works.
@@ -1764,6 +1811,7 @@ main(int argc, char **argv)
 	RUN(test_fence(), "RC: fence");
 	RUN(test_max_rd_atomic(), "RC: max_rd_atomic");
 	RUN(test_queries(), "sq_pending / tx_backlog");
+	RUN(test_doorbells(), "one doorbell while TX has the SQ");
 	RUN(test_shared_txq(), "a port with one TX queue");
 	RUN(test_burst_limit(), "burst limit");
 	RUN(test_log_types(), "rte_log types per module");
