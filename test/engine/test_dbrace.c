@@ -37,13 +37,13 @@
 #define BUF_SIZE 4096u
 
 static struct test_side A, B;
-static volatile int stop;
+static int stop;   /* W: main, release; R: the engine lcore, acquire */
 
 static int
 engine_lcore(void *arg)
 {
 	RTE_SET_USED(arg);
-	while (!stop)
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
 		test_poll_pair(&A, &B);
 	return 0;
 }
@@ -159,7 +159,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	rc = race(qa, &rounds);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	rte_eal_wait_lcore(worker);
 	rnic_dev_set_polled(A.dev, false);
 	rnic_dev_set_polled(B.dev, false);
