@@ -19,7 +19,11 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
         RDMA WRITE of 64 B, 1 KiB and 4 KiB puts on the wire at PMTU 1024
         and 4096 (the baseline), and rnic-perf write_bw between a memif
         client and server process at the same sizes; the ratio of
-        delivered data frames per second.
+        delivered data frames per second. At the one-frame sizes (64 B,
+        1 KiB, 4 KiB at PMTU 4096) also test/perf/rnic-bench-floor-lat
+        --bw, the same workload with only the work any RoCEv2 engine on
+        mbufs and a CPU ICRC must do (what this machine allows), against
+        testpmd and softrnic.
  lat    rnic-perf raw_lat (one frame at a time through a dpdk-testpmd
         --forward-mode=macswap that sends it back) as the baseline, and
         rnic-perf write_lat -s 2 between a memif client and server:
@@ -70,6 +74,7 @@ What is measured (every figure BENCH_ROUNDS times, the median reported):
 One line per figure on stdout (then warnings, the summary and the time):
   bench: test=write size=S link=memif softrnic_mpps=X baseline_mpps=Y ratio=Z pmtu=P frame=F ...
   bench: test=write link=memif worst_ratio=R (size=S pmtu=P)
+  bench: test=floor_bw size=S link=memif frame=F floor_mpps=X baseline_mpps=Y floor_ratio=X/Y softrnic_ratio_pmtuP=S/X ...
   bench: test=lat size=2 link=memif softrnic_p50_us=A softrnic_p99_us=B baseline_p50_us=C baseline_p99_us=D ratio_p50=A/C ratio_p99=B/D ...
   bench: test=floor_lat size=2 link=memif floor_p50_us=E floor_p99_us=F floor_ratio_p50=E/C softrnic_ratio_p50=A/E ...
   bench: c2c_rtt_ns=N cpus=A,B min=.. max=.. n=..
@@ -203,7 +208,10 @@ BW_CQ_MOD = ["-Q", "32"]
 # Message sizes of the attach section (write_bw, PMTU 1024).
 ATTACH_SIZES = [65536, 4096]
 SECTIONS = ("memif", "lat", "ring", "qps", "scale", "loss", "cc", "attach")
-MEMIF_KINDS = ("testpmd", "memif", "raw_lat", "write_lat", "floor_lat")
+MEMIF_KINDS = ("testpmd", "memif", "floor_bw", "raw_lat", "write_lat", "floor_lat")
+# The memif sizes measured beside rnic-bench-floor-lat --bw: those whose
+# WRITE is one frame (a WRITE Only) at some PMTU of the table.
+FLOOR_BW_SIZES = [64, 1024, 4096]
 
 
 # ---------------------------------------------------------------------
@@ -381,6 +389,40 @@ def worst_line(ratios):
         return "bench: test=write link=memif worst_ratio=nan failed=1"
     r, size, pmtu = min(ok, key=lambda x: x[0])
     return f"bench: test=write link=memif worst_ratio={r:.3f} (size={size} pmtu={pmtu})"
+
+
+def floor_bw_of(size, pmtu):
+    """Whether memif case (@size, @pmtu) has rnic-bench-floor-lat --bw
+    beside it: one WRITE Only a message, at a FLOOR_BW_SIZES size."""
+    return size in FLOOR_BW_SIZES and frames_of(size, pmtu)[0] == 1
+
+
+def parse_floor_bw(text, size):
+    """rnic-bench-floor-lat --bw's client: {'mpps'} (messages = frames), or None."""
+    m = re.search(rf"^floor_bw: size={size} msgs=(\d+) secs=[0-9.]+ msgs_per_s=([0-9.]+)$",
+                  text, re.M)
+    if m is None or int(m.group(1)) == 0:
+        return None
+    return {"mpps": float(m.group(2)) / 1e6}
+
+
+def floor_bw_line(size, floor, base_pps, soft):
+    """The floor's memif line: @floor its per-round M msgs/s (one frame
+    each), @base_pps testpmd's packets/s per round at the frame, @soft
+    {pmtu: rnic-perf M msgs/s per round} of the memif cases it stands
+    beside (one frame a message too)."""
+    flen = frame_len(size, True)
+    base = [None if b is None else b / 1e6 for b in base_pps]
+    fm, bm = median(floor), median(base)
+    line = (f"bench: test=floor_bw size={size} link=memif frame={flen} floor_mpps={fmt(fm, 4)} "
+            f"baseline_mpps={fmt(bm, 4)} floor_ratio={fmt(ratio(fm, bm), 3)}"
+            + "".join(f" softrnic_ratio_pmtu{p}={fmt(ratio(median(soft[p]), fm), 3)}"
+                      for p in sorted(soft))
+            + stats_fields("floor", floor, 4))
+    if fm is None or bm is None:
+        line += " failed=1"
+    return line, spread_warnings(f"test=floor_bw size={size} link=memif",
+                                 [("floor_mpps", floor, 4)])
 
 
 def lat_line(size, frame, soft, base):
@@ -614,6 +656,9 @@ def plan_round(rnd, sections):
             if flen not in done:
                 done.add(flen)
                 pair.insert(1 if soft_first else 0, ("testpmd", (flen,)))
+            if floor_bw_of(size, pmtu) and ("floor_bw", (size,)) not in done:
+                done.add(("floor_bw", (size,)))
+                pair.insert(0 if soft_first else len(pair), ("floor_bw", (size,)))
             out += pair
     if "lat" in sections:
         _, flen = frames_of(LAT_SIZE, 1024)
@@ -662,7 +707,8 @@ def settle_groups(sections):
     groups = []
     if "memif" in sections:
         for size, pmtu in MEMIF_CASES:
-            groups.append((("testpmd", (frames_of(size, pmtu)[1],)), ("memif", (size, pmtu))))
+            groups.append((("testpmd", (frames_of(size, pmtu)[1],)), ("memif", (size, pmtu)))
+                          + ((("floor_bw", (size,)),) if floor_bw_of(size, pmtu) else ()))
     if "lat" in sections:
         groups.append((("raw_lat", (frames_of(LAT_SIZE, 1024)[1],)), ("floor_lat", (LAT_SIZE,)),
                        ("write_lat", (LAT_SIZE,))))
@@ -1039,16 +1085,18 @@ class Bench:
             return None, "no result row in the client's report", logs
         return v, None, logs
 
-    def _try_floor_lat(self, name, size):
-        """rnic-bench-floor-lat: server on cpu1, client on cpu0."""
+    def _try_floor_lat(self, name, size, bw=False):
+        """rnic-bench-floor-lat (@bw: --bw): server on cpu1, client on cpu0."""
         n, sock, _, prefix, log = self._ids(name)
 
         def cmd(cpu, role, args):
             return ([self.floor_lat] + EAL + ["-m", "1024", f"--file-prefix={prefix}{role[0]}",
                                               f"--lcores=0@{cpu}", self._memif(role, sock), "--"]
                     + args)
-        srv_cmd = self._failing(name, cmd(self.cpu1, "server", ["--server", "-s", str(size)]))
-        cli_cmd = cmd(self.cpu0, "client", ["--client", "-s", str(size), "-D", str(self.secs)])
+        mode = ["--bw"] if bw else []
+        srv_cmd = self._failing(name, cmd(self.cpu1, "server", ["--server", "-s", str(size)] + mode))
+        cli_cmd = cmd(self.cpu0, "client", ["--client", "-s", str(size), "-D", str(self.secs)]
+                      + mode)
         logs = {"client": log + "-client.txt", "server": log + "-server.txt"}
         if self.dry:
             return [srv_cmd, cli_cmd]
@@ -1056,7 +1104,7 @@ class Bench:
         cli = self.procs.start(cli_cmd, logs["client"])
         rc, to = self.procs.wait(cli, self.secs + 40)
         srv_rc, srv_to = self.procs.wait(srv, 10)
-        v = parse_floor_lat(read(logs["client"]), size)
+        v = (parse_floor_bw if bw else parse_floor_lat)(read(logs["client"]), size)
         if to:
             return None, f"the client timed out after {self.secs + 40} s", logs
         if rc != 0:
@@ -1181,6 +1229,8 @@ class Bench:
             return self._try_raw_lat(name, params[0])
         if kind == "floor_lat":
             return self._try_floor_lat(name, params[0])
+        if kind == "floor_bw":
+            return self._try_floor_lat(name, params[0], bw=True)
         if kind == "ring":
             size, pmtu = params
             return self._try_ring(name, ["write_bw", "-s", str(size), "-m", str(pmtu), "-D", secs,
@@ -1349,6 +1399,15 @@ class Bench:
                 ratios.append((r, size, pmtu))
             warns += baseline_warnings(base_by_frame)
             lines.append(worst_line(ratios))
+            for size in FLOOR_BW_SIZES:
+                soft = {pmtu: [None if m is None else m["mpps"]
+                               for m in samples[("memif", (sz, pmtu))]]
+                        for sz, pmtu in MEMIF_CASES if sz == size and floor_bw_of(sz, pmtu)}
+                line, w = floor_bw_line(size, [None if m is None else m["mpps"]
+                                               for m in samples[("floor_bw", (size,))]],
+                                        samples[("testpmd", (frame_len(size, True),))], soft)
+                lines.append(line)
+                warns += w
         if "lat" in self.sections:
             _, flen = frames_of(LAT_SIZE, 1024)
             line, w = lat_line(LAT_SIZE, flen, samples[("write_lat", (LAT_SIZE,))],
@@ -1585,6 +1644,22 @@ def selftest():
           ["bench:", "test=lat", "size=2", "link=memif", "softrnic_p50_us=0.61",
            "softrnic_p99_us=0.85", "baseline_p50_us=0.20", "baseline_p99_us=0.30",
            "ratio_p50=3.050", "ratio_p99=2.833"])
+    check("floor_bw parse", parse_floor_bw("floor_bw: size=64 msgs=36000000 secs=3.000 "
+                                           "msgs_per_s=12000000\n", 64), {"mpps": 12.0})
+    check("floor_bw parse other size", parse_floor_bw("floor_bw: size=64 msgs=36000000 secs=3.000 "
+                                                      "msgs_per_s=12000000\n", 1024), None)
+    check("floor_bw parse none", parse_floor_bw("floor_bw: size=64 msgs=0 secs=3.000 "
+                                                "msgs_per_s=0\n", 64), None)
+    check("floor_bw of", [floor_bw_of(*c) for c in MEMIF_CASES], [True, True, True, True, False, True])
+    line, warn = floor_bw_line(64, [12.0, 6.0, 12.4], [18e6, 19e6, None],
+                               {1024: [8.0, 8.2, 4.0], 4096: [8.4, None, 8.1]})
+    check("floor_bw line", line, "bench: test=floor_bw size=64 link=memif frame=138 floor_mpps=12.0000 "
+          "baseline_mpps=18.5000 floor_ratio=0.649 softrnic_ratio_pmtu1024=0.667 "
+          "softrnic_ratio_pmtu4096=0.688 floor_min=6.0000 floor_max=12.4000 floor_n=3")
+    check("floor_bw spread", len(warn), 1)
+    line, warn = floor_bw_line(4096, [None, None], [5e6], {4096: [2.3]})
+    check("floor_bw failed", (line.split()[4:7], line.endswith("failed=1")),
+          (["frame=4170", "floor_mpps=nan", "baseline_mpps=5.0000"], True))
     check("floor_lat parse", parse_floor_lat("floor_lat: size=2 rounds=318929 p50_us=0.445 "
                                              "p99_us=0.710\n", 2), {"p50": 0.445, "p99": 0.71})
     check("floor_lat parse none", parse_floor_lat("floor_lat: size=2 rounds=0 p50_us=0.000 "
@@ -1669,8 +1744,9 @@ def selftest():
     p0, p1 = plan_round(0, sec), plan_round(1, sec)
     check("plan once each", sorted(p0) == sorted(p1) and len(p0) == len(set(p0)), True)
     check("plan baselines", sorted(p[1][0] for p in p0 if p[0] == "testpmd"), [138, 1086, 1098, 4170])
-    check("plan turns r0", p0[:2], [("testpmd", (138,)), ("memif", (64, 1024))])
-    check("plan turns r1", p1[:2], [("memif", (64, 4096)), ("testpmd", (138,))])
+    check("plan turns r0", p0[:3], [("testpmd", (138,)), ("memif", (64, 1024)), ("floor_bw", (64,))])
+    check("plan turns r1", p1[:3], [("floor_bw", (64,)), ("memif", (64, 4096)), ("testpmd", (138,))])
+    check("plan floor_bw sizes", sorted(p[1][0] for p in p0 if p[0] == "floor_bw"), [64, 1024, 4096])
     check("plan lat turns", [k for k, _ in p0 if "lat" in k] + [k for k, _ in p1 if "lat" in k],
           ["raw_lat", "floor_lat", "write_lat", "write_lat", "floor_lat", "raw_lat"])
     check("plan ring rotates", [p for k, p in p1 if k == "ring"][0], (1024, 1024))
@@ -1697,7 +1773,7 @@ def selftest():
     unsteady[("write_lat", (2,))] = [{"p50": 0.6}, {"p50": 1.2}, None]
     unsteady[("qps", (16384,))] = bw(2.0, 3.1, 3.05)
     check("settle unsteady", settle_plan(unsteady, SECTIONS),
-          [("testpmd", (138,)), ("memif", (64, 1024)), ("memif", (64, 4096)),
+          [("testpmd", (138,)), ("memif", (64, 1024)), ("floor_bw", (64,)), ("memif", (64, 4096)),
            ("raw_lat", (78,)), ("floor_lat", (2,)), ("write_lat", (2,)), ("qps", (1,)),
            ("qps", (16384,))])
     check("settle sections", settle_plan(unsteady, ["ring", "qps"]),

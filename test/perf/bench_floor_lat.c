@@ -23,8 +23,27 @@
  * firing, no other opcodes: a floor for the one-way latency on this
  * machine, not an engine.
  *
+ * With --bw, the floor of rnic-perf write_bw over net_memif instead (the
+ * bench's memif section), in the same processes and placement: the
+ * client (one thread, as rnic-perf's, where the application and the
+ * engine take turns) writes 64-byte work requests into a send queue of
+ * 128 and stores its producer index, a completion every 32; its
+ * requester reads them, checks the source MR and sends WRITE Onlys as
+ * above, in bursts of up to 32 (rte_pktmbuf_alloc_bulk, one
+ * rte_eth_tx_burst), at most 64 unacknowledged, AckReq on the last of a
+ * burst; the server receives as above and sends one ACK a receive pass;
+ * the client's ACKs free the frames and write the completions of the
+ * signaled requests. Each WRITE carries its number in its first 8 bytes
+ * (the application writes it into the source, at the request's offset
+ * of a 1 MiB MR); the server checks, each pass, that the last WRITE
+ * placed holds the number it counted. A last WRITE numbered all ones,
+ * posted at the end, tells it to exit; it then checks that each slot of
+ * its target holds the number of the last WRITE to it. The client
+ * reports "floor_bw: size=S msgs=N secs=T msgs_per_s=X", the requests
+ * completed in -D seconds after half a second of warm-up.
+ *
  * usage: rnic-bench-floor-lat [EAL args: one lcore, a net_memif port]
- *                              -- --server|--client [-s BYTES] [-D SECONDS]
+ *                              -- --server|--client [--bw] [-s BYTES] [-D SECONDS]
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -44,7 +63,11 @@
 
 #define BURST 32
 #define WINDOW 64                   /* unacknowledged WRITEs kept */
-#define MR_BYTES 4096
+#define MR_BYTES (1u << 20)
+#define MAX_SIZE 4096               /* --bw; the latency's -s up to 1024 */
+#define SQ_DEPTH 128                /* --bw: rnic-perf's -t 128 */
+#define CQ_MOD 32                   /* --bw: and its -Q 32 */
+#define END_MARK UINT64_MAX         /* --bw: the last WRITE's number */
 #define LKEY 0x0101
 #define RKEY 0x0203
 #define IOVA 0x100000
@@ -64,15 +87,29 @@ struct end {
 	struct fmr src_mr, dst_mr;
 	uint32_t psn, acked;                 /* next PSN, oldest unacknowledged */
 	struct rte_mbuf *held[WINDOW];
+	/* --bw: (signaled << 63) | wr_id of each held frame, by PSN; the
+	 * completions written (wr_ids) for the application to read. */
+	uint64_t held_wr[WINDOW];
+	uint64_t cq[WINDOW];
+	uint32_t cq_pi;
+	uint32_t fetched;                    /* --bw: requests taken from the SQ */
 	struct fqp *ack_owed;
-	uint64_t bad;
+	uint64_t placed, bad;
 };
+
+/* --bw: a work request as the application writes it, one cache line. */
+struct wqe {
+	uint64_t wr_id;
+	uint64_t laddr, raddr;
+	uint32_t len, lkey, rkey;
+	uint8_t signaled;
+} __rte_aligned(64);
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: rnic-bench-floor-lat [EAL args] -- --server|--client "
-		"[-s BYTES 1..1024] [-D SECONDS]\n");
+	fprintf(stderr, "usage: rnic-bench-floor-lat [EAL args] -- --server|--client [--bw] "
+		"[-s BYTES 1..1024, with --bw 8..%u] [-D SECONDS]\n", MAX_SIZE);
 	exit(2);
 }
 
@@ -87,7 +124,7 @@ end_init(struct end *e, uint16_t port, uint8_t me, uint32_t size)
 	e->me = me;
 	e->size = size;
 	e->pool = rte_pktmbuf_pool_create("floor_lat", 4096, 256, 0,
-					  RTE_PKTMBUF_HEADROOM + 4096 + 128, rte_socket_id());
+					  RTE_PKTMBUF_HEADROOM + MAX_SIZE + 128, rte_socket_id());
 	e->src = rte_zmalloc(NULL, MR_BYTES, 64);
 	e->dst = rte_zmalloc(NULL, MR_BYTES, 64);
 	if (e->pool == NULL || e->src == NULL || e->dst == NULL)
@@ -237,6 +274,11 @@ poll_rx(struct end *e)
 	for (unsigned int i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		uint32_t len = m[i]->data_len, psn;
+
+		/* --bw's longer frames: their ICRC now, as softrnic's parse
+		 * computes it past RNIC_ICRC_AHEAD_MAX */
+		if (ahead[i] == 0 && m[i]->nb_segs == 1 && len > RNIC_ICRC_AHEAD_MAX)
+			ahead[i] = (UINT64_C(1) << 32) | rnic_icrc_calc_buf(f, L3, len);
 		bool ackreq = false;
 
 		if (floor_opcode(f, len) == RNIC_OP_ACK) {
@@ -250,21 +292,185 @@ poll_rx(struct end *e)
 			upto = (psn + 1) & RNIC_PSN_MASK;
 			if (((upto - e->acked) & RNIC_PSN_MASK) > ((e->psn - e->acked) & RNIC_PSN_MASK))
 				continue;   /* not of an outstanding PSN */
-			for (; e->acked != upto; e->acked = (e->acked + 1) & RNIC_PSN_MASK)
+			for (; e->acked != upto; e->acked = (e->acked + 1) & RNIC_PSN_MASK) {
+				uint64_t wr = e->held_wr[e->acked % WINDOW];
+
 				done[k++] = e->held[e->acked % WINDOW];
+				if (wr >> 63)   /* never full: WINDOW completions */
+					e->cq[e->cq_pi++ % WINDOW] = wr & ~(UINT64_C(1) << 63);
+			}
 			rte_pktmbuf_free_bulk(done, k);
 		} else {
 			struct fqp *qp = floor_write_rx(f, len, ahead[i], e->qps, e->mrs, e->me,
 							&ackreq);
 
-			if (qp == NULL)
+			if (qp == NULL) {
 				e->bad++;
-			else if (ackreq)
+				continue;
+			}
+			e->placed++;
+			if (ackreq)
 				e->ack_owed = qp;
 		}
 	}
 	rte_pktmbuf_free_bulk(m, n);
 	return n;
+}
+
+/*
+ * --bw: send the requests posted in @p sq (up to @p posted) as WRITE
+ * Onlys, at most BURST and the window's room, AckReq on the last; how
+ * many went out. The rest wait for the next pass.
+ */
+static unsigned int
+send_writes(struct end *e, const struct wqe *sq, uint32_t posted)
+{
+	uint32_t inflight = (e->psn - e->acked) & RNIC_PSN_MASK;
+	unsigned int n = RTE_MIN(RTE_MIN((uint32_t)BURST, WINDOW - inflight), posted - e->fetched);
+	struct rte_mbuf *m[BURST];
+	unsigned int sent;
+
+	if (n == 0 || rte_pktmbuf_alloc_bulk(e->pool, m, n) != 0)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct wqe *w = &sq[(e->fetched + i) % SQ_DEPTH];
+		uint32_t psn = (e->psn + i) & RNIC_PSN_MASK;
+		const uint8_t *src = mr_check(e->mrs, w->lkey, e->src_mr.pd, 0, w->laddr, w->len);
+
+		if (src == NULL) {   /* the application's own MR: never */
+			rte_pktmbuf_free_bulk(m, n);
+			e->bad++;
+			return 0;
+		}
+		m[i]->data_len = (uint16_t)floor_write_build(rte_pktmbuf_mtod(m[i], uint8_t *),
+							     e->wtmpl, psn, i == n - 1, w->raddr,
+							     w->rkey, src, w->len);
+		m[i]->pkt_len = m[i]->data_len;
+		rte_mbuf_refcnt_update(m[i], 1);   /* kept until acknowledged */
+		e->held[psn % WINDOW] = m[i];
+		e->held_wr[psn % WINDOW] = ((uint64_t)w->signaled << 63) | w->wr_id;
+	}
+	sent = rte_eth_tx_burst(e->port, 0, m, (uint16_t)n);
+	for (unsigned int i = sent; i < n; i++) {   /* built again next time */
+		rte_mbuf_refcnt_update(m[i], -1);
+		rte_pktmbuf_free(m[i]);
+	}
+	e->fetched += sent;
+	e->psn = (e->psn + sent) & RNIC_PSN_MASK;
+	return sent;
+}
+
+/* --bw: the application's request number @p k, numbered in its payload,
+ * into @p sq; the last (@p k's payload END_MARK) too. */
+static void
+post_write(struct end *e, struct wqe *sq, uint32_t k, uint64_t num)
+{
+	uint64_t off = (uint64_t)(k % (MR_BYTES / e->size)) * e->size;
+	struct wqe *w = &sq[k % SQ_DEPTH];
+
+	memcpy(e->src + off, &num, sizeof(num));
+	w->wr_id = k;
+	w->laddr = (uint64_t)(uintptr_t)(e->src + off);
+	w->raddr = IOVA + off;
+	w->len = e->size;
+	w->lkey = LKEY;
+	w->rkey = RKEY;
+	w->signaled = (k + 1) % CQ_MOD == 0 || num == END_MARK;
+}
+
+/*
+ * --bw, the client: post, send, take the ACKs, one thread, for half a
+ * second and then @p secs; then the END_MARK request once the others
+ * went out, and every completion. The requests completed in the measured
+ * interval into *@p msgs and its TSC cycles into *@p cycles; 0, or -1
+ * when no ACK came for 10 s.
+ */
+static int
+client_bw(struct end *e, double secs, uint64_t *msgs, uint64_t *cycles)
+{
+	static struct wqe sq[SQ_DEPTH];
+	uint64_t hz = rte_get_tsc_hz(), now = rte_get_tsc_cycles();
+	uint64_t t_meas = now + hz / 2, t_end = t_meas + (uint64_t)(secs * (double)hz);
+	uint64_t t0 = 0, done0 = 0, progress = now;
+	uint32_t posted = 0, done = 0, cq_ci = 0, acked = e->acked;
+	bool ending = false;
+
+	for (;;) {
+		while (cq_ci != e->cq_pi)
+			done = (uint32_t)e->cq[cq_ci++ % WINDOW] + 1;
+		if (ending && done == posted)
+			return 0;
+		now = rte_get_tsc_cycles();
+		if (!ending && t0 == 0 && now >= t_meas) {
+			t0 = now;
+			done0 = done;
+		}
+		if (!ending && now >= t_end) {
+			*msgs = done - done0;
+			*cycles = now - t0;
+			ending = true;
+			post_write(e, sq, posted, END_MARK);   /* room: SQ_DEPTH > WINDOW */
+			posted++;
+		}
+		while (!ending && posted - done < SQ_DEPTH) {
+			post_write(e, sq, posted, posted);
+			posted++;
+		}
+		send_writes(e, sq, posted);
+		poll_rx(e);
+		if (e->acked != acked || e->acked == e->psn) {
+			acked = e->acked;
+			progress = now;
+		} else if (now > progress + 10 * hz) {
+			fprintf(stderr, "rnic-bench-floor-lat: no ACK for 10 s\n");
+			return -1;
+		}
+	}
+}
+
+/* --bw, the server: place, check, acknowledge until the END_MARK WRITE. */
+static int
+server_bw(struct end *e)
+{
+	uint64_t hz = rte_get_tsc_hz(), idle_end = rte_get_tsc_cycles() + SERVER_IDLE_S * hz;
+	uint64_t seen = 0, num, per_mr = MR_BYTES / e->size;
+
+	for (;;) {
+		if (poll_rx(e) != 0)
+			idle_end = rte_get_tsc_cycles() + SERVER_IDLE_S * hz;
+		else if (rte_get_tsc_cycles() > idle_end)
+			return -1;
+		send_ack(e);
+		if (e->placed == seen)
+			continue;
+		seen = e->placed;
+		memcpy(&num, e->dst + ((seen - 1) % per_mr) * e->size, sizeof(num));
+		if (num == END_MARK)
+			break;
+		if (num != seen - 1) {
+			fprintf(stderr, "rnic-bench-floor-lat: WRITE %" PRIu64 " holds %" PRIu64
+				"\n", seen - 1, num);
+			return -1;
+		}
+	}
+	/* Its ACK may be owed still: until it went out. */
+	for (uint64_t end = rte_get_tsc_cycles() + hz; e->ack_owed != NULL &&
+	     rte_get_tsc_cycles() < end;)
+		send_ack(e);
+	/* Every slot of the target holds the number of the last WRITE to it
+	 * (the END_MARK one its mark; a slot never written, zero). */
+	for (uint64_t j = 0; j < per_mr; j++) {
+		uint64_t k = seen - 1 - (seen - 1 + per_mr - j) % per_mr;
+		uint64_t want = seen - 1 < j ? 0 : k == seen - 1 ? END_MARK : k;
+
+		memcpy(&num, e->dst + j * e->size, sizeof(num));
+		if (num != want) {
+			fprintf(stderr, "rnic-bench-floor-lat: slot %" PRIu64 " holds %" PRIu64
+				", not %" PRIu64 "\n", j, num, want);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -344,10 +550,10 @@ server(struct end *e)
 int
 main(int argc, char **argv)
 {
-	int eal = rte_eal_init(argc, argv), c, is_server = -1, rc;
+	int eal = rte_eal_init(argc, argv), c, is_server = -1, bw = 0, rc;
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 'S' }, { "client", no_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
+		{ "bw", no_argument, NULL, 'B' }, { NULL, 0, NULL, 0 },
 	};
 	static struct end e;
 	uint32_t size = 2;
@@ -365,20 +571,21 @@ main(int argc, char **argv)
 		switch (c) {
 		case 'S': is_server = 1; break;
 		case 'C': is_server = 0; break;
+		case 'B': bw = 1; break;
 		case 's': size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'D': secs = strtod(optarg, NULL); break;
 		default: usage();
 		}
 	}
-	if (is_server < 0 || size == 0 || size > 1024 || secs <= 0 ||
-	    rte_eth_dev_count_avail() == 0)
+	if (is_server < 0 || size < (bw ? sizeof(uint64_t) : 1) || size > (bw ? MAX_SIZE : 1024) ||
+	    secs <= 0 || rte_eth_dev_count_avail() == 0)
 		usage();
 	if (end_init(&e, 0, is_server ? 2 : 1, size) != 0 || !link_up(0, !is_server)) {
 		fprintf(stderr, "rnic-bench-floor-lat: port 0 not set up or its link not up\n");
 		return 1;
 	}
 	if (is_server) {
-		rc = server(&e);
+		rc = bw ? server_bw(&e) : server(&e);
 		if (rc != 0 || e.bad)
 			fprintf(stderr, "rnic-bench-floor-lat: server %s, %" PRIu64 " bad frames\n",
 				rc ? "stopped" : "done", e.bad);
@@ -391,6 +598,21 @@ main(int argc, char **argv)
 		 * one run in ten here). */
 		fflush(NULL);
 		_exit(rc != 0 || e.bad ? 1 : 0);
+	}
+	if (bw) {
+		uint64_t msgs = 0, cycles = 0;
+
+		if (client_bw(&e, secs, &msgs, &cycles) != 0 || e.bad || cycles == 0) {
+			fprintf(stderr, "rnic-bench-floor-lat: --bw client failed, %" PRIu64
+				" bad\n", e.bad);
+			return 1;
+		}
+		printf("floor_bw: size=%u msgs=%" PRIu64 " secs=%.3f msgs_per_s=%.0f\n", size, msgs,
+		       (double)cycles / (double)rte_get_tsc_hz(),
+		       (double)msgs * (double)rte_get_tsc_hz() / (double)cycles);
+		port_close(0, false);
+		rte_eal_cleanup();
+		return 0;
 	}
 	v = malloc(sizeof(*v) * (size_t)(secs * 4e6 + 16));
 	if (v == NULL)
