@@ -356,20 +356,31 @@ def neighbour_warnings(base):
     return out
 
 
+def paired_ratio(a, b):
+    """The median of a[i] / b[i] over the rounds (and extra rounds) that
+    have both samples, or None. Sample i of two figures was taken in the
+    same round, seconds apart, where the medians of each may come from
+    different minutes of an unsteady machine."""
+    return median([ratio(x, y) for x, y in zip(a, b) if x is not None and y is not None])
+
+
 def memif_line(size, pmtu, nfr, flen, soft_msgs, base_pps):
     """The memif report line and its warnings. @soft_msgs: rnic-perf message
-    rates (M/s) per round; @base_pps: testpmd packets/s per round."""
+    rates (M/s) per round; @base_pps: testpmd packets/s per round.
+    Returns (line, warnings, ratio of medians, paired ratio)."""
     soft = [None if m is None else m * nfr for m in soft_msgs]
     base = [None if b is None else b / 1e6 for b in base_pps]
     sm, bm = median(soft), median(base)
+    rp = paired_ratio(soft, base)
     line = (f"bench: test=write size={size} link=memif softrnic_mpps={fmt(sm, 4)} "
             f"baseline_mpps={fmt(bm, 4)} ratio={fmt(ratio(sm, bm), 3)} pmtu={pmtu} frame={flen}"
-            + stats_fields("softrnic", soft, 4) + stats_fields("baseline", base, 4))
+            + stats_fields("softrnic", soft, 4) + stats_fields("baseline", base, 4)
+            + f" ratio_paired={fmt(rp, 3)}")
     if sm is None or bm is None:
         line += " failed=1"
     what = f"test=write size={size} link=memif pmtu={pmtu} frame={flen}"
     warn = spread_warnings(what, [("softrnic_mpps", soft, 4)])
-    return line, warn, ratio(sm, bm)
+    return line, warn, ratio(sm, bm), rp
 
 
 def baseline_warnings(base):
@@ -382,13 +393,19 @@ def baseline_warnings(base):
     return out + neighbour_warnings(base)
 
 
-def worst_line(ratios):
-    """@ratios: (ratio or None, size, pmtu) of the memif lines."""
+def worst_line(ratios, paired=None):
+    """@ratios: (ratio or None, size, pmtu) of the memif lines; @paired
+    the same of their paired ratios."""
     ok = [r for r in ratios if r[0] is not None]
     if not ok:
         return "bench: test=write link=memif worst_ratio=nan failed=1"
     r, size, pmtu = min(ok, key=lambda x: x[0])
-    return f"bench: test=write link=memif worst_ratio={r:.3f} (size={size} pmtu={pmtu})"
+    line = f"bench: test=write link=memif worst_ratio={r:.3f} (size={size} pmtu={pmtu})"
+    okp = [x for x in paired or [] if x[0] is not None]
+    if okp:
+        r, size, pmtu = min(okp, key=lambda x: x[0])
+        line += f" worst_ratio_paired={r:.3f} (size={size} pmtu={pmtu})"
+    return line
 
 
 def floor_bw_of(size, pmtu):
@@ -418,7 +435,10 @@ def floor_bw_line(size, floor, base_pps, soft):
             f"baseline_mpps={fmt(bm, 4)} floor_ratio={fmt(ratio(fm, bm), 3)}"
             + "".join(f" softrnic_ratio_pmtu{p}={fmt(ratio(median(soft[p]), fm), 3)}"
                       for p in sorted(soft))
-            + stats_fields("floor", floor, 4))
+            + stats_fields("floor", floor, 4)
+            + f" floor_ratio_paired={fmt(paired_ratio(floor, base), 3)}"
+            + "".join(f" softrnic_ratio_paired_pmtu{p}={fmt(paired_ratio(soft[p], floor), 3)}"
+                      for p in sorted(soft)))
     if fm is None or bm is None:
         line += " failed=1"
     return line, spread_warnings(f"test=floor_bw size={size} link=memif",
@@ -1386,19 +1406,20 @@ class Bench:
         lines, warns = [], []
         if "memif" in self.sections:
             base_by_frame = {}
-            ratios = []
+            ratios, paired = [], []
             for size, pmtu in MEMIF_CASES:
                 nfr, flen = frames_of(size, pmtu)
                 base = samples[("testpmd", (flen,))]
                 base_by_frame[flen] = base
-                line, w, r = memif_line(size, pmtu, nfr, flen,
-                                        [None if m is None else m["mpps"]
-                                         for m in samples[("memif", (size, pmtu))]], base)
+                line, w, r, rp = memif_line(size, pmtu, nfr, flen,
+                                            [None if m is None else m["mpps"]
+                                             for m in samples[("memif", (size, pmtu))]], base)
                 lines.append(line)
                 warns += w
                 ratios.append((r, size, pmtu))
+                paired.append((rp, size, pmtu))
             warns += baseline_warnings(base_by_frame)
-            lines.append(worst_line(ratios))
+            lines.append(worst_line(ratios, paired))
             for size in FLOOR_BW_SIZES:
                 soft = {pmtu: [None if m is None else m["mpps"]
                                for m in samples[("memif", (sz, pmtu))]]
@@ -1614,24 +1635,37 @@ def selftest():
     check("spread", spread([1.0, 2.0, None]), 2.0)
     check("spread one", spread([1.0, None]), None)
     # Report lines: ratio of medians, min/max, nan and failed=1, flags.
-    line, warn, r = memif_line(64, 1024, 1, 138, [2.0, 2.2, 2.4], [8e6, 9e6, 4e6])
+    line, warn, r, rp = memif_line(64, 1024, 1, 138, [2.0, 2.2, 2.4], [8e6, 9e6, 4e6])
     check("memif line", line,
           "bench: test=write size=64 link=memif softrnic_mpps=2.2000 baseline_mpps=8.0000 "
           "ratio=0.275 pmtu=1024 frame=138 softrnic_min=2.0000 softrnic_max=2.4000 softrnic_n=3 "
-          "baseline_min=4.0000 baseline_max=9.0000 baseline_n=3")
+          "baseline_min=4.0000 baseline_max=9.0000 baseline_n=3 ratio_paired=0.250")
     check("memif spread not the baseline's", warn, [])
-    line, warn, r = memif_line(64, 1024, 1, 138, [2.0, 3.2, 2.4], [8e6, 9e6, 4e6])
+    # Two modes (quick 8/18, slow 4/6; the last round's pair split by a
+    # change): the medians' ratio sets a quick baseline against a slow
+    # softrnic figure, the rounds' own ratios mostly do not.
+    line, warn, r, rp = memif_line(64, 1024, 1, 138, [8.0, 4.0, 4.1, 8.2, 4.0],
+                                   [18e6, 6e6, 5.8e6, 19e6, 18.5e6])
+    check("memif paired", (round(r, 3), round(rp, 3)), (0.228, 0.444))
+    check("paired skips a missing side", round(paired_ratio([1.0, None, 3.0], [2.0, 1.0, None, 9.0]), 3),
+          0.5)
+    check("paired none", paired_ratio([None], [1.0]), None)
+    line, warn, r, rp = memif_line(64, 1024, 1, 138, [2.0, 3.2, 2.4], [8e6, 9e6, 4e6])
     check("memif spread flagged", [w.split(" figure=")[1].split()[0] for w in warn], ["softrnic_mpps"])
     bw = baseline_warnings({138: [8e6, 9e6, 4e6], 1098: [2e6, 2e6, 2e6]})
     check("baseline spread once per frame", [w.split()[5] for w in bw], ["frame=138"])
-    line, warn, r = memif_line(4096, 1024, 4, 1086, [0.5, None, 0.6], [2e6, 2e6, 2e6])
+    line, warn, r, rp = memif_line(4096, 1024, 4, 1086, [0.5, None, 0.6], [2e6, 2e6, 2e6])
     check("memif frames x msgs", line.split()[4], "softrnic_mpps=2.2000")
     check("memif partial n", "softrnic_n=2" in line and "failed=1" not in line, True)
-    line, warn, r = memif_line(64, 4096, 1, 138, [None, None, None], [8e6, 8e6, 8e6])
-    check("memif failed", (line.split()[4], line.split()[6], line.endswith(" failed=1"), r),
-          ("softrnic_mpps=nan", "ratio=nan", True, None))
+    line, warn, r, rp = memif_line(64, 4096, 1, 138, [None, None, None], [8e6, 8e6, 8e6])
+    check("memif failed", (line.split()[4], line.split()[6], line.endswith(" failed=1"), r, rp),
+          ("softrnic_mpps=nan", "ratio=nan", True, None, None))
     check("worst", worst_line([(0.3, 64, 1024), (None, 64, 4096), (0.25, 1024, 1024)]),
           "bench: test=write link=memif worst_ratio=0.250 (size=1024 pmtu=1024)")
+    check("worst paired", worst_line([(0.3, 64, 1024), (0.25, 1024, 1024)],
+                                     [(0.5, 64, 1024), (0.6, 1024, 1024)]),
+          "bench: test=write link=memif worst_ratio=0.250 (size=1024 pmtu=1024) "
+          "worst_ratio_paired=0.500 (size=64 pmtu=1024)")
     check("worst none", worst_line([(None, 64, 1024)]),
           "bench: test=write link=memif worst_ratio=nan failed=1")
     nw = neighbour_warnings({138: [8e6], 1086: [2e6, 1.9e6, 2.1e6], 1098: [6.9e6, 7e6, 1e6], 4170: [1e6]})
@@ -1655,7 +1689,9 @@ def selftest():
                                {1024: [8.0, 8.2, 4.0], 4096: [8.4, None, 8.1]})
     check("floor_bw line", line, "bench: test=floor_bw size=64 link=memif frame=138 floor_mpps=12.0000 "
           "baseline_mpps=18.5000 floor_ratio=0.649 softrnic_ratio_pmtu1024=0.667 "
-          "softrnic_ratio_pmtu4096=0.688 floor_min=6.0000 floor_max=12.4000 floor_n=3")
+          "softrnic_ratio_pmtu4096=0.688 floor_min=6.0000 floor_max=12.4000 floor_n=3 "
+          "floor_ratio_paired=0.491 softrnic_ratio_paired_pmtu1024=0.667 "
+          "softrnic_ratio_paired_pmtu4096=0.677")
     check("floor_bw spread", len(warn), 1)
     line, warn = floor_bw_line(4096, [None, None], [5e6], {4096: [2.3]})
     check("floor_bw failed", (line.split()[4:7], line.endswith("failed=1")),
