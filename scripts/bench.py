@@ -94,7 +94,9 @@ One line per figure on stdout (then warnings, the summary and the time):
 The fixed fields come first; after them min=/max= of the samples, n= (the
 samples taken; fewer than the rounds when a measurement failed even after
 its retries) and, for a figure with no sample at all, nan and failed=1
-(the exit status is then 1). Ratios are ratios of medians. Progress, one
+(the exit status is then 1). Ratios are ratios of medians; the memif
+lines' *_paired= ones are medians of each round's own ratio (its two
+samples taken seconds apart), which an unsteady machine mixes less. Progress, one
 line per measurement, and retries go to stderr.
 
 Rounds: each round takes every figure once; baseline and softrnic take
