@@ -96,8 +96,8 @@ samples taken; fewer than the rounds when a measurement failed even after
 its retries) and, for a figure with no sample at all, nan and failed=1
 (the exit status is then 1). Ratios are ratios of medians; the memif
 lines' *_paired= ones are medians of each round's own ratio (its two
-samples taken seconds apart), which an unsteady machine mixes less. Progress, one
-line per measurement, and retries go to stderr.
+samples taken seconds apart), which an unsteady machine mixes less.
+Progress, one line per measurement, and retries go to stderr.
 
 Rounds: each round takes every figure once; baseline and softrnic take
 turns (which goes first alternates per round) and the order of the sizes
