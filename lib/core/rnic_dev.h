@@ -99,11 +99,6 @@ struct rnic_dev_tx {
 	uint64_t mq_held;
 	uint64_t mq_freed_seen;
 	struct rnic_txbuf txb;
-	/* the short packets of this QP turn whose ICRC is still to be
-	 * written (tx_fill): sealed together before the turn ends (a turn
-	 * sends at most the device's burst, <= RNIC_MAX_BURST) */
-	uint32_t n_seal;
-	struct rte_mbuf *seal[RNIC_MAX_BURST];
 	struct rnic_cqe_stage cqe;   /* this pass's completions (UC/UD, flushes) */
 	struct rnic_dev_stats st;
 	/* mbufs for the fast path's packets, taken from the pool a burst at

@@ -527,16 +527,16 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 }
 
 /*
- * The payload of a fast path's packet. Its ICRC is written now where the
- * copy and the CRC share one pass over the payload (rnic_pkt_fill_seal,
- * from RNIC_ICRC_COPY_SEAL_MIN bytes); a shorter packet's, together with
- * the others of the QP's turn before the turn ends (tx_seal), where the
- * CRCs of several frames overlap as the RX role's do (rnic_pkt_icrc_ahead).
- * The pad was zeroed by rnic_pkt_alloc.
+ * The payload of a fast path's packet, and its ICRC: in one pass over the
+ * payload from RNIC_ICRC_COPY_SEAL_MIN bytes (rnic_pkt_fill_seal); a
+ * shorter payload copied, then the frame sealed while its lines are
+ * fresh. (Sealing the short frames of a QP's turn together at its end,
+ * so that their CRCs overlap, paid 1.017-1.028x on the AMD Zen 3 VM with
+ * ISA-L's CRC, 6b5997d; on the Zen 4 VM it cost 2.4-6%,
+ * doc/benchmarks.md.) The pad was zeroed by rnic_pkt_alloc.
  */
 static inline void
-tx_fill(struct rnic_worker *wk, struct rte_mbuf *m, uint32_t l3_off, uint8_t *payload,
-	const void *src, uint32_t len)
+tx_fill(struct rte_mbuf *m, uint32_t l3_off, uint8_t *payload, const void *src, uint32_t len)
 {
 	if (len >= RNIC_ICRC_COPY_SEAL_MIN) {
 		rnic_pkt_fill_seal(m, l3_off, payload, src, len);
@@ -544,19 +544,7 @@ tx_fill(struct rnic_worker *wk, struct rte_mbuf *m, uint32_t l3_off, uint8_t *pa
 	}
 	if (len != 0)   /* an empty WRITE's SGE may name no memory at all */
 		rnic_copy_small(payload, src, len);
-	wk->tx.seal[wk->tx.n_seal++] = m;
-}
-
-/* The ICRCs tx_fill left for the end of @p qp's turn: before its
- * packets can be seen (mq_publish) or leave (rnic_txbuf_flush). */
-static inline void
-tx_seal(struct rnic_worker *wk, const struct rnic_qp *qp)
-{
-	struct rnic_dev_tx *tx = &wk->tx;
-
-	for (uint32_t i = 0; i < tx->n_seal; i++)
-		rnic_pkt_seal(tx->seal[i], qp->tmpl.l3_off);
-	tx->n_seal = 0;
+	rnic_pkt_seal(m, l3_off);
 }
 
 /*
@@ -639,7 +627,7 @@ write_fast_send(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
 				&payload);
 	if (m == NULL)
 		return 0;
-	tx_fill(wk, m, t->l3_off, payload, src, paylen);
+	tx_fill(m, t->l3_off, payload, src, paylen);
 	req_packet_sent(wk, qp, w, m, &p, st);
 	return 1;
 }
@@ -901,7 +889,6 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 			break;
 		done++;
 	}
-	tx_seal(wk, qp);
 	mq_publish(qp);   /* before any of these packets can leave */
 	return done;
 }
