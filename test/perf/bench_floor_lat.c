@@ -274,12 +274,12 @@ poll_rx(struct end *e)
 	for (unsigned int i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		uint32_t len = m[i]->data_len, psn;
+		bool ackreq = false;
 
 		/* --bw's longer frames: their ICRC now, as softrnic's parse
 		 * computes it past RNIC_ICRC_AHEAD_MAX */
 		if (ahead[i] == 0 && m[i]->nb_segs == 1 && len > RNIC_ICRC_AHEAD_MAX)
 			ahead[i] = (UINT64_C(1) << 32) | rnic_icrc_calc_buf(f, L3, len);
-		bool ackreq = false;
 
 		if (floor_opcode(f, len) == RNIC_OP_ACK) {
 			struct rte_mbuf *done[WINDOW];
