@@ -73,14 +73,6 @@ struct opts {
 	unsigned int qps, depth;   /* -q: the many-QP form (many_main) */
 };
 
-/* A work request as the application writes it: one cache line. */
-struct wqe {
-	uint64_t wr_id;
-	uint64_t laddr, raddr;
-	uint32_t len, lkey, rkey;
-	uint8_t signaled;
-} __rte_aligned(64);
-
 struct cqe {
 	uint64_t wr_id;
 	uint32_t status;
@@ -190,29 +182,12 @@ req_send(struct req *r, struct rte_mempool *pool, unsigned int n)
 	n = RTE_MIN(n, posted - r->fetched);
 	if (n == 0 || rte_pktmbuf_alloc_bulk(pool, m, n) != 0)
 		return 0;
-	for (unsigned int i = 0; i < n; i++) {
-		const struct wqe *w = &r->q->sq[(r->fetched + i) % SQ_DEPTH];
-		uint32_t psn = (r->fetched + i) & RNIC_PSN_MASK;
-		const uint8_t *src = mr_check(r->mrs, w->lkey, r->pd, 0, w->laddr, w->len);
-
-		if (src == NULL) {   /* the application's own MR: never */
-			rte_pktmbuf_free_bulk(m, n);
-			return 0;
-		}
-		m[i]->data_len = (uint16_t)floor_write_build(rte_pktmbuf_mtod(m[i], uint8_t *),
-							     r->tmpl, psn, i == n - 1, w->raddr,
-							     w->rkey, src, w->len);
-		m[i]->pkt_len = m[i]->data_len;
-		rte_mbuf_refcnt_update(m[i], 1);   /* kept until acknowledged */
-		r->held[psn & (MAX_WINDOW - 1)] = m[i];
-		r->held_wr[psn & (MAX_WINDOW - 1)] = ((uint64_t)w->signaled << 63) | w->wr_id;
-	}
+	/* the application's own MR: never fails */
+	if (!floor_writes_build(m, n, r->q->sq, SQ_DEPTH, r->fetched, r->fetched, r->tmpl, r->mrs,
+				r->pd, r->held, r->held_wr, MAX_WINDOW - 1))
+		return 0;
 	sent = rte_eth_tx_burst(r->port, 0, m, (uint16_t)n);
-	/* Not sent: not kept either, and taken again next time. */
-	for (unsigned int i = sent; i < n; i++) {
-		rte_mbuf_refcnt_update(m[i], -1);
-		rte_pktmbuf_free(m[i]);
-	}
+	floor_unsent_free(m, sent, n);   /* taken again next time */
 	r->fetched += sent;
 	return sent;
 }

@@ -97,14 +97,6 @@ struct end {
 	uint64_t placed, bad;
 };
 
-/* --bw: a work request as the application writes it, one cache line. */
-struct wqe {
-	uint64_t wr_id;
-	uint64_t laddr, raddr;
-	uint32_t len, lkey, rkey;
-	uint8_t signaled;
-} __rte_aligned(64);
-
 static void
 usage(void)
 {
@@ -332,29 +324,13 @@ send_writes(struct end *e, const struct wqe *sq, uint32_t posted)
 
 	if (n == 0 || rte_pktmbuf_alloc_bulk(e->pool, m, n) != 0)
 		return 0;
-	for (unsigned int i = 0; i < n; i++) {
-		const struct wqe *w = &sq[(e->fetched + i) % SQ_DEPTH];
-		uint32_t psn = (e->psn + i) & RNIC_PSN_MASK;
-		const uint8_t *src = mr_check(e->mrs, w->lkey, e->src_mr.pd, 0, w->laddr, w->len);
-
-		if (src == NULL) {   /* the application's own MR: never */
-			rte_pktmbuf_free_bulk(m, n);
-			e->bad++;
-			return 0;
-		}
-		m[i]->data_len = (uint16_t)floor_write_build(rte_pktmbuf_mtod(m[i], uint8_t *),
-							     e->wtmpl, psn, i == n - 1, w->raddr,
-							     w->rkey, src, w->len);
-		m[i]->pkt_len = m[i]->data_len;
-		rte_mbuf_refcnt_update(m[i], 1);   /* kept until acknowledged */
-		e->held[psn % WINDOW] = m[i];
-		e->held_wr[psn % WINDOW] = ((uint64_t)w->signaled << 63) | w->wr_id;
+	if (!floor_writes_build(m, n, sq, SQ_DEPTH, e->fetched, e->psn, e->wtmpl, e->mrs,
+				e->src_mr.pd, e->held, e->held_wr, WINDOW - 1)) {
+		e->bad++;   /* the application's own MR: never */
+		return 0;
 	}
 	sent = rte_eth_tx_burst(e->port, 0, m, (uint16_t)n);
-	for (unsigned int i = sent; i < n; i++) {   /* built again next time */
-		rte_mbuf_refcnt_update(m[i], -1);
-		rte_pktmbuf_free(m[i]);
-	}
+	floor_unsent_free(m, sent, n);   /* built again next time */
 	e->fetched += sent;
 	e->psn = (e->psn + sent) & RNIC_PSN_MASK;
 	return sent;

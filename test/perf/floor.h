@@ -15,6 +15,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
 #include <rte_udp.h>
 
 #include "rnic_wire.h"
@@ -205,6 +206,58 @@ static inline uint32_t
 floor_ack_build(uint8_t *f, const uint8_t *tmpl, uint32_t psn, uint32_t msn)
 {
 	return floor_ack_build_qp(f, tmpl, QPN, psn, msn);
+}
+
+/* A work request as the application writes it: one cache line. */
+struct wqe {
+	uint64_t wr_id;
+	uint64_t laddr, raddr;
+	uint32_t len, lkey, rkey;
+	uint8_t signaled;
+} __rte_aligned(64);
+
+/*
+ * The requests @p sq[(first + i) % depth], i < @p n, as WRITE Onlys to
+ * QPN into @p m (AckReq on the last), PSN @p psn0 + i, each source MR
+ * checked (@p mrs, @p pd) and each frame given a second reference, kept
+ * with (signaled << 63) | wr_id in @p held and @p held_wr at its PSN &
+ * @p hmask until acknowledged. False, with @p m freed, where a source
+ * check fails.
+ */
+static inline bool
+floor_writes_build(struct rte_mbuf **m, unsigned int n, const struct wqe *sq, uint32_t depth,
+		   uint32_t first, uint32_t psn0, const uint8_t *tmpl, struct fmr *const *mrs,
+		   const void *pd, struct rte_mbuf **held, uint64_t *held_wr, uint32_t hmask)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct wqe *w = &sq[(first + i) % depth];
+		uint32_t psn = (psn0 + i) & RNIC_PSN_MASK;
+		const uint8_t *src = mr_check(mrs, w->lkey, pd, 0, w->laddr, w->len);
+
+		if (src == NULL) {
+			rte_pktmbuf_free_bulk(m, n);
+			return false;
+		}
+		m[i]->data_len = (uint16_t)floor_write_build_qp(rte_pktmbuf_mtod(m[i], uint8_t *),
+								tmpl, QPN, psn, i == n - 1, w->raddr,
+								w->rkey, src, w->len);
+		m[i]->pkt_len = m[i]->data_len;
+		rte_mbuf_refcnt_update(m[i], 1);   /* kept until acknowledged */
+		held[psn & hmask] = m[i];
+		held_wr[psn & hmask] = ((uint64_t)w->signaled << 63) | w->wr_id;
+	}
+	return true;
+}
+
+/* The frames of @p m from @p sent to @p n, which rte_eth_tx_burst did not
+ * take: not kept either (their request is built again next time). */
+static inline void
+floor_unsent_free(struct rte_mbuf **m, unsigned int sent, unsigned int n)
+{
+	for (unsigned int i = sent; i < n; i++) {
+		rte_mbuf_refcnt_update(m[i], -1);
+		rte_pktmbuf_free(m[i]);
+	}
 }
 
 /* The frame's BTH opcode, or -1 where it is too short to have a BTH. */
