@@ -532,7 +532,7 @@ req_send_packet(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_wq
  * shorter payload copied, then the frame sealed while its lines are
  * fresh. (Sealing the short frames of a QP's turn together at its end,
  * so that their CRCs overlap, paid 1.017-1.028x on the AMD Zen 3 VM with
- * ISA-L's CRC, 6b5997d; on the Zen 4 VM it cost 2.4-6%,
+ * ISA-L's CRC, 6b5997d; on the Zen 4 VM it cost 0.8-6%,
  * doc/benchmarks.md.) The pad was zeroed by rnic_pkt_alloc.
  */
 static inline void
