@@ -687,9 +687,18 @@ icrc_small512_v4(const uint8_t *l3, uint64_t len)
 __attribute__((target("sse4.1,pclmul"))) static uint32_t
 icrc_small_v4(const uint8_t *l3, uint64_t len)
 {
+	return icrc_small_run(ICRC_SEED_LRH, l3, len, icrc_mask_v4);
+}
+
+/* The same, by the CRC the CPU allows: called straight from the frame's
+ * callers (each call level its own, as a target function is not inlined
+ * into one without the target). */
+static inline uint32_t
+icrc_short_v4(const uint8_t *l3, uint64_t len)
+{
 	if (icrc_has_small512 && len <= ICRC_SMALL512_MAX)
 		return icrc_small512_v4(l3, len);
-	return icrc_small_run(ICRC_SEED_LRH, l3, len, icrc_mask_v4);
+	return icrc_small_v4(l3, len);
 }
 
 /* The CRC of the fold's remainder @p t and the @p left bytes at @p p,
@@ -759,7 +768,8 @@ icrc_cpu_init(void)
 	icrc_small_max = vpclmul ? ICRC_FOLD_MIN : 0;
 	icrc_mask(icrc_mask_v4);   /* zeros read as IPv4: its fields only */
 	icrc_has_small512 = icrc_has_fold512 && __builtin_cpu_supports("avx512bw") &&
-			    __builtin_cpu_supports("avx512vl");
+			    __builtin_cpu_supports("avx512vl") &&
+			    getenv("RNIC_ICRC_NO_SMALL512") == NULL;   /* the 128-bit lanes' test */
 	memset(icrc_smask512_v4 + 64, 0xff, 4);
 	memcpy(icrc_smask512_v4 + 68, icrc_mask_v4, sizeof(icrc_mask_v4));
 	icrc_mask_v6[0] = 0x60;    /* read as IPv6 */
@@ -840,7 +850,7 @@ rnic_icrc_calc_inplace(uint8_t *l3, uint32_t n)
 		return 0;
 #ifdef ICRC_FOLD
 	if (hdrs == ICRC_HDRS_V4 && n < icrc_small_max)
-		return icrc_small_v4(l3, n);   /* masks as it reads */
+		return icrc_short_v4(l3, n);   /* masks as it reads */
 #endif
 	memcpy(saved, l3, hdrs);
 	icrc_mask(l3);
@@ -932,7 +942,7 @@ icrc_copy(const uint8_t *l3, uint32_t n)
 
 #ifdef ICRC_FOLD
 	if (icrc_hdrs(l3) == ICRC_HDRS_V4 && n < icrc_small_max)
-		return icrc_small_v4(l3, n);   /* no copy: masks as it reads */
+		return icrc_short_v4(l3, n);   /* no copy: masks as it reads */
 #endif
 	memcpy(buf, l3, n);
 	icrc_mask(buf);
