@@ -610,8 +610,8 @@ icrc_fold_end(const uint8_t rem[16], const uint8_t *end, uint32_t t)
  * multiplication (icrc_kblk512, all of them side by side: no chain of
  * folds), and the lanes are added for icrc_reduce128. Against
  * icrc_small_run's 128-bit lanes, one CRC of 120 bytes in L1 (a 64 B
- * WRITE), independent frames back to back on the Zen 4 VM: 7.8 against
- * 11.7 ns (doc/benchmarks.md).
+ * WRITE), independent frames back to back on the Zen 4 VM: 7.5 against
+ * 11.6 ns (doc/benchmarks.md).
  */
 #define ICRC_SMALL512_MAX 252   /* 4 + 252 bytes: four blocks */
 #define ICRC_KD896  0x1ea89367eull, 0x1d7cfc6acull
