@@ -203,4 +203,25 @@ rnic_txbuf_add(struct rnic_txbuf *b, struct rte_mbuf *m)
 	STORE_REL(&b->n, b->n + 1);   /* [TXB] */
 }
 
+/* Free slots of @p b. */
+static inline uint32_t
+rnic_txbuf_free(const struct rnic_txbuf *b)
+{
+	return RNIC_TXBUF_SIZE - b->n;
+}
+
+/* A run of frames: the @p i-th after the ones held (i < rnic_txbuf_free),
+ * then the @p n of them counted at once. */
+static inline void
+rnic_txbuf_put(struct rnic_txbuf *b, uint32_t i, struct rte_mbuf *m)
+{
+	b->pkts[b->n + i] = m;
+}
+
+static inline void
+rnic_txbuf_commit(struct rnic_txbuf *b, uint32_t n)
+{
+	STORE_REL(&b->n, b->n + n);   /* [TXB] */
+}
+
 #endif /* RNIC_ENGINE_PVT_H */

@@ -89,12 +89,53 @@ fill(uint8_t *p, size_t n, uint32_t seed)
 /* ------------------------------------------------------------------ */
 
 /*
+ * Case 3 of test_bad_wrs: five one-packet WRITEs in one post, the third
+ * with a bad lkey. The transmit fast path takes such a list as one run
+ * (req_write_run): the two before the bad one still land and complete,
+ * the bad one completes with a local protection error, the two after
+ * it are flushed, in order, and write nothing.
+ */
+static int
+test_bad_wr_in_run(struct rnic_qp *rc_a)
+{
+	struct rnic_sge sge[5];
+	struct rnic_send_wr wr[5], *bad;
+	struct rnic_wc wc[5];
+	static const uint8_t want[5] = { RNIC_WC_SUCCESS, RNIC_WC_SUCCESS, RNIC_WC_LOC_PROT_ERR,
+					 RNIC_WC_WR_FLUSH_ERR, RNIC_WC_WR_FLUSH_ERR };
+
+	memset(A.buf, 0xa5, 5 * 64);
+	memset(B.buf, 0x5a, 5 * 64);
+	for (unsigned int i = 0; i < 5; i++) {
+		sge[i] = (struct rnic_sge){ (uintptr_t)A.buf + 64 * i, 16,
+					    i == 2 ? 0xdead00 : rnic_mr_lkey(A.mr) };
+		wr[i] = (struct rnic_send_wr){
+			.wr_id = 10 + i, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = RNIC_WR_RDMA_WRITE, .send_flags = RNIC_SEND_SIGNALED,
+			.next = i < 4 ? &wr[i + 1] : NULL,
+			.wr.rdma = { (uintptr_t)B.buf + 64 * i, rnic_mr_rkey(B.mr) } };
+	}
+	VERIFY(rnic_post_send(rc_a, &wr[0], &bad) == 0, "post");
+	VERIFY(wait_wc(A.cq, wc, 5) == 5, "not five completions");
+	for (unsigned int i = 0; i < 5; i++) {
+		VERIFY(wc[i].wr_id == 10 + i && wc[i].status == want[i],
+		       "completion %u: wr_id %" PRIu64 " status %u (want %u)", i, wc[i].wr_id,
+		       wc[i].status, want[i]);
+		for (unsigned int j = 0; j < 16; j++)
+			VERIFY(B.buf[64 * i + j] == (i < 2 ? 0xa5 : 0x5a),
+			       "WRITE %u, the peer's byte %u: %#x", i, j, B.buf[64 * i + j]);
+	}
+	return 0;
+}
+
+/*
  * A bad local SGE completes with a local protection error, in order
  * (the QP then goes to Error): case 0 a SEND with a bad lkey, 1 and 2 a
  * one-packet RDMA WRITE (the transmit fast path's form, req_write_only)
- * with a bad lkey and with its SGE past the MR's end.
+ * with a bad lkey and with its SGE past the MR's end; 3 a bad WRITE
+ * amid good ones (test_bad_wr_in_run).
  */
-#define BAD_WR_CASES 3
+#define BAD_WR_CASES 4
 
 static int
 test_bad_wrs(struct rnic_qp *rc_a, unsigned int c)
@@ -106,6 +147,8 @@ test_bad_wrs(struct rnic_qp *rc_a, unsigned int c)
 	struct rnic_send_wr *bad;
 	struct rnic_wc wc[4];
 
+	if (c == 3)
+		return test_bad_wr_in_run(rc_a);
 	memset(A.buf, 0xa5, 16);
 	memset(B.buf, 0x5a, 16);
 	VERIFY(rnic_post_send(rc_a, &wr, &bad) == -EINVAL && bad == &wr, "too many SGEs");
