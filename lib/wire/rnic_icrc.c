@@ -615,7 +615,7 @@ icrc_fold_end(const uint8_t rem[16], const uint8_t *end, uint32_t t)
  */
 #define ICRC_SMALL512_MAX 252   /* 4 + 252 bytes: four blocks */
 #define ICRC_KD896  0x1ea89367eull, 0x1d7cfc6acull
-#define ICRC_KD1024 0x1e88ef372ull, 0x14a7fe880ull
+#define ICRC_KD1024 ICRC_K1056, ICRC_K992
 #define ICRC_KD1152 0x1fdc60a7cull, 0x03f41287aull
 #define ICRC_KD1280 0x0e3543be0ull, 0x14b57d3f0ull
 #define ICRC_KD1408 0x1816ab61cull, 0x10aae2566ull
