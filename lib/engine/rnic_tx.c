@@ -880,8 +880,8 @@ req_more_wqes(struct rnic_qp *qp)
  * AckReq of its own), the TX buffer and @p budget let it go. Each packet
  * is checked, built, sealed and kept on the MultiQueue as
  * req_write_only does it; the PSN, sq_fetch, the TX buffer's count and
- * the statistics move once for the run (ring 64 B 1.047x, 16384 QPs
- * 1.029x by in-run A/B, doc/benchmarks.md). The first WQE it does not
+ * the statistics move once for the run (ring 64 B 1.031x, 16384 QPs
+ * 1.014x by in-run A/B, doc/benchmarks.md). The first WQE it does not
  * take (another opcode, fenced, longer than the PMTU, a bad SGE) ends
  * the run, and the general loop takes it. Returns the packets sent.
  */
