@@ -124,11 +124,32 @@ rnic_qp_kick(struct rnic_qp *qp)
 unsigned int
 rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
 {
-	unsigned int done = rte_ring_mp_enqueue_burst_elem(cq->ring, wc, sizeof(*wc), n, NULL);
+	uint32_t h = LOAD_RLX(&cq->head), k;
 
-	if (done < n)
+	/* [CQ-HEAD] claim as many of the n positions as the CQ has room for */
+	do {
+		uint32_t used = h - LOAD_ACQ(&cq->ci_seen);
+
+		if (used + n > cq->depth) {
+			uint32_t ci = LOAD_ACQ(&cq->ci);   /* [CQ-CI] */
+
+			STORE_REL(&cq->ci_seen, ci);
+			used = h - ci;
+		}
+		k = used >= cq->depth ? 0 : RTE_MIN(n, cq->depth - used);
+		if (k == 0)
+			break;
+	} while (!__atomic_compare_exchange_n(&cq->head, &h, h + k, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = h + i;
+
+		cq->wc[p & cq->mask] = wc[i];
+		STORE_REL(&cq->seq[p & cq->mask], p + 1);   /* [CQ-SEQ] */
+	}
+	if (k < n)
 		STORE_REL(&cq->overflow, 1);   /* [CQ-OVF] */
-	return done;
+	return k;
 }
 
 uint64_t

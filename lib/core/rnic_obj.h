@@ -82,19 +82,40 @@ struct rnic_ah_int {
 };
 
 /*
- * A CQ: an MP/SC rte_ring of 32-byte work completions. Producers: the
- * QPs' completers (RX role for RC and receives, TX role for UC/UD sends);
- * consumer: the application's poll_cq.
+ * A CQ: a ring of 32-byte work completions with a sequence word per slot
+ * ([CQ-SEQ]), as an RNIC's CQ with its owner bit. Producers: the QPs'
+ * completers (RX role for RC and receives, TX role for UC/UD sends), any
+ * number; consumer: the application's poll_cq. The application reads only
+ * the slots (a completion's sequence word says it is there) and its own
+ * index; the producers read that index only when the CQ looks full. An
+ * rte_ring's producer took a locked compare-and-swap on the line the
+ * application polls and a load of the application's index on every push
+ * (doc/benchmarks.md).
  */
 struct rnic_cq {
 	struct rnic_device *dev;
-	struct rte_ring *ring;
-	uint32_t depth;
+	struct rnic_wc *wc;            /* slots, mask + 1 of them */
+	/* [CQ-SEQ] slot i holds position p (p & mask == i) once seq[i] == p + 1:
+	 * W: the producer that claimed p, release, after the slot; R: poll_cq,
+	 * acquire, then the slot. */
+	uint32_t *seq;
+	uint32_t mask;
+	uint32_t depth;                /* completions the CQ holds (cqe) */
 	/* [CQ-OVF] W: any producer, only ever 1 (idempotent), release;
 	 * R: the application, acquire. */
 	uint8_t overflow;
 	uint32_t refs;                 /* control thread */
 	TAILQ_ENTRY(rnic_cq) next;     /* dev->cqs */
+	/* [CQ-HEAD] the next position to claim: producers, compare-and-swap */
+	uint32_t head __attribute__((aligned(64)));
+	/* [CQ-CI] ci as a producer last read it (never ahead of ci): any
+	 * producer, release / acquire (a producer that uses another's reading
+	 * is ordered after the reads of the slots it frees); a stale one only
+	 * makes a producer read ci again */
+	uint32_t ci_seen;
+	/* [CQ-CI] positions consumed: W: poll_cq, release, after reading the
+	 * slots; R: a producer that finds the CQ full by ci_seen, acquire. */
+	uint32_t ci __attribute__((aligned(64)));
 };
 
 /* rnic_mr_check (VirtToPhys, seed 7.1.3): in rnic_dev.h, inline. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completion queues: an rte_ring of 32-byte work completions. The TX lcore
+ * Completion queues: a ring of 32-byte work completions, each slot with a
+ * sequence word ([CQ-SEQ], rnic_obj.h; pushed by rnic_cq_push_burst,
+ * rnic_core.c). The TX lcore
  * (UC/UD, errors) and the RX lcore (RC, receives) both produce, the
  * application consumes. A full CQ is an overflow: the producing QP goes to
  * Error with an async event, as IBA 11.4.2.1 has it.
@@ -16,10 +18,8 @@
 struct rnic_cq *
 rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 {
-	static uint32_t seq;
-	char name[RTE_RING_NAMESIZE];
-	struct rte_ring *ring;
 	struct rnic_cq *cq;
+	uint32_t slots;
 
 	if (dev == NULL || cqe == 0 || cqe > RNIC_MAX_CQE)
 		return rnic_fail_null(EINVAL);
@@ -27,16 +27,24 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 		return dev->ops->create_cq(dev, cqe);
 	if (dev->n_cqs >= dev->attr.max_cqs)
 		return rnic_fail_null(ENOSPC);
-	snprintf(name, sizeof(name), "rnic_cq%u_%u", dev->port_id,
-		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	ring = rte_ring_create_elem(name, sizeof(struct rnic_wc), cqe, rte_socket_id(),
-				    RING_F_SC_DEQ | RING_F_EXACT_SZ);
-	cq = ring != NULL ? rnic_obj_zalloc("rnic_cq", sizeof(*cq)) : NULL;
-	if (cq == NULL) {
-		rte_ring_free(ring);   /* NULL is fine */
+	slots = rte_align32pow2(cqe);
+	cq = rnic_obj_zalloc("rnic_cq", sizeof(*cq));
+	if (cq == NULL)
 		return NULL;
+	/* zeroed: no slot holds a position yet ([CQ-SEQ]: position 0 is 1) */
+	cq->wc = rte_malloc_socket("rnic_cq_wc", (size_t)slots * sizeof(*cq->wc),
+				   RTE_CACHE_LINE_SIZE, rte_socket_id());
+	cq->seq = rte_zmalloc_socket("rnic_cq_seq", (size_t)slots * sizeof(*cq->seq),
+				     RTE_CACHE_LINE_SIZE, rte_socket_id());
+	if (cq->wc == NULL || cq->seq == NULL) {
+		rte_free(cq->wc);   /* NULL is fine */
+		rte_free(cq->seq);
+		rte_free(cq);
+		return rnic_fail_null(ENOMEM);
 	}
-	*cq = (struct rnic_cq){ .dev = dev, .ring = ring, .depth = cqe };
+	cq->dev = dev;
+	cq->mask = slots - 1;
+	cq->depth = cqe;
 	TAILQ_INSERT_TAIL(&dev->cqs, cq, next);
 	dev->n_cqs++;
 	return cq;
@@ -53,22 +61,39 @@ rnic_destroy_cq(struct rnic_cq *cq)
 		return -EBUSY;
 	cq->dev->n_cqs--;
 	TAILQ_REMOVE(&cq->dev->cqs, cq, next);
-	rte_ring_free(cq->ring);
+	rte_free(cq->wc);
+	rte_free(cq->seq);
 	rte_free(cq);
 	return 0;
 }
 
+/* [CQ-SEQ] the completions from ci on that their producers have written,
+ * in order, up to @p n; ci moves past them once ([CQ-CI]). One consumer. */
 int
 rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 {
+	uint32_t ci;
+	int i;
+
 	if (cq == NULL || n <= 0)
 		return 0;
 	if (RNIC_REMOTE(rnic_obj_dev(cq)))
 		return rnic_obj_dev(cq)->ops->poll_cq(cq, n, wc);
-	return (int)rte_ring_sc_dequeue_burst_elem(cq->ring, wc, sizeof(*wc),
-						   (unsigned int)n, NULL);
+	ci = LOAD_RLX(&cq->ci);
+	for (i = 0; i < n; i++) {
+		uint32_t p = ci + (uint32_t)i;
+
+		if (LOAD_ACQ(&cq->seq[p & cq->mask]) != p + 1)
+			break;
+		wc[i] = cq->wc[p & cq->mask];
+	}
+	if (i != 0)
+		STORE_REL(&cq->ci, ci + (uint32_t)i);
+	return i;
 }
 
+/* Completions claimed by producers and not yet polled: each is written
+ * within its producer's push, so "more than none" is what callers ask. */
 unsigned int
 rnic_cq_count(const struct rnic_cq *cq)
 {
@@ -76,7 +101,7 @@ rnic_cq_count(const struct rnic_cq *cq)
 		return 0;
 	if (RNIC_REMOTE(rnic_obj_dev(cq)))
 		return rnic_obj_dev(cq)->ops->cq_count(cq);
-	return rte_ring_count(cq->ring);
+	return LOAD_ACQ(&cq->head) - LOAD_ACQ(&cq->ci);
 }
 
 bool

@@ -39,9 +39,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
@@ -52,6 +55,7 @@
 #include <rte_ring.h>
 
 #include "rnic_engine.h"
+#include "rnic_obj.h"
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
 #include "test_common.h"
@@ -1733,6 +1737,139 @@ setup(void)
 }
 
 /* One rte_log type per module, named so --log-level=softrnic.*:debug works. */
+/*
+ * The CQ itself ([CQ-SEQ], [CQ-HEAD], [CQ-CI], rnic_obj.h): a CQ of 100
+ * (not a power of two: 128 slots) holds exactly 100 completions, the
+ * 101st overflows and says so; then two producer threads push bursts of
+ * 1-7 while this thread polls, each producer retrying what did not fit:
+ * every completion arrives once, each producer's in its order.
+ */
+#define CQ_PROD_N 1000000u
+
+struct cq_prod {
+	struct rnic_cq *cq;
+	uint32_t id;
+	uint32_t *ready;   /* producers started: they begin together */
+	volatile int stop;
+};
+
+static void *
+cq_producer(void *arg)
+{
+	struct cq_prod *p = arg;
+	uint32_t next = 0;
+	cpu_set_t all;
+
+	/* off the main lcore's CPU where there is another */
+	CPU_ZERO(&all);
+	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	__atomic_fetch_add(p->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(p->ready, __ATOMIC_ACQUIRE) < 2 && !p->stop)
+		sched_yield();
+	while (next < CQ_PROD_N && !p->stop) {
+		struct rnic_wc wc[7];
+		uint32_t n = RTE_MIN(1 + next % 7, CQ_PROD_N - next);
+
+		for (uint32_t i = 0; i < n; i++)
+			wc[i] = (struct rnic_wc){ .wr_id = (uint64_t)p->id << 32 | (next + i),
+						  .qp_num = p->id, .byte_len = next + i };
+		n = rnic_cq_push_burst(p->cq, wc, n);
+		if (n == 0)
+			sched_yield();   /* full: let the consumer in */
+		next += n;
+	}
+	return NULL;
+}
+
+/* Producers on @p c from its current position: with @p consume, this
+ * thread polls while they push; without, it waits for them first (they
+ * then run side by side on every CPU). */
+static int
+cq_run_producers(struct rnic_cq *c, bool consume)
+{
+	struct cq_prod prod[2];
+	pthread_t th[2];
+	uint32_t seen[2] = { 0, 0 }, got = 0, ready = 0;
+	struct rnic_wc wc[16];
+	uint64_t deadline = rte_get_tsc_cycles() + 30 * rte_get_tsc_hz();
+	int started = 0, rc = -1;
+
+	for (uint32_t i = 0; i < 2; i++) {
+		prod[i] = (struct cq_prod){ .cq = c, .id = i, .ready = &ready };
+		VERIFY_GOTO(pthread_create(&th[i], NULL, cq_producer, &prod[i]) == 0, out,
+			    "pthread_create");
+		started++;
+	}
+	if (!consume) {
+		for (; started > 0; started--)
+			pthread_join(th[started - 1], NULL);
+	}
+	while (got < 2 * CQ_PROD_N && rte_get_tsc_cycles() < deadline) {
+		int n = rnic_poll_cq(c, 1 + (int)(got % 16), wc);
+
+		if (n == 0)
+			sched_yield();   /* a producer may hold the CPU */
+		for (int k = 0; k < n; k++) {
+			uint32_t id = (uint32_t)(wc[k].wr_id >> 32), sq = (uint32_t)wc[k].wr_id;
+
+			VERIFY_GOTO(id < 2 && sq == seen[id] && wc[k].byte_len == sq &&
+				    wc[k].qp_num == id, out,
+				    "producer %u's completion %u arrived where %u was due", id, sq,
+				    id < 2 ? seen[id] : 0);
+			seen[id]++;
+		}
+		got += (uint32_t)n;
+	}
+	VERIFY_GOTO(got == 2 * CQ_PROD_N, out, "%u of %u completions in 30 s", got, 2 * CQ_PROD_N);
+	VERIFY_GOTO(rnic_poll_cq(c, 16, wc) == 0, out, "a completion more than pushed");
+	rc = 0;
+out:
+	for (int i = 0; i < started; i++) {
+		prod[i].stop = 1;
+		pthread_join(th[i], NULL);
+	}
+	return rc;
+}
+
+static int
+test_cq_producers(void)
+{
+	struct rnic_cq *c = rnic_create_cq(dev, 100), *big = NULL;
+	struct rnic_wc wc[16], one = { .wr_id = 7 };
+	int rc = -1;
+
+	VERIFY(c != NULL, "create_cq(100)");
+	for (uint32_t i = 0; i < 100; i++)
+		VERIFY_GOTO(rnic_cq_push_burst(c, &(struct rnic_wc){ .wr_id = i }, 1) == 1, out,
+			    "completion %u of 100 refused", i);
+	VERIFY_GOTO(rnic_cq_count(c) == 100, out, "count %u, not 100", rnic_cq_count(c));
+	VERIFY_GOTO(!rnic_cq_overflowed(c), out, "overflow before the CQ was full");
+	VERIFY_GOTO(rnic_cq_push_burst(c, &one, 1) == 0, out, "a 101st completion fit");
+	VERIFY_GOTO(rnic_cq_overflowed(c), out, "the overflow not reported");
+	for (uint32_t i = 0; i < 100; i += 16) {
+		int n = rnic_poll_cq(c, 16, wc);
+
+		VERIFY_GOTO(n == (int)RTE_MIN(16u, 100 - i), out, "polled %d at %u", n, i);
+		for (int k = 0; k < n; k++)
+			VERIFY_GOTO(wc[k].wr_id == i + (uint32_t)k, out, "wr_id %" PRIu64 " at %u",
+				    wc[k].wr_id, i + k);
+	}
+	VERIFY_GOTO(rnic_poll_cq(c, 16, wc) == 0 && rnic_cq_count(c) == 0, out, "not empty");
+	/* the producers side by side, then with this thread polling a CQ
+	 * they fill again and again */
+	big = rnic_create_cq(dev, 2 * CQ_PROD_N);
+	VERIFY_GOTO(big != NULL, out, "create_cq(%u)", 2 * CQ_PROD_N);
+	VERIFY_GOTO(cq_run_producers(big, false) == 0, out, "two producers, then the consumer");
+	VERIFY_GOTO(cq_run_producers(c, true) == 0, out, "two producers and the consumer");
+	rc = 0;
+out:
+	rnic_destroy_cq(big);
+	rnic_destroy_cq(c);
+	return rc;
+}
+
 static int
 test_log_types(void)
 {
@@ -1814,6 +1951,7 @@ main(int argc, char **argv)
 	RUN(test_doorbells(), "one doorbell while TX has the SQ");
 	RUN(test_shared_txq(), "a port with one TX queue");
 	RUN(test_burst_limit(), "burst limit");
+	RUN(test_cq_producers(), "CQ: exact depth, overflow, two producers");
 	RUN(test_log_types(), "rte_log types per module");
 
 	rnic_dev_destroy(dev);
