@@ -122,7 +122,8 @@ rnic_qp_kick(struct rnic_qp *qp)
 }
 
 unsigned int
-rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
+rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, const uint64_t *hint,
+		   unsigned int n)
 {
 	uint32_t h = LOAD_RLX(&cq->head), k;
 
@@ -145,6 +146,7 @@ rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n)
 		uint32_t p = h + i;
 
 		cq->wc[p & cq->mask] = wc[i];
+		cq->hint[p & cq->mask] = hint != NULL ? hint[i] : 0;   /* [SQ-HINT] */
 		STORE_REL(&cq->seq[p & cq->mask], p + 1);   /* [CQ-SEQ] */
 	}
 	if (k < n)

@@ -69,6 +69,7 @@ struct rnic_cqe_stage {
 	uint32_t n;
 	struct rnic_qp *qp[RNIC_CQE_BATCH];
 	struct rnic_wc wc[RNIC_CQE_BATCH];
+	uint64_t hint[RNIC_CQE_BATCH];   /* [SQ-HINT] a send completion's, or 0 */
 };
 
 /* ARP cache (direct-mapped by IPv4 address). */
@@ -232,6 +233,13 @@ struct rnic_device {
 				       * release; R: any thread, acquire */
 	uint32_t qp_mask;
 	uint32_t next_qpn;
+	/* [SQ-HINT] by qpn & qp_mask: the send queue's consumer index a
+	 * polled send completion carried, with the QP's life (qp->life) in
+	 * the high half; W: poll_cq, release; R: post_send, acquire. Both
+	 * the application's: posting learns its room from the completions
+	 * it polls, not from the completer's line ([SQ-DONE]). */
+	uint64_t *sq_hint;
+	uint32_t qp_lives;            /* control thread: the last qp->life given */
 	struct rnic_mr **mrs;         /* [MR-TABLE] by key index, as qps */
 	uint32_t max_mrs;
 	uint32_t mr_key_seq;

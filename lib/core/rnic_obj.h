@@ -99,6 +99,9 @@ struct rnic_cq {
 	 * W: the producer that claimed p, release, after the slot; R: poll_cq,
 	 * acquire, then the slot. */
 	uint32_t *seq;
+	/* [SQ-HINT] slot i's send completion's hint (0: none), written
+	 * before seq[i] */
+	uint64_t *hint;
 	uint32_t mask;
 	uint32_t depth;                /* completions the CQ holds (cqe) */
 	/* [CQ-OVF] W: any producer, only ever 1 (idempotent), release;
@@ -140,9 +143,10 @@ uint64_t rnic_mr_local(struct rnic_device *dev, uint32_t lkey, uint64_t addr, ui
 /* The MR @p key names with a valid R_Key in @p pd, or NULL. */
 struct rnic_mr *rnic_mr_by_rkey(struct rnic_device *dev, struct rnic_pd *pd, uint32_t key);
 
-/* Push the @p n completions at @p wc in order; returns how many fit (the
- * rest overflowed: the CQ says so, [CQ-OVF], and the caller moves their
- * QPs to Error). */
-unsigned int rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc, unsigned int n);
+/* Push the @p n completions at @p wc in order, each with its [SQ-HINT]
+ * (@p hint: NULL for none); returns how many fit (the rest overflowed:
+ * the CQ says so, [CQ-OVF], and the caller moves their QPs to Error). */
+unsigned int rnic_cq_push_burst(struct rnic_cq *cq, const struct rnic_wc *wc,
+				const uint64_t *hint, unsigned int n);
 
 #endif /* RNIC_OBJ_H */

@@ -315,6 +315,10 @@ struct rnic_qp {
 	/* [CQ-ERR] a CQ overflow event was raised: exchange by the
 	 * completers; cleared by the control thread at Reset, quiesced */
 	uint8_t cq_err_sent;
+	/* [SQ-HINT] this life of the QP (creation to Reset, Reset to Reset):
+	 * unique on the device, never 0; its send completions carry it.
+	 * Control thread, the roles quiesced. */
+	uint32_t life;
 
 	/* One cache line (or two) per writer: no thread writes a line
 	 * another thread writes, but for the TX role's db_seen on the

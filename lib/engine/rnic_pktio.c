@@ -54,7 +54,7 @@ rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st)
 
 	if (cs->n == 0)
 		return;
-	done = rnic_cq_push_burst(cs->cq, cs->wc, cs->n);
+	done = rnic_cq_push_burst(cs->cq, cs->wc, cs->hint, cs->n);
 	for (unsigned int i = done; i < cs->n; i++)
 		complete_overflow(cs->qp[i], st);
 	cs->n = 0;
@@ -64,13 +64,14 @@ rnic_cqe_stage_flush(struct rnic_cqe_stage *cs, struct rnic_dev_stats *st)
  * end of the pass counts on too. */
 static void
 cqe_stage_add(struct rnic_cqe_stage *cs, struct rnic_qp *qp, struct rnic_cq *cq,
-	      const struct rnic_wc *wc, struct rnic_dev_stats *st)
+	      const struct rnic_wc *wc, uint64_t hint, struct rnic_dev_stats *st)
 {
 	st->completions++;
 	if (cs->n != 0 && (cs->cq != cq || cs->n == RTE_DIM(cs->wc)))
 		rnic_cqe_stage_flush(cs, st);
 	cs->cq = cq;
 	cs->qp[cs->n] = qp;
+	cs->hint[cs->n] = hint;
 	cs->wc[cs->n++] = *wc;
 }
 
@@ -83,7 +84,7 @@ rnic_cqe_flush(struct rnic_worker *wk)
 void
 rnic_complete_rx(struct rnic_qp *qp, struct rnic_cq *cq, const struct rnic_wc *wc)
 {
-	cqe_stage_add(&qp->w->rx.cqe, qp, cq, wc, &qp->w->rx.st);
+	cqe_stage_add(&qp->w->rx.cqe, qp, cq, wc, 0, &qp->w->rx.st);
 }
 
 /* The completion of the QP's oldest send WQE into *@p wc; false when it
@@ -117,6 +118,14 @@ send_wc(struct rnic_qp *qp, enum rnic_wc_status s, struct rnic_dev_stats *st,
 	return true;
 }
 
+/* [SQ-HINT] what a send completion tells the application: the send
+ * queue's consumer index after it (send_wc stored it), in the QP's life */
+static inline uint64_t
+send_hint(const struct rnic_qp *qp)
+{
+	return (uint64_t)qp->life << 32 | qp->comp.sq_done;
+}
+
 void
 rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s)
 {
@@ -124,7 +133,7 @@ rnic_complete_send(struct rnic_qp *qp, enum rnic_wc_status s)
 	struct rnic_wc wc;
 
 	if (send_wc(qp, s, st, &wc))
-		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, st);
+		cqe_stage_add(&qp->w->tx.cqe, qp, qp->scq, &wc, send_hint(qp), st);
 }
 
 void
@@ -133,7 +142,7 @@ rnic_complete_send_rx(struct rnic_qp *qp, enum rnic_wc_status s)
 	struct rnic_wc wc;
 
 	if (send_wc(qp, s, &qp->w->rx.st, &wc))
-		rnic_complete_rx(qp, qp->scq, &wc);
+		cqe_stage_add(&qp->w->rx.cqe, qp, qp->scq, &wc, send_hint(qp), &qp->w->rx.st);
 }
 
 uint32_t

@@ -36,9 +36,12 @@ rnic_create_cq(struct rnic_device *dev, uint32_t cqe)
 				   RTE_CACHE_LINE_SIZE, rte_socket_id());
 	cq->seq = rte_zmalloc_socket("rnic_cq_seq", (size_t)slots * sizeof(*cq->seq),
 				     RTE_CACHE_LINE_SIZE, rte_socket_id());
-	if (cq->wc == NULL || cq->seq == NULL) {
+	cq->hint = rte_malloc_socket("rnic_cq_hint", (size_t)slots * sizeof(*cq->hint),
+				     RTE_CACHE_LINE_SIZE, rte_socket_id());
+	if (cq->wc == NULL || cq->seq == NULL || cq->hint == NULL) {
 		rte_free(cq->wc);   /* NULL is fine */
 		rte_free(cq->seq);
+		rte_free(cq->hint);
 		rte_free(cq);
 		return rnic_fail_null(ENOMEM);
 	}
@@ -63,12 +66,15 @@ rnic_destroy_cq(struct rnic_cq *cq)
 	TAILQ_REMOVE(&cq->dev->cqs, cq, next);
 	rte_free(cq->wc);
 	rte_free(cq->seq);
+	rte_free(cq->hint);
 	rte_free(cq);
 	return 0;
 }
 
 /* [CQ-SEQ] the completions from ci on that their producers have written,
- * in order, up to @p n; ci moves past them once ([CQ-CI]). One consumer. */
+ * in order, up to @p n; ci moves past them once ([CQ-CI]). One consumer.
+ * A send completion's hint goes to its QP's slot of the device's table
+ * ([SQ-HINT]): the next post to the QP finds its room there. */
 int
 rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 {
@@ -86,6 +92,9 @@ rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 		if (LOAD_ACQ(&cq->seq[p & cq->mask]) != p + 1)
 			break;
 		wc[i] = cq->wc[p & cq->mask];
+		if (wc[i].opcode < RNIC_WC_RECV && cq->hint[p & cq->mask] != 0)
+			STORE_REL(&cq->dev->sq_hint[wc[i].qp_num & cq->dev->qp_mask],
+				  cq->hint[p & cq->mask]);   /* [SQ-HINT] */
 	}
 	if (i != 0)
 		STORE_REL(&cq->ci, ci + (uint32_t)i);

@@ -192,6 +192,7 @@ dev_free(struct rnic_device *dev)
 	rte_mempool_free(dev->pool);
 	rte_ring_free(dev->ev_ring);
 	rte_free(dev->qps);
+	rte_free(dev->sq_hint);
 	rte_free(dev->mrs);
 	rte_free(dev);
 }
@@ -317,12 +318,15 @@ dev_alloc(struct rnic_device *dev)
 	dev->ev_ring = dev_ring(dev, "ev", 0, sizeof(struct rnic_async_event), RNIC_EVENT_RING,
 				RING_F_SC_DEQ);
 	dev->qps = rte_zmalloc_socket("rnic_qps", sizeof(*dev->qps) * slots, 0, sock);
+	dev->sq_hint = rte_zmalloc_socket("rnic_sq_hint", sizeof(*dev->sq_hint) * slots,
+					  RTE_CACHE_LINE_SIZE, sock);
 	dev->max_mrs = dev->attr.max_mrs;
 	dev->mrs = rte_zmalloc_socket("rnic_mrs", sizeof(*dev->mrs) * dev->max_mrs, 0, sock);
 	dev->n_workers = dev->attr.workers;
 	dev->workers = rte_zmalloc_socket("rnic_workers", sizeof(*dev->workers) * dev->n_workers,
 					  RTE_CACHE_LINE_SIZE, sock);
-	if (dev->pool == NULL || dev->ev_ring == NULL || dev->qps == NULL || dev->mrs == NULL ||
+	if (dev->pool == NULL || dev->ev_ring == NULL || dev->qps == NULL || dev->sq_hint == NULL ||
+	    dev->mrs == NULL ||
 	    dev->workers == NULL)
 		return -ENOMEM;
 	for (uint16_t w = 0; w < dev->n_workers; w++)

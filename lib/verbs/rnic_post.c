@@ -77,6 +77,33 @@ q_room(uint32_t pi, uint32_t depth, const uint32_t *ci, uint32_t *seen)
 	return pi - *seen < depth;
 }
 
+/*
+ * Room in the send queue for a WQE at @p pi. Where the queue looks full,
+ * the send completions the application polled tell first ([SQ-HINT]:
+ * the consumer index after the last of them, if it is of this life of
+ * the QP and newer than the one known), and only then the completer's
+ * sq_done: a posting thread that keeps the queue full then reads its
+ * own completions, not the line the completer writes for each (ring
+ * 64 B and 16384 QPs, doc/benchmarks.md).
+ */
+static bool
+sq_room(struct rnic_qp *qp, uint32_t pi)
+{
+	const uint32_t depth = qp->attr.cap.max_send_wr;
+	uint64_t h;
+
+	if (pi - qp->app.sq_done_seen < depth)
+		return true;
+	h = LOAD_ACQ(&qp->dev->sq_hint[qp->index]);   /* [SQ-HINT] */
+	if ((uint32_t)(h >> 32) == qp->life &&
+	    (int32_t)((uint32_t)h - qp->app.sq_done_seen) > 0) {
+		qp->app.sq_done_seen = (uint32_t)h;
+		if (pi - qp->app.sq_done_seen < depth)
+			return true;
+	}
+	return q_room(pi, depth, &qp->comp.sq_done, &qp->app.sq_done_seen);
+}
+
 /* Structural checks of a send WR; the engine's WQEParser does the rest. */
 static int
 send_wr_check(const struct rnic_qp *qp, const struct rnic_send_wr *wr, uint64_t *total)
@@ -183,7 +210,7 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 		uint64_t total;
 
 		rc = send_wr_check(qp, wr, &total);
-		if (rc == 0 && !q_room(pi, qp->attr.cap.max_send_wr, &qp->comp.sq_done, &qp->app.sq_done_seen))
+		if (rc == 0 && !sq_room(qp, pi))
 			rc = -ENOMEM;
 		if (rc != 0)
 			break;

@@ -13,6 +13,8 @@
 
 #include "rnic_verbs_pvt.h"
 
+static uint32_t qp_new_life(struct rnic_device *dev);
+
 static void qp_build_l2(struct rnic_qp *qp);
 
 /* The worker with the fewest QPs (the lowest numbered of equals). */
@@ -93,6 +95,7 @@ rnic_create_qp(struct rnic_pd *pd, struct rnic_qp_init_attr *ia)
 	qp->pd = pd;
 	qp->qpn = qpn;
 	qp->index = qpn & dev->qp_mask;
+	qp->life = qp_new_life(dev);
 	qp->type = ia->qp_type;
 	qp->scq = ia->send_cq;
 	qp->rcq = ia->recv_cq;
@@ -395,6 +398,16 @@ check_values(const struct rnic_qp_attr *a, int mask)
 	return 0;
 }
 
+/* [SQ-HINT] a life no QP of @p dev has had: the hints of the QP's
+ * earlier life, or of an earlier QP of its number, are not its own. */
+static uint32_t
+qp_new_life(struct rnic_device *dev)
+{
+	if (++dev->qp_lives == 0)
+		dev->qp_lives = 1;   /* 0: a slot no completion has hinted */
+	return dev->qp_lives;
+}
+
 /*
  * Control thread, the roles quiesced: the QP's data-path state starts
  * afresh. The work-list flags are kept: a role whose list still names the
@@ -431,6 +444,7 @@ reset_qp_state(struct rnic_qp *qp)
 	qp->resp.on_ack_list = acks;
 	qp->comp.on_rexmit_list = rexmit;
 	qp->app.sq_pi = qp->app.sq_done_seen = 0;
+	qp->life = qp_new_life(qp->dev);   /* [SQ-HINT] */
 	qp->app.rq_pi = qp->app.rq_ci_seen = 0;
 	qp->cq_err_sent = 0;
 	qp->attr.sr = 0;   /* off until the next Init -> RTR asks again */

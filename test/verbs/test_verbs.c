@@ -826,6 +826,55 @@ test_queue_full(enum rnic_qp_type t)
 	return 0;
 }
 
+/*
+ * [SQ-HINT] Send completions polled after a Reset, from the QP's earlier
+ * life, say nothing of its send queue now: four UD sends complete, the
+ * QP goes through Reset back to RTS, their completions are polled, and
+ * four new sends fill the queue while the engine does not run. A fifth
+ * must find it full (taking the old completions' consumer index would
+ * write over a WQE not yet sent). Then the engine sends them, and their
+ * own completions make room.
+ */
+static int
+test_sq_hint_life(void)
+{
+	struct rnic_qp *qp = mkqp(RNIC_QPT_UD, 4);
+	struct rnic_sge sge = { (uintptr_t)buf, 8, rnic_mr_lkey(mr) };
+	struct rnic_send_wr w[5], *bad;
+	struct rnic_qp_attr a;
+	struct rnic_wc wc[8];
+
+	VERIFY(qp != NULL && bring(qp, RNIC_QPT_UD, S(RTS)) == 0, "bring");
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 5; i++) {
+		w[i].wr_id = (uint64_t)i;
+		w[i].sg_list = &sge;
+		w[i].num_sge = 1;
+		w[i].opcode = RNIC_WR_SEND;
+		w[i].send_flags = RNIC_SEND_SIGNALED;
+		w[i].next = i < 3 ? &w[i + 1] : NULL;
+		w[i].wr.ud.ah = ah_b;
+		w[i].wr.ud.remote_qpn = PEER_QPN;
+		w[i].wr.ud.remote_qkey = UD_QKEY;
+	}
+	VERIFY(rnic_post_send(qp, w, &bad) == 0, "four sends");
+	polls(16);   /* sent and completed, not polled */
+	VERIFY(drain_b() == 4, "frames");
+	fill_attr(&a, 1);
+	a.qp_state = S(RESET);
+	VERIFY(rnic_modify_qp(qp, &a, M(STATE)) == 0, "RTS->RESET");
+	VERIFY(bring(qp, RNIC_QPT_UD, S(RTS)) == 0, "RESET->...->RTS");
+	VERIFY(rnic_poll_cq(cq, 8, wc) == 4 && wc[3].wr_id == 3, "the earlier life's completions");
+	VERIFY(rnic_post_send(qp, w, &bad) == 0, "four sends after the Reset");
+	VERIFY(rnic_post_send(qp, &w[4], &bad) == -ENOMEM && bad == &w[4],
+	       "a fifth fit in a queue of four whose sends are not out");
+	VERIFY(wait_wc(wc, 4) == 4 && wc[0].wr_id == 0 && wc[3].wr_id == 3, "completions");
+	VERIFY(rnic_post_send(qp, &w[4], &bad) == 0, "the fifth after them");
+	VERIFY(wait_wc(wc, 1) == 1 && wc[0].wr_id == 4, "its completion");
+	VERIFY(drain_b() == 5, "frames");
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Negative: WQE-parser errors                                         */
 /* ------------------------------------------------------------------ */
@@ -1775,7 +1824,7 @@ cq_producer(void *arg)
 		for (uint32_t i = 0; i < n; i++)
 			wc[i] = (struct rnic_wc){ .wr_id = (uint64_t)p->id << 32 | (next + i),
 						  .qp_num = p->id, .byte_len = next + i };
-		n = rnic_cq_push_burst(p->cq, wc, n);
+		n = rnic_cq_push_burst(p->cq, wc, NULL, n);
 		if (n == 0)
 			sched_yield();   /* full: let the consumer in */
 		next += n;
@@ -1842,11 +1891,11 @@ test_cq_producers(void)
 
 	VERIFY(c != NULL, "create_cq(100)");
 	for (uint32_t i = 0; i < 100; i++)
-		VERIFY_GOTO(rnic_cq_push_burst(c, &(struct rnic_wc){ .wr_id = i }, 1) == 1, out,
+		VERIFY_GOTO(rnic_cq_push_burst(c, &(struct rnic_wc){ .wr_id = i }, NULL, 1) == 1, out,
 			    "completion %u of 100 refused", i);
 	VERIFY_GOTO(rnic_cq_count(c) == 100, out, "count %u, not 100", rnic_cq_count(c));
 	VERIFY_GOTO(!rnic_cq_overflowed(c), out, "overflow before the CQ was full");
-	VERIFY_GOTO(rnic_cq_push_burst(c, &one, 1) == 0, out, "a 101st completion fit");
+	VERIFY_GOTO(rnic_cq_push_burst(c, &one, NULL, 1) == 0, out, "a 101st completion fit");
 	VERIFY_GOTO(rnic_cq_overflowed(c), out, "the overflow not reported");
 	for (uint32_t i = 0; i < 100; i += 16) {
 		int n = rnic_poll_cq(c, 16, wc);
@@ -1949,6 +1998,7 @@ main(int argc, char **argv)
 	RUN(test_max_rd_atomic(), "RC: max_rd_atomic");
 	RUN(test_queries(), "sq_pending / tx_backlog");
 	RUN(test_doorbells(), "one doorbell while TX has the SQ");
+	RUN(test_sq_hint_life(), "UD: completions of a life before Reset give no room");
 	RUN(test_shared_txq(), "a port with one TX queue");
 	RUN(test_burst_limit(), "burst limit");
 	RUN(test_cq_producers(), "CQ: exact depth, overflow, two producers");
