@@ -9,7 +9,8 @@
  *   - the responder's READ/atomic resources, max_dest_rd_atomic of them,
  *   - the device's per-QP slots: the QPN table and the TX/READ/ACK/timer
  *     work lists (one pointer each), the two timers (wheel links and
- *     deadline, TimerControl parameters) and the timer command ring.
+ *     deadline, TimerControl parameters), the timer command ring and
+ *     the send-queue hints ([SQ-HINT]).
  * The first two come from sizeof over lib/verbs/rnic_pvt.h; the slots are
  * measured on the DPDK heap (two devices differing only in max_qps), and
  * so is a QP (heap delta of creating QPs, less its queue allocations), to
