@@ -783,6 +783,25 @@ test_post_malformed(enum rnic_qp_type t)
 	return 0;
 }
 
+/* @p n signaled SENDs of @p sge (UD's fields set too), wr_id 0..n-1, the
+ * first @p chain of them one list. */
+static void
+signaled_sends(struct rnic_send_wr *w, int n, int chain, struct rnic_sge *sge)
+{
+	memset(w, 0, sizeof(*w) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		w[i].wr_id = (uint64_t)i;
+		w[i].sg_list = sge;
+		w[i].num_sge = 1;
+		w[i].opcode = RNIC_WR_SEND;
+		w[i].send_flags = RNIC_SEND_SIGNALED;
+		w[i].next = i + 1 < chain ? &w[i + 1] : NULL;
+		w[i].wr.ud.ah = ah_b;
+		w[i].wr.ud.remote_qpn = PEER_QPN;
+		w[i].wr.ud.remote_qkey = UD_QKEY;
+	}
+}
+
 /* Send queue full: -ENOMEM, bad_wr at the first WR not posted. */
 static int
 test_queue_full(enum rnic_qp_type t)
@@ -793,18 +812,7 @@ test_queue_full(enum rnic_qp_type t)
 	struct rnic_wc wc[8];
 
 	VERIFY(qp != NULL && bring(qp, t, S(RTS)) == 0, "bring");
-	memset(w, 0, sizeof(w));
-	for (int i = 0; i < 6; i++) {
-		w[i].wr_id = (uint64_t)i;
-		w[i].sg_list = &sge;
-		w[i].num_sge = 1;
-		w[i].opcode = RNIC_WR_SEND;
-		w[i].send_flags = RNIC_SEND_SIGNALED;
-		w[i].next = i < 5 ? &w[i + 1] : NULL;
-		w[i].wr.ud.ah = ah_b;
-		w[i].wr.ud.remote_qpn = PEER_QPN;
-		w[i].wr.ud.remote_qkey = UD_QKEY;
-	}
+	signaled_sends(w, 6, 6, &sge);
 	VERIFY(rnic_post_send(qp, w, &bad) == -ENOMEM, "not full");
 	CHECK_BAD_WR(bad, w, &w[4]);
 	VERIFY(rnic_qp_sq_pending(qp) == 4, "pending %d", rnic_qp_sq_pending(qp));
@@ -845,18 +853,7 @@ test_sq_hint_life(void)
 	struct rnic_wc wc[8];
 
 	VERIFY(qp != NULL && bring(qp, RNIC_QPT_UD, S(RTS)) == 0, "bring");
-	memset(w, 0, sizeof(w));
-	for (int i = 0; i < 5; i++) {
-		w[i].wr_id = (uint64_t)i;
-		w[i].sg_list = &sge;
-		w[i].num_sge = 1;
-		w[i].opcode = RNIC_WR_SEND;
-		w[i].send_flags = RNIC_SEND_SIGNALED;
-		w[i].next = i < 3 ? &w[i + 1] : NULL;
-		w[i].wr.ud.ah = ah_b;
-		w[i].wr.ud.remote_qpn = PEER_QPN;
-		w[i].wr.ud.remote_qkey = UD_QKEY;
-	}
+	signaled_sends(w, 5, 4, &sge);
 	VERIFY(rnic_post_send(qp, w, &bad) == 0, "four sends");
 	polls(16);   /* sent and completed, not polled */
 	VERIFY(drain_b() == 4, "frames");
