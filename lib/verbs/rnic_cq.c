@@ -87,14 +87,15 @@ rnic_poll_cq(struct rnic_cq *cq, int n, struct rnic_wc *wc)
 		return rnic_obj_dev(cq)->ops->poll_cq(cq, n, wc);
 	ci = LOAD_RLX(&cq->ci);
 	for (i = 0; i < n; i++) {
-		uint32_t p = ci + (uint32_t)i;
+		const uint32_t p = ci + (uint32_t)i, slot = p & cq->mask;
+		uint64_t hint;
 
-		if (LOAD_ACQ(&cq->seq[p & cq->mask]) != p + 1)
+		if (LOAD_ACQ(&cq->seq[slot]) != p + 1)
 			break;
-		wc[i] = cq->wc[p & cq->mask];
-		if (wc[i].opcode < RNIC_WC_RECV && cq->hint[p & cq->mask] != 0)
-			STORE_REL(&cq->dev->sq_hint[wc[i].qp_num & cq->dev->qp_mask],
-				  cq->hint[p & cq->mask]);   /* [SQ-HINT] */
+		wc[i] = cq->wc[slot];
+		hint = cq->hint[slot];   /* 0 for receives ([SQ-HINT]) */
+		if (hint != 0)
+			STORE_REL(&cq->dev->sq_hint[wc[i].qp_num & cq->dev->qp_mask], hint);
 	}
 	if (i != 0)
 		STORE_REL(&cq->ci, ci + (uint32_t)i);
