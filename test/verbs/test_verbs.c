@@ -54,6 +54,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "rnic_core.h"
 #include "rnic_engine.h"
 #include "rnic_obj.h"
 #include "rnic_verbs.h"
@@ -841,7 +842,7 @@ test_queue_full(enum rnic_qp_type t)
  * four new sends fill the queue while the engine does not run. A fifth
  * must find it full (taking the old completions' consumer index would
  * write over a WQE not yet sent). Then the engine sends them, and their
- * own completions make room.
+ * own completions make room and leave their hint (this life, index 4).
  */
 static int
 test_sq_hint_life(void)
@@ -866,6 +867,11 @@ test_sq_hint_life(void)
 	VERIFY(rnic_post_send(qp, &w[4], &bad) == -ENOMEM && bad == &w[4],
 	       "a fifth fit in a queue of four whose sends are not out");
 	VERIFY(wait_wc(wc, 4) == 4 && wc[0].wr_id == 0 && wc[3].wr_id == 3, "completions");
+	/* and those of the present life did give their hint: the send queue
+	 * emptied by four, in this life */
+	VERIFY(dev->sq_hint[qp->index] == ((uint64_t)qp->life << 32 | 4),
+	       "hint %#" PRIx64 " after four completions of life %u", dev->sq_hint[qp->index],
+	       qp->life);
 	VERIFY(rnic_post_send(qp, &w[4], &bad) == 0, "the fifth after them");
 	VERIFY(wait_wc(wc, 1) == 1 && wc[0].wr_id == 4, "its completion");
 	VERIFY(drain_b() == 5, "frames");
