@@ -15,6 +15,17 @@
 
 RTE_LOG_REGISTER(rnic_core_logtype, softrnic.core, INFO);
 
+__thread uint32_t rnic_thread_num;
+
+uint32_t
+rnic_thread_num_new(void)
+{
+	static uint32_t last;
+
+	rnic_thread_num = __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+	return rnic_thread_num;
+}
+
 const char *const rnic_dev_stat_names[] = {
 #define RNIC_STAT_NAME(n) #n,
 	RNIC_DEV_COUNTERS(RNIC_STAT_NAME)

@@ -31,4 +31,17 @@
 
 extern int rnic_core_logtype;
 
+/* A number of the calling thread, never 0 and never another thread's
+ * (rnic_thread_self): given on its first call */
+extern __thread uint32_t rnic_thread_num;
+uint32_t rnic_thread_num_new(void);
+
+static inline uint32_t
+rnic_thread_self(void)
+{
+	uint32_t t = rnic_thread_num;
+
+	return likely(t != 0) ? t : rnic_thread_num_new();
+}
+
 #endif /* RNIC_CORE_H */

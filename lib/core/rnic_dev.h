@@ -172,6 +172,10 @@ struct rnic_worker {
 	uint16_t nb_rxq;
 	uint16_t txq_req;             /* its TX queues: requests (TX role) */
 	uint16_t txq_resp;            /* and responses (RX role); may be equal */
+	/* [TX-THREAD] the thread that ran the TX role's last pass
+	 * (rnic_thread_self): W: TX, relaxed, only when it changes; R:
+	 * post_send, relaxed (a hint: where the WQEs it writes go) */
+	uint32_t tx_thread;
 	struct rte_ring *db_ring;     /* [DB] doorbells of its QPs: app -> TX */
 	struct rte_ring *kick_ring;   /* [KICK] QPNs: any thread -> RX */
 	struct rte_ring *steer_ring;  /* [STEER] its QPs' frames another

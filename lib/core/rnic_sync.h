@@ -29,4 +29,14 @@
 #define LOAD_SC(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define STORE_SC(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 
+/* A hint that the line at @p p, just written, will next be read by
+ * another CPU: CLDEMOTE moves it from this core's caches to the shared
+ * one, where the reader finds it without a snoop of this core. Its
+ * encoding is a NOP hint on x86 CPUs without it; nothing elsewhere. */
+#if defined(__x86_64__)
+#define RNIC_DEMOTE(p) __asm__ volatile("cldemote %0" : : "m"(*(const volatile char *)(p)))
+#else
+#define RNIC_DEMOTE(p) ((void)(p))
+#endif
+
 #endif /* RNIC_SYNC_H */

@@ -1885,6 +1885,51 @@ out:
 	return rc;
 }
 
+/* [TX-THREAD] A thread polling the TX role: its number, then one pass. */
+static void *
+tx_poller(void *arg)
+{
+	*(uint32_t *)arg = rnic_thread_self();
+	rnic_dev_poll_tx(dev);
+	return NULL;
+}
+
+/* Whether every worker's TX role says thread @p t ran its last pass. */
+static bool
+tx_thread_is(uint32_t t)
+{
+	for (unsigned int i = 0; i < dev->n_workers; i++)
+		if (__atomic_load_n(&dev->workers[i].tx_thread, __ATOMIC_RELAXED) != t)
+			return false;
+	return true;
+}
+
+/*
+ * [TX-THREAD] post_send moves the WQEs it wrote to the shared cache only
+ * when another thread runs the TX role, which it tells by the number of
+ * the thread that ran the role's last pass: numbers are per thread, and
+ * the role records its poller's, whichever thread it is.
+ */
+static int
+test_tx_thread(void)
+{
+	uint32_t self = rnic_thread_self(), other = 0;
+	pthread_t th;
+
+	VERIFY(self != 0 && rnic_thread_self() == self, "this thread's number %u, then %u", self,
+	       rnic_thread_self());
+	rnic_dev_poll_tx(dev);
+	VERIFY(tx_thread_is(self), "TX polled here: the number is not this thread's");
+	VERIFY(pthread_create(&th, NULL, tx_poller, &other) == 0, "pthread_create");
+	VERIFY(pthread_join(th, NULL) == 0, "pthread_join");
+	VERIFY(other != 0 && other != self, "another thread's number %u (this one's %u)", other,
+	       self);
+	VERIFY(tx_thread_is(other), "TX polled by another thread: its number is not recorded");
+	rnic_dev_poll_tx(dev);
+	VERIFY(tx_thread_is(self), "TX polled here again: the number is not this thread's");
+	return 0;
+}
+
 static int
 test_cq_producers(void)
 {
@@ -2005,6 +2050,7 @@ main(int argc, char **argv)
 	RUN(test_shared_txq(), "a port with one TX queue");
 	RUN(test_burst_limit(), "burst limit");
 	RUN(test_cq_producers(), "CQ: exact depth, overflow, two producers");
+	RUN(test_tx_thread(), "the TX role's thread, for post_send's demotion");
 	RUN(test_log_types(), "rte_log types per module");
 
 	rnic_dev_destroy(dev);
