@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cpuflags.h>
 #include <rte_cycles.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -16,6 +17,15 @@
 RTE_LOG_REGISTER(rnic_core_logtype, softrnic.core, INFO);
 
 __thread uint32_t rnic_thread_num;
+
+bool rnic_cpu_demote;
+
+/* Read once: CPUID may trap to the hypervisor. Under valgrind, whose
+ * CPU has no CLDEMOTE (nor decodes it), false. */
+RTE_INIT(rnic_cpu_init)
+{
+	rnic_cpu_demote = rte_cpu_get_flag_enabled(RTE_CPUFLAG_CLDEMOTE) > 0;
+}
 
 uint32_t
 rnic_thread_num_new(void)

@@ -34,6 +34,8 @@ extern int rnic_core_logtype;
 /* A number of the calling thread, never 0 and never another thread's
  * (rnic_thread_self): given on its first call */
 extern __thread uint32_t rnic_thread_num;
+/* The CPU has CLDEMOTE (RNIC_DEMOTE does something) */
+extern bool rnic_cpu_demote;
 uint32_t rnic_thread_num_new(void);
 
 static inline uint32_t

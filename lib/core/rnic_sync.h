@@ -32,7 +32,8 @@
 /* A hint that the line at @p p, just written, will next be read by
  * another CPU: CLDEMOTE moves it from this core's caches to the shared
  * one, where the reader finds it without a snoop of this core. Its
- * encoding is a NOP hint on x86 CPUs without it; nothing elsewhere. */
+ * encoding is a NOP hint on x86 CPUs without it, but valgrind does not
+ * decode it: callers check rnic_cpu_demote (rnic_core.h) first. */
 #if defined(__x86_64__)
 #define RNIC_DEMOTE(p) __asm__ volatile("cldemote %0" : : "m"(*(const volatile char *)(p)))
 #else

@@ -209,9 +209,11 @@ wqe_fill(const struct rnic_qp *qp, uint32_t idx, const struct rnic_send_wr *wr,
  * ring 64 B 1.005x and 1.002x by in-run A/B, doc/benchmarks.md). Not
  * when a doorbell is still owed: the TX role is then working through
  * this send queue and reads the slots at once (moving those too read
- * 1.04x at 16384 QPs, but 0.95x at ring 64 B in one hour and 1.04x in
- * the one before). Not when this thread runs the TX role itself, which
- * would then read them from the shared cache instead of its own (0.64x).
+ * 1.04x at 16384 QPs, but at ring 64 B 1.04x in one half hour and
+ * 0.95-0.98x in the next). Not when this thread runs the TX role
+ * itself, which would then read them from the shared cache instead of
+ * its own (0.64x). Not on CPUs without CLDEMOTE, where it is a NOP
+ * (valgrind's CPU does not decode it).
  */
 static void
 sq_demote(const struct rnic_qp *qp, uint32_t start, uint32_t end)
@@ -246,7 +248,8 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 	if (pi != start) {
 		bool rang = ring_doorbell(qp, start, pi);
 
-		if (rang && LOAD_RLX(&qp->w->tx_thread) != rnic_thread_self())   /* [TX-THREAD] */
+		if (rang && rnic_cpu_demote &&
+		    LOAD_RLX(&qp->w->tx_thread) != rnic_thread_self())   /* [TX-THREAD] */
 			sq_demote(qp, start, pi);
 	}
 	*wrp = wr;
