@@ -279,6 +279,7 @@ struct rnic_qp_app {
 	 * queue looks full, so posting does not pull their lines */
 	uint32_t sq_done_seen;
 	uint32_t rq_ci_seen;
+	uint32_t ring_pi;        /* the first WQE of the last doorbell rung (app) */
 } __rte_cache_aligned;
 
 struct rnic_qp {

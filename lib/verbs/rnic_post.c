@@ -61,6 +61,7 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 		return true;
 	}
 	qp->app.db_rung++;
+	qp->app.ring_pi = start;
 	return true;
 }
 
@@ -202,19 +203,25 @@ wqe_fill(const struct rnic_qp *qp, uint32_t idx, const struct rnic_send_wr *wr,
 
 /*
  * The send queue slots [@p start, @p end) were just written with a
- * doorbell, on another thread than the TX role's: the TX role reads them
- * only once it has taken the doorbell and reached the QP on its list, so
- * their lines go to the cache the CPUs share (RNIC_DEMOTE), where it
- * finds them without a snoop of this CPU (16384 QPs 1.021x and 1.022x,
- * ring 64 B 1.005x and 1.002x by in-run A/B, doc/benchmarks.md). Not
- * when a doorbell is still owed: the TX role is then working through
- * this send queue and reads the slots at once (moving those too read
- * 1.04x at 16384 QPs, but at ring 64 B 1.04x in one half hour and
- * 0.95-0.98x in the next). Not when this thread runs the TX role
- * itself, which would then read them from the shared cache instead of
- * its own (0.64x). Not on CPUs without CLDEMOTE, where it is a NOP
- * (valgrind's CPU does not decode it).
+ * doorbell, or just after one, on another thread than the TX role's: the
+ * TX role reads them only once it has taken the doorbell and reached the
+ * QP on its list, so their lines go to the cache the CPUs share
+ * (RNIC_DEMOTE), where it finds them without a snoop of this CPU. In-run
+ * A/B (doc/benchmarks.md): the doorbell's own WQEs 16384 QPs 1.021x,
+ * 1.022x and 1.012x, ring 64 B 1.005x, 1.002x and 1.001x; those of the
+ * posts up to DEMOTE_AFTER_RING WQEs after it too (rnic-perf posts a WR
+ * a call: a window of 4 is four posts, the first rings), against the
+ * doorbell's alone, 16384 QPs 1.025x and 1.030x, ring 64 B 1.000x and
+ * 1.016x. Not later posts while the doorbell is owed: the TX role is
+ * then working through this send queue and reads the slots at once
+ * (every post's WQEs demoted: 1.04x at 16384 QPs, but at ring 64 B 1.04x
+ * in one half hour and 0.95-0.98x in the next). Not when this thread
+ * runs the TX role itself, which would then read them from the shared
+ * cache instead of its own (0.64x). Not on CPUs without CLDEMOTE, where
+ * it is a NOP (valgrind's CPU does not decode it).
  */
+#define DEMOTE_AFTER_RING 4
+
 static void
 sq_demote(const struct rnic_qp *qp, uint32_t start, uint32_t end)
 {
@@ -248,7 +255,7 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 	if (pi != start) {
 		bool rang = ring_doorbell(qp, start, pi);
 
-		if (rang && rnic_cpu_demote &&
+		if ((rang || pi - qp->app.ring_pi <= DEMOTE_AFTER_RING) && rnic_cpu_demote &&
 		    LOAD_RLX(&qp->w->tx_thread) != rnic_thread_self())   /* [TX-THREAD] */
 			sq_demote(qp, start, pi);
 	}
