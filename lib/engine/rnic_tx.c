@@ -1132,11 +1132,12 @@ rnic_worker_poll_tx(struct rnic_worker *wk, struct rnic_pass_clock *clk)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 	unsigned int work = 0;
+	const uint32_t self = rnic_thread_self();
 	bool cycle_done;
 
 	rnic_txbuf_flush(&tx->txb, &tx->st);
-	if (unlikely(wk->tx_thread != rnic_thread_self()))
-		STORE_RLX(&wk->tx_thread, rnic_thread_self());   /* [TX-THREAD] */
+	if (unlikely(wk->tx_thread != self))
+		STORE_RLX(&wk->tx_thread, self);   /* [TX-THREAD] */
 	work += doorbell_process(wk, &tx->st);
 	if (work != 0)
 		RNIC_TRACE(RNIC_TP_DOORBELL, work);

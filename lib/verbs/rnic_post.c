@@ -61,7 +61,6 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 		return true;
 	}
 	qp->app.db_rung++;
-	qp->app.ring_pi = start;
 	return true;
 }
 
@@ -255,7 +254,9 @@ post_send_list(struct rnic_qp *qp, struct rnic_send_wr **wrp)
 	if (pi != start) {
 		bool rang = ring_doorbell(qp, start, pi);
 
-		if ((rang || pi - qp->app.ring_pi <= DEMOTE_AFTER_RING) && rnic_cpu_demote &&
+		if (rang)
+			qp->app.ring_pi = start;
+		if (rnic_cpu_demote && (rang || pi - qp->app.ring_pi <= DEMOTE_AFTER_RING) &&
 		    LOAD_RLX(&qp->w->tx_thread) != rnic_thread_self())   /* [TX-THREAD] */
 			sq_demote(qp, start, pi);
 	}
