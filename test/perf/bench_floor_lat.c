@@ -73,6 +73,7 @@
 #define IOVA 0x100000
 #define LINK_WAIT_S 20
 #define SERVER_IDLE_S 30            /* the server's limit without a frame */
+#define TX_WAIT_S 5                 /* a WRITE's limit for the port to take it */
 
 struct end {
 	uint16_t port;
@@ -223,10 +224,20 @@ send_write(struct end *e)
 						  true, IOVA, RKEY, src, e->size);
 	m->pkt_len = m->data_len;
 	rte_mbuf_refcnt_update(m, 1);   /* kept until acknowledged */
-	if (rte_eth_tx_burst(e->port, 0, &m, 1) != 1) {
-		rte_mbuf_refcnt_update(m, -1);
-		rte_pktmbuf_free(m);
-		return false;
+	/* The port may take nothing for a while: net_memif's server sends
+	 * only into the slots its client's rx_burst handed back, none before
+	 * the client's first (the client sends before it receives), so a
+	 * client preempted there leaves the server's first answer waiting.
+	 * Retried, for at most TX_WAIT_S. */
+	for (uint64_t end = rte_get_tsc_cycles() + TX_WAIT_S * rte_get_tsc_hz();
+	     rte_eth_tx_burst(e->port, 0, &m, 1) != 1;) {
+		if (rte_get_tsc_cycles() > end) {
+			fprintf(stderr, "rnic-bench-floor-lat: port took no frame for %d s\n",
+				TX_WAIT_S);
+			rte_mbuf_refcnt_update(m, -1);
+			rte_pktmbuf_free(m);
+			return false;
+		}
 	}
 	e->held[e->psn % WINDOW] = m;
 	e->psn = (e->psn + 1) & RNIC_PSN_MASK;
@@ -597,6 +608,7 @@ main(int argc, char **argv)
 	if (n <= 0 || e.bad) {
 		fprintf(stderr, "rnic-bench-floor-lat: %ld rounds, %" PRIu64 " bad frames\n", n,
 			e.bad);
+		free(v);
 		return 1;
 	}
 	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
