@@ -29,7 +29,8 @@
 #include "rnic_types.h"
 
 #define RNIC_ATT_MAGIC   0x534e5241u   /* "ARNS" */
-#define RNIC_ATT_VERSION 1u
+/* 2: struct rnic_qp_attr (in MODIFY_QP and QUERY_QP) reordered */
+#define RNIC_ATT_VERSION 2u
 
 /* Largest SGE count and inline data of an attached QP (the engine's). */
 #define RNIC_ATT_MAX_SGE    32u

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_prefetch.h>
 
 #include "rnic_dcqcn.h"
 #include "rnic_mq.h"
@@ -283,32 +284,34 @@ struct rnic_qp_app {
 } __rte_cache_aligned;
 
 struct rnic_qp {
-	/* Control thread */
+	/* Control thread. The fields a role reads per packet or per turn
+	 * sit on three lines (rnic_qp_prefetch_ctl): this first one, the one
+	 * that ends with the attributes the engine reads (attr's last
+	 * fields), the state and the template's own fields, and the line
+	 * the template's headers start (an IPv4 frame's copy reads that one
+	 * alone). The rest (attr's first fields, l2, the RQ) is read at
+	 * setup, by the verbs or on the slow paths. */
 	struct rnic_device *dev;
 	struct rnic_worker *w;   /* the worker that owns it (rnic_qpn_worker) */
 	struct rnic_pd *pd;
-	uint32_t qpn;
-	uint32_t index;          /* slot in dev->qps */
-	enum rnic_qp_type type;
-	uint8_t sq_sig_all;
-	uint16_t sq_ext_off;     /* a send WQE's struct rnic_wqe_ext, bytes in */
+	uint8_t *sq;
 	struct rnic_cq *scq;
 	struct rnic_cq *rcq;
+	uint32_t qpn;
+	uint32_t pmtu;           /* bytes */
 	struct rnic_qp_attr attr;  /* written before the state store that
 				    * enters the states which read them;
 				    * attr.cap: the capacities, set at
 				    * creation (0 SGEs taken as 1) */
-	uint32_t pmtu;           /* bytes */
-	struct rnic_l2l3 l2;     /* cached outer headers to the peer */
-	struct rnic_pkt_tmpl tmpl;  /* the same prebuilt, with P_Key and QPN */
-	uint8_t *sq;
+	enum rnic_qp_type type;
+	uint32_t index;          /* slot in dev->qps */
+	/* [SQ-HINT] this life of the QP (creation to Reset, Reset to Reset):
+	 * unique on the device, never 0; its send completions carry it.
+	 * Control thread, the roles quiesced. */
+	uint32_t life;
 	uint32_t sq_stride;      /* bytes, a multiple of RNIC_WQE_UNIT */
 	uint32_t sq_mask;        /* slots - 1 */
-	uint8_t *rq;
-	uint32_t rq_stride;
-	uint32_t rq_mask;
-	struct rnic_qp *grave_next; /* dev->graveyard (rnic_dev_quiesce failed) */
-
+	uint16_t sq_ext_off;     /* a send WQE's struct rnic_wqe_ext, bytes in */
 	/* [QP-STATE] enum rnic_qp_state. Changed only by CAS
 	 * (rnic_qp_state_cas): the control thread (modify), TX (RTS -> SQE,
 	 * UC/UD), any role (-> Error); read with acquire. */
@@ -316,10 +319,14 @@ struct rnic_qp {
 	/* [CQ-ERR] a CQ overflow event was raised: exchange by the
 	 * completers; cleared by the control thread at Reset, quiesced */
 	uint8_t cq_err_sent;
-	/* [SQ-HINT] this life of the QP (creation to Reset, Reset to Reset):
-	 * unique on the device, never 0; its send completions carry it.
-	 * Control thread, the roles quiesced. */
-	uint32_t life;
+	uint8_t sq_sig_all;
+	struct rnic_pkt_tmpl tmpl;  /* the outer headers prebuilt, with P_Key
+				     * and QPN; its hdr starts a line */
+	struct rnic_l2l3 l2;     /* cached outer headers to the peer */
+	uint8_t *rq;
+	uint32_t rq_stride;
+	uint32_t rq_mask;
+	struct rnic_qp *grave_next; /* dev->graveyard (rnic_dev_quiesce failed) */
 
 	/* One cache line (or two) per writer: no thread writes a line
 	 * another thread writes, but for the TX role's db_seen on the
@@ -335,6 +342,30 @@ struct rnic_qp {
  * per QP stays within 2 KiB on the heap (doc/benchmarks.md, perf_state). */
 _Static_assert(sizeof(struct rnic_qp_req) == 2 * RTE_CACHE_LINE_SIZE, "TX: two lines");
 _Static_assert(sizeof(struct rnic_qp) <= 13 * RTE_CACHE_LINE_SIZE, "13 cache lines");
+
+/* The control lines a role reads (rnic_qp_prefetch_ctl). */
+#define RNIC_QP_LINE(f) (offsetof(struct rnic_qp, f) / RTE_CACHE_LINE_SIZE)
+_Static_assert(RNIC_QP_LINE(pmtu) == 0 && RNIC_QP_LINE(qpn) == 0 && RNIC_QP_LINE(rcq) == 0,
+	       "the first control line");
+_Static_assert(RNIC_QP_LINE(attr.dest_qp_num) == RNIC_QP_LINE(state) &&
+	       RNIC_QP_LINE(attr.sr) == RNIC_QP_LINE(state) &&
+	       RNIC_QP_LINE(type) == RNIC_QP_LINE(state) &&
+	       RNIC_QP_LINE(sq_mask) == RNIC_QP_LINE(state) &&
+	       RNIC_QP_LINE(sq_sig_all) == RNIC_QP_LINE(state) &&
+	       RNIC_QP_LINE(tmpl.ip_sum) == RNIC_QP_LINE(state),
+	       "the attributes read per packet, the state and the template's fields: one line");
+_Static_assert(offsetof(struct rnic_qp, tmpl.hdr) % RTE_CACHE_LINE_SIZE == 0 &&
+	       RNIC_QP_LINE(tmpl.hdr) == RNIC_QP_LINE(state) + 1 && RNIC_TMPL_V4 <= RTE_CACHE_LINE_SIZE,
+	       "an IPv4 template's headers: the next line, alone");
+
+/* The three control lines a role's turn or a frame's handler reads. */
+static inline void
+rnic_qp_prefetch_ctl(const struct rnic_qp *qp)
+{
+	rte_prefetch0(qp);
+	rte_prefetch0(&qp->state);
+	rte_prefetch0(qp->tmpl.hdr);
+}
 
 /* [DB] The TX role (or the thread that polls for it) tells the
  * application of the doorbells it took for @p qp (rnic_post.c): it rings

@@ -368,13 +368,15 @@ struct rnic_qp_attr {
 	enum rnic_qp_state qp_state;
 	enum rnic_qp_state cur_qp_state;
 	enum rnic_mtu path_mtu;
-	uint32_t qkey;
 	uint32_t rq_psn;
 	uint32_t sq_psn;
-	uint32_t dest_qp_num;
-	int qp_access_flags;
 	struct rnic_qp_cap cap;
 	struct rnic_ah_attr ah_attr;
+	/* The fields the engine reads per packet, last and together: struct
+	 * rnic_qp keeps them on one cache line with its other hot fields. */
+	uint32_t dest_qp_num;
+	int qp_access_flags;
+	uint32_t qkey;
 	uint16_t pkey_index;     /**< only index 0 (P_Key 0xFFFF) or a set pkey */
 	uint16_t pkey;           /**< softrnic extension: the P_Key itself */
 	uint8_t en_sqd_async_notify;

@@ -247,9 +247,10 @@ rx_prefetch_frame(const struct rte_mbuf *m)
 	rte_prefetch0(h + RTE_CACHE_LINE_SIZE);
 }
 
-/* The QP a frame names and the lines of it its handler reads: every
- * control line (type, attributes, the header template an ACK or READ
- * response is built from, the state), and the two lines of the
+/* The QP a frame names and the lines of it its handler reads: the
+ * three control lines (type, the attributes read per packet, the state,
+ * the header template an ACK or READ response is built from:
+ * rnic_qp_prefetch_ctl), and the two lines of the
  * responder (a request) or of the completer and the requester's
  * MultiQueue (a response); at 16384 QPs each missed (1.05x over the
  * first line, the state and one line of the role, the requester's
@@ -278,8 +279,7 @@ rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct r
 	if (qp == NULL || qp == *prev)   /* a burst of one QP's frames */
 		return;
 	*prev = qp;
-	for (size_t off = 0; off < offsetof(struct rnic_qp, app); off += RTE_CACHE_LINE_SIZE)
-		rte_prefetch0((const char *)qp + off);   /* the state among them */
+	rnic_qp_prefetch_ctl(qp);   /* the state among them */
 	if (bth->opcode >= RNIC_OP_READ_RESP_FIRST && bth->opcode <= RNIC_OP_ATOMIC_ACK) {
 		rte_prefetch0(&qp->comp);
 		rte_prefetch0((const char *)&qp->comp + RTE_CACHE_LINE_SIZE);

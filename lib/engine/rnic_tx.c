@@ -1036,11 +1036,11 @@ tx_qp_idle(struct rnic_qp *qp)
 static inline void
 tx_prefetch_qp(const struct rnic_qp *qp)
 {
-	const char *p = (const char *)qp;
-
-	for (size_t off = 0; off < offsetof(struct rnic_qp, comp) + RTE_CACHE_LINE_SIZE;
-	     off += RTE_CACHE_LINE_SIZE)
-		rte_prefetch0(p + off);
+	rnic_qp_prefetch_ctl(qp);
+	rte_prefetch0(&qp->app);
+	rte_prefetch0(&qp->req);
+	rte_prefetch0((const char *)&qp->req + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(&qp->comp);
 }
 
 /* The QP one turn ahead, whose own lines the last turn prefetched

@@ -685,12 +685,15 @@ bool rnic_pkt_rc_write(const struct rte_mbuf *m, uint64_t ahead, struct rnic_rc_
 #define RNIC_TMPL_V4 64              /**< bytes copied for an IPv4 template */
 #define RNIC_TMPL_MAX 96             /**< bytes copied for an IPv6 template */
 struct rnic_pkt_tmpl {
-	uint8_t hdr[RNIC_TMPL_MAX];  /**< Eth .. BTH; the rest zero */
+	/* These 8 bytes first: a holder that places hdr on a cache line's
+	 * start keeps them on the line before (struct rnic_qp, with its
+	 * other hot fields), and an IPv4 frame's copy then reads one line. */
 	uint8_t l3_off;              /**< 14, or 18 with a VLAN tag */
 	uint8_t len;                 /**< bytes up to the end of BTH */
 	bool ipv6;
 	uint32_t ip_sum;             /**< the IPv4 header's word sum with total
 				      *   length and checksum 0, not folded */
+	uint8_t hdr[RNIC_TMPL_MAX];  /**< Eth .. BTH; the rest zero */
 };
 
 /** Fill @p t for frames from @p l to QP @p dqpn in partition @p pkey. */
