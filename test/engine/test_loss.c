@@ -22,6 +22,7 @@
 #include <rte_malloc.h>
 
 #include "rnic_eth_impair.h"
+#include "rnic_qp.h"        /* test_karn_timer reads the RTT estimator */
 #include "rnic_verbs.h"
 #include "rnic_wire.h"
 #include "test_common.h"
@@ -513,24 +514,80 @@ writes_done(unsigned int n, uint32_t seed)
 	return 0;
 }
 
-/* The last packet lost: nothing follows it to draw a NAK; the RTO, not
- * the local ACK timeout, resends it. */
+/* The last packet lost: nothing follows it to draw a NAK; the resend
+ * comes from the loss timer, counted as an RTO expiry and not as the
+ * local ACK timeout's (no retry spent). What this does not show is when:
+ * the timer armed with the QP's first packet, before any RTT sample,
+ * runs the IBA timeout (1.07 s here) and is not re-armed by the samples
+ * that follow, so a tail lost in the QP's first IBA timeout is resent
+ * only then (its expiry finds the setup's progress, re-arms with the
+ * RTO, and that one resends). Known, left (doc/reliability.md). */
 static int
 test_tail_loss_rto(void)
 {
-	uint64_t te0, ro0;
+	uint64_t te0, ro0, t0, us;
 
 	VERIFY(rto_pair() == 0, "setup");
 	te0 = stat_a("timer_expired");
 	ro0 = stat_a("rto_expired");
 	set_rule(RNIC_IMPAIR_TX, OPC(WRITE_ONLY), 1, RNIC_IMPAIR_DROP);
+	t0 = rte_get_tsc_cycles();
 	VERIFY(run_op(RNIC_WR_RDMA_WRITE, 64, 950, RNIC_WC_SUCCESS) == 0, "the lost WRITE");
+	us = (rte_get_tsc_cycles() - t0) * 1000000 / rte_get_tsc_hz();
 	VERIFY(rules[RNIC_IMPAIR_TX].hits == 1, "the rule fired %d times",
 	       rules[RNIC_IMPAIR_TX].hits);
 	VERIFY(stat_a("rto_expired") > ro0, "the RTO did not fire");
 	VERIFY(stat_a("timer_expired") == te0, "recovered by the 1 s local ACK timeout");
-	printf("ok tail loss resent after the RTO (%" PRIu64 " RTO expiries), not the "
-	       "local ACK timeout\n", stat_a("rto_expired") - ro0);
+	printf("ok tail loss resent on an RTO expiry (%" PRIu64 " of them), not the local ACK "
+	       "timeout's, after %" PRIu64 " us\n", stat_a("rto_expired") - ro0, us);
+	return 0;
+}
+
+/*
+ * Karn's rule (RFC 6298 section 3): the answer to a request resent on a
+ * timer may answer either copy, so it gives no RTT sample; a request sent
+ * once does. A's estimator is read from its QP's completer state (this
+ * thread polls both engines: nothing moves it meanwhile). Were the resent
+ * request's answer sampled, the sample would include the wait for the
+ * resend (test_tail_loss_rto: the IBA timeout's 1.07 s here) against the
+ * setup's few microseconds. Go-back-N samples a
+ * WRITE's ACK in the completer's run of one-packet entries (release_run:
+ * every packet of a message is an entry); selective repeat in
+ * release_acked's loop, and a READ's first response in sr_read_resp
+ * (go-back-N takes no sample from READs, doc/reliability.md).
+ */
+static int sr_pair(void);
+
+static int
+test_karn_timer(bool sr, enum rnic_wr_opcode op, uint32_t len, int drop_opcode)
+{
+	uint32_t s0, v0;
+	uint64_t ro0;
+	bool moved = false;
+
+	VERIFY((sr ? sr_pair() : rto_pair()) == 0, "setup");
+	s0 = qa->comp.srtt8;
+	v0 = qa->comp.rttvar4;
+	VERIFY(s0 != 0, "no RTT sample from the setup's WRITEs");
+	ro0 = stat_a("rto_expired");
+	set_rule(RNIC_IMPAIR_TX, drop_opcode, 1, RNIC_IMPAIR_DROP);
+	VERIFY(run_op(op, len, 960, RNIC_WC_SUCCESS) == 0, "the lost request");
+	VERIFY(rules[RNIC_IMPAIR_TX].hits == 1 && stat_a("rto_expired") > ro0,
+	       "not resent on the RTO (%d drops)", rules[RNIC_IMPAIR_TX].hits);
+	VERIFY(qa->comp.srtt8 == s0 && qa->comp.rttvar4 == v0,
+	       "the resent request's answer was sampled: srtt %u -> %u, rttvar %u -> %u (ticks x8, x4)",
+	       s0, qa->comp.srtt8, v0, qa->comp.rttvar4);
+	/* The estimator is live: WRITEs sent once are sampled. */
+	set_rule(RNIC_IMPAIR_TX, -1, 0, 0);
+	for (uint32_t i = 0; i < 4 && !moved; i++) {
+		VERIFY(run_op(op, len, 970 + i, RNIC_WC_SUCCESS) == 0, "request %u", i);
+		moved = qa->comp.srtt8 != s0 || qa->comp.rttvar4 != v0;
+	}
+	VERIFY(moved, "4 requests sent once gave no RTT sample");
+	printf("ok Karn, %u-byte %s%s: no RTT sample from the answer to one resent on the RTO, "
+	       "one from one sent once (srtt %u ticks)\n", len,
+	       op == RNIC_WR_RDMA_READ ? "READs" : "WRITEs", sr ? " (selective repeat)" : "",
+	       qa->comp.srtt8 / 8);
 	return 0;
 }
 
@@ -1823,6 +1880,10 @@ main(int argc, char **argv)
 	RUN(test_window());
 	RUN(test_cnp());
 	RUN(test_tail_loss_rto());
+	RUN(test_karn_timer(false, RNIC_WR_RDMA_WRITE, 64, OPC(WRITE_ONLY)));
+	RUN(test_karn_timer(false, RNIC_WR_RDMA_WRITE, 3000, OPC(WRITE_LAST)));
+	RUN(test_karn_timer(true, RNIC_WR_RDMA_WRITE, 64, OPC(WRITE_ONLY)));
+	RUN(test_karn_timer(true, RNIC_WR_RDMA_READ, 64, OPC(READ_REQ)));
 	RUN(test_lost_resend());
 	RUN(test_renak());
 	RUN(test_sr_holes("one hole", 8, 1u << 1));
