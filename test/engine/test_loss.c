@@ -550,11 +550,11 @@ test_tail_loss_rto(void)
  * thread polls both engines: nothing moves it meanwhile). Were the resent
  * request's answer sampled, the sample would include the wait for the
  * resend (test_tail_loss_rto: the IBA timeout's 1.07 s here) against the
- * setup's few microseconds. Go-back-N samples a
- * WRITE's ACK in the completer's run of one-packet entries (release_run:
- * every packet of a message is an entry); selective repeat in
- * release_acked's loop, and a READ's first response in sr_read_resp
- * (go-back-N takes no sample from READs, doc/reliability.md).
+ * setup's few microseconds. Go-back-N samples a WRITE's ACK in the
+ * completer's run of one-packet entries (release_run: every packet of a
+ * message is an entry); selective repeat in release_acked's loop, and a
+ * READ's first response in sr_read_resp (go-back-N takes no sample from
+ * READs, doc/reliability.md).
  */
 static int sr_pair(void);
 
@@ -577,7 +577,7 @@ test_karn_timer(bool sr, enum rnic_wr_opcode op, uint32_t len, int drop_opcode)
 	VERIFY(qa->comp.srtt8 == s0 && qa->comp.rttvar4 == v0,
 	       "the resent request's answer was sampled: srtt %u -> %u, rttvar %u -> %u (ticks x8, x4)",
 	       s0, qa->comp.srtt8, v0, qa->comp.rttvar4);
-	/* The estimator is live: WRITEs sent once are sampled. */
+	/* The estimator is live: requests sent once are sampled. */
 	set_rule(RNIC_IMPAIR_TX, -1, 0, 0);
 	for (uint32_t i = 0; i < 4 && !moved; i++) {
 		VERIFY(run_op(op, len, 970 + i, RNIC_WC_SUCCESS) == 0, "request %u", i);
