@@ -257,9 +257,6 @@ rx_prefetch_frame(const struct rte_mbuf *m)
  * lines 1.02x more, doc/benchmarks.md). A hint only: it reads a BTH at
  * the untagged IPv4 (or IPv6, by the ethertype's low byte) offset
  * without checking the frame, which parsing does in full later. */
-_Static_assert(offsetof(struct rnic_qp, state) < offsetof(struct rnic_qp, app),
-	       "rx_prefetch_qp: the state among the control lines");
-
 static inline void
 rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct rnic_qp **prev)
 {
@@ -288,6 +285,10 @@ rx_prefetch_qp(struct rnic_device *dev, const struct rte_mbuf *m, const struct r
 	} else {
 		rte_prefetch0(&qp->resp);
 		rte_prefetch0((const char *)&qp->resp + RTE_CACHE_LINE_SIZE);
+		/* a SEND or a WRITE with immediate takes a receive WQE: the
+		 * RQ's place, off the three control lines */
+		if (rnic_opcode_mask(bth->opcode) & (RNIC_M_SEND | RNIC_M_IMMDT))
+			rte_prefetch0(&qp->rq);
 	}
 }
 
