@@ -536,17 +536,24 @@ do_memory(const char *sock)
 		struct writer w = { .word = (volatile uint64_t *)(page + 2048) };
 		pthread_t t;
 		uint64_t seen;
+		double end;
 
 		CHECK(heap != NULL, "malloc");
 		memset(page, 0x5a, 2048);
+		/* malloc's memory is not zeroed (MALLOC_PERTURB_ fills it, as
+		 * meson test sets it): the writer counts up from 0 */
+		*w.word = 0;
 		CHECK(pthread_create(&t, NULL, writer_main, &w) == 0, "pthread_create");
+		end = now_s() + 10;
 		while (*w.word < 1000)
-			;
+			CHECK(now_s() < end, "the writer made no 1000 writes in 10 s");
 		mr = rnic_reg_mr(a.pd, page, 1024, RNIC_ACCESS_ALL);
 		CHECK(mr != NULL, "heap memory with a writer: %s", strerror(rte_errno));
 		seen = *w.word;
+		end = now_s() + 10;
 		while (*w.word < seen + 1000)   /* it goes on writing after the move */
-			;
+			CHECK(now_s() < end, "the writer stopped after the move (%" PRIu64
+			      " then %" PRIu64 ")", seen, *w.word);
 		w.stop = 1;
 		pthread_join(t, NULL);
 		CHECK(*w.word == w.last, "the writer's last value %" PRIu64 " is not in memory "

@@ -897,10 +897,20 @@ test_destroy_polled(void)
 	poller_run = 1;
 	rnic_dev_set_polled(A.dev, true);
 	VERIFY(rte_eal_remote_launch(poller, A.dev, lcore) == 0, "launch the poller");
-	/* B is not polled: wait for A's first loss timeout (its resends). */
-	do
-		rnic_dev_stats_get(A.dev, &st);
-	while (st.timer_expired == 0);
+	/* B is not polled: wait (up to 10 s) for A's first loss timeout
+	 * (its resends). */
+	{
+		const uint64_t end = rte_get_timer_cycles() + 10 * rte_get_timer_hz();
+
+		do
+			rnic_dev_stats_get(A.dev, &st);
+		while (st.timer_expired == 0 && rte_get_timer_cycles() < end);
+	}
+	if (st.timer_expired == 0) {
+		poller_run = 0;
+		rte_eal_wait_lcore(lcore);
+		VERIFY(0, "no loss timeout on A within 10 s");
+	}
 	g1 = q1;
 	g2 = q2;
 	VERIFY(rnic_destroy_qp(q2) == 0 && rnic_destroy_qp(q1) == 0, "destroy while polled");
