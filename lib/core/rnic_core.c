@@ -279,7 +279,7 @@ rnic_dev_forget_qp(struct rnic_device *dev, struct rnic_qp *qp)
 	if (dev->forget_hook != NULL)
 		dev->forget_hook(qp);
 	list_forget(&w->tx.active, qp, &qp->req.scheduled);
-	rnic_qp_db_settle(qp);   /* [DB] as TX does when it drops the QP */
+	rnic_qp_db_settle(qp, false);   /* [DB] as TX does when it drops the QP */
 	list_forget(&w->rx.rd_active, qp, &qp->resp.rd_active);
 	list_forget(&w->rx.acks, qp, &qp->resp.on_ack_list);
 	list_forget(&w->rx.rexmit, qp, &qp->comp.on_rexmit_list);

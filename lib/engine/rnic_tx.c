@@ -46,7 +46,7 @@ doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
 			if (qp == NULL)
 				continue;   /* QP destroyed after posting */
 			if (unlikely(qp->req.db_owed == UINT8_MAX))
-				rnic_qp_db_settle(qp);
+				rnic_qp_db_settle(qp, false);
 			qp->req.db_owed++;   /* [DB] told when the SQ is empty */
 			sched_add(wk, qp);
 		}
@@ -1021,12 +1021,13 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
  * sq_pi once more, in [DB]'s order (rnic_post.c), and keeps the QP on
  * its list if that found new WQEs. An application that posts while TX
  * works through its SQ costs neither side a doorbell. True to keep the
- * QP on the list.
+ * QP on the list. @p alone: no lcore polls the device ([POLLED]), the
+ * application posts from this thread, and the store needs no fence.
  */
 static bool
-tx_qp_idle(struct rnic_qp *qp)
+tx_qp_idle(struct rnic_qp *qp, bool alone)
 {
-	return rnic_qp_db_settle(qp) &&
+	return rnic_qp_db_settle(qp, alone) &&
 	       LOAD_SC(&qp->app.sq_pi) != qp->req.sq_db;   /* [SQ-PI] [DB] */
 }
 
@@ -1093,9 +1094,11 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 	uint32_t i = tx->cursor;
 	const unsigned int burst = wk->dev->attr.burst;
 	unsigned int sent = 0;
+	bool alone;
 
 	if (l->n == 0)
 		return true;
+	alone = !LOAD_RLX(&wk->dev->polled);   /* [POLLED] [DB] */
 	tx->now = rnic_pass_tsc(clk);
 	while (i < l->n) {
 		struct rnic_qp *qp = l->q[i];
@@ -1113,12 +1116,12 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		}
 		s = rnic_qp_state_get(qp);
 		if (s != RNIC_QPS_RESET) {
-			if (tx_qp_turn(wk, qp, s, burst - sent, &sent) || tx_qp_idle(qp)) {
+			if (tx_qp_turn(wk, qp, s, burst - sent, &sent) || tx_qp_idle(qp, alone)) {
 				i++;
 				continue;
 			}
 		} else {
-			rnic_qp_db_settle(qp);   /* [QP-DEAD]: the QP's next life rings */
+			rnic_qp_db_settle(qp, false);   /* [QP-DEAD]: the QP's next life rings */
 		}
 		rnic_qp_list_del(l, i, &qp->req.scheduled);
 	}

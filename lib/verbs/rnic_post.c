@@ -40,6 +40,12 @@ send_state_ok(const struct rnic_qp *qp)
  * again, or TX sees the new sq_pi and goes on with the QP. At most one
  * doorbell per QP is ever queued, and the ring has a slot per QP. True
  * when it rang one (or found the ring full and said so, [DB-LOST]).
+ *
+ * On a device no lcore polls ([POLLED]: the application polls it by
+ * hand, from the thread that posts), the TX role runs in this thread's
+ * program order: the fences are not needed, and the store that drains
+ * this post's WQE stores is saved (ring 64 B on the main lcore and the
+ * memif client, doc/benchmarks.md).
  */
 static bool
 ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
@@ -49,8 +55,16 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	uint32_t n = RTE_MIN(end - start, RNIC_DB_SIZE_MAX / stride16);
 	uint64_t db;
 
-	STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
-	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->app.db_seen)) > 0)   /* [DB] */
+	uint32_t seen;
+
+	if (likely(LOAD_RLX(&qp->dev->polled))) {                        /* [POLLED] */
+		STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
+		seen = LOAD_SC(&qp->app.db_seen);                      /* [DB] */
+	} else {
+		STORE_REL(&qp->app.sq_pi, end);
+		seen = LOAD_RLX(&qp->app.db_seen);
+	}
+	if ((int32_t)(qp->app.db_rung - seen) > 0)   /* [DB] */
 		return false;   /* the queued doorbell covers them */
 	db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
 			  (start & qp->sq_mask) * stride16, (uint8_t)(n * stride16), qp->qpn);
