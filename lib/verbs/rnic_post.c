@@ -42,10 +42,12 @@ send_state_ok(const struct rnic_qp *qp)
  * when it rang one (or found the ring full and said so, [DB-LOST]).
  *
  * On a device no lcore polls ([POLLED]: the application polls it by
- * hand, from the thread that posts), the TX role runs in this thread's
- * program order: the fences are not needed, and the store that drains
- * this post's WQE stores is saved (ring 64 B on the main lcore and the
- * memif client, doc/benchmarks.md).
+ * hand, from the thread that posts) the TX role runs in this thread, in
+ * its program order: no fences (the sequentially consistent store
+ * drained this post's WQE stores), and no ring either: this thread does
+ * what TX does with a doorbell it takes off the ring (doorbell_process),
+ * the QP onto its worker's active list, the doorbell owed
+ * (doc/benchmarks.md: ring 64 B on the main lcore, the memif client).
  */
 static bool
 ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
@@ -55,16 +57,22 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	uint32_t n = RTE_MIN(end - start, RNIC_DB_SIZE_MAX / stride16);
 	uint64_t db;
 
-	uint32_t seen;
+	if (unlikely(!LOAD_RLX(&qp->dev->polled))) {   /* [POLLED] */
+		struct rnic_worker *wk = qp->w;
 
-	if (likely(LOAD_RLX(&qp->dev->polled))) {                        /* [POLLED] */
-		STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
-		seen = LOAD_SC(&qp->app.db_seen);                      /* [DB] */
-	} else {
-		STORE_REL(&qp->app.sq_pi, end);
-		seen = LOAD_RLX(&qp->app.db_seen);
+		STORE_REL(&qp->app.sq_pi, end);   /* [SQ-PI] */
+		if ((int32_t)(qp->app.db_rung - LOAD_RLX(&qp->app.db_seen)) > 0)
+			return false;   /* the owed doorbell covers them */
+		if (unlikely(qp->req.db_owed == UINT8_MAX))
+			rnic_qp_db_settle(qp, true);
+		qp->req.db_owed++;
+		qp->app.db_rung++;
+		wk->tx.st.doorbells++;
+		rnic_qp_list_add(&wk->tx.active, qp, &qp->req.scheduled);
+		return true;
 	}
-	if ((int32_t)(qp->app.db_rung - seen) > 0)   /* [DB] */
+	STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
+	if ((int32_t)(qp->app.db_rung - LOAD_SC(&qp->app.db_seen)) > 0)   /* [DB] */
 		return false;   /* the queued doorbell covers them */
 	db = rnic_db_make(w->opcode, w->flags & RNIC_SEND_FENCE,
 			  (start & qp->sq_mask) * stride16, (uint8_t)(n * stride16), qp->qpn);

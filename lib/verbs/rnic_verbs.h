@@ -34,7 +34,10 @@ void rnic_dev_destroy(struct rnic_device *dev);
  * quiesce the data path wait for them: destroy, Reset, dereg) or that
  * nobody does (the application polls by hand, as unit tests do: such
  * calls then take the QP off the roles' work lists themselves, since the
- * caller is the only poller).
+ * caller is the only poller). Without lcores, the thread that polls is
+ * the one that posts: a post then schedules its QP for the TX role
+ * itself, without the doorbell ring or its fences. Call it while no
+ * lcore runs the device's roles.
  */
 void rnic_dev_set_polled(struct rnic_device *dev, bool polled);
 
