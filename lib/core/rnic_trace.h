@@ -19,7 +19,8 @@
 /* The steps, in the order a message passes them. */
 enum rnic_trace_point {
 	RNIC_TP_POST = 1,        /* the application posts a work request */
-	RNIC_TP_DOORBELL,        /* the TX role took doorbells from its ring */
+	RNIC_TP_DOORBELL,        /* the TX role took doorbells from its ring (or,
+				  * where no lcore polls, a post scheduled its QP) */
 	RNIC_TP_TX_FLUSH,        /* rte_eth_tx_burst is called (arg: frames) */
 	RNIC_TP_TX_DONE,         /* and returned (arg: frames it took) */
 	RNIC_TP_RX_BURST,        /* rte_eth_rx_burst returned frames (arg: how many) */

@@ -69,6 +69,7 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 		qp->app.db_rung++;
 		wk->tx.st.doorbells++;
 		rnic_qp_list_add(&wk->tx.active, qp, &qp->req.scheduled);
+		RNIC_TRACE(RNIC_TP_DOORBELL, 1);
 		return true;
 	}
 	STORE_SC(&qp->app.sq_pi, end);                         /* [SQ-PI] [DB] */
