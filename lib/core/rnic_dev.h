@@ -106,18 +106,23 @@ struct rnic_dev_tx {
 	 * a time (tx_mbuf): stash[i_stash..n_stash) are unused, and go back
 	 * to the pool after a pass that sent nothing */
 	uint32_t n_stash, i_stash;
+	uint32_t stash_want;     /* the fill after a drop: what the dropped one
+				  * gave out (0: RNIC_TX_STASH) */
 	struct rte_mbuf *stash[RNIC_TX_STASH];
 	uint64_t now;            /* TSC at the start of this pass (MQ stamps) */
 	uint64_t iter;           /* [ITER] W: TX, release; R: control, acquire */
 } __rte_cache_aligned;
 
 /* The TX role's unused stashed mbufs back to the pool: after a pass that
- * sent nothing (rnic_tx.c), and when the device goes. */
+ * sent nothing (rnic_tx.c), and when the device goes. The next fill is
+ * as many as this one gave out (rnic_tx.c tx_mbuf). */
 static inline void
 rnic_tx_stash_drop(struct rnic_dev_tx *tx)
 {
 	if (tx->i_stash < tx->n_stash)
 		rte_pktmbuf_free_bulk(tx->stash + tx->i_stash, tx->n_stash - tx->i_stash);
+	if (tx->n_stash != 0)
+		tx->stash_want = RTE_MAX(tx->i_stash, 1u);
 	tx->i_stash = tx->n_stash = 0;
 }
 
