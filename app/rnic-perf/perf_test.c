@@ -36,6 +36,7 @@
 #include <rte_pause.h>
 
 #include "perf.h"
+#include "rnic_ab.h"
 #include "rnic_attach.h"
 #include "rnic_trace.h"
 
@@ -1154,6 +1155,33 @@ lat_stats(struct lat_samples *s, uint64_t size, struct perf_result *r)
 	r->t_999 = s->v[RTE_MIN((uint64_t)ceil((double)cnt * 0.999), n - 1)];
 }
 
+#ifdef RNIC_AB_TOGGLE
+/* The in-run A/B build (scripts/ab.sh): each round's sample also goes to
+ * the variant that was in force when it was posted, and the loop's end
+ * prints both variants' p50 and p99 (an "ab-lat:" line). Only this
+ * process's variant is known: a peer in another process switches on its
+ * own, so there about half a change's effect on the round trip shows. */
+static struct lat_samples ab_lat[2];
+
+static void
+ab_lat_report(uint64_t size)
+{
+	struct perf_result r[2];
+
+	for (int v = 0; v < 2; v++) {
+		lat_stats(&ab_lat[v], size, &r[v]);
+		free(ab_lat[v].v);
+		ab_lat[v] = (struct lat_samples){ 0 };
+	}
+	if (r[0].iters == 0 || r[1].iters == 0)
+		return;
+	printf("ab-lat: variant0 p50=%.3f p99=%.3f n=%" PRIu64 " variant1 p50=%.3f p99=%.3f "
+	       "n=%" PRIu64 " ratio_p50=%.4f ratio_p99=%.4f\n", r[0].t_typical, r[0].t_99,
+	       r[0].iters, r[1].t_typical, r[1].t_99, r[1].iters, r[1].t_typical / r[0].t_typical,
+	       r[1].t_99 / r[0].t_99);
+}
+#endif
+
 /*
  * The active end: @p pong is the peer in this process (ring/pair) or NULL
  * (memif: the peer process answers). Collects one sample per iteration.
@@ -1178,6 +1206,9 @@ lat_loop(const struct perf_opts *o, struct lat_side *ping, struct lat_side *pong
 
 		if (p->verb == VERB_WRITE)
 			side_local(s)[ping->size - 1] = m;
+#ifdef RNIC_AB_TOGGLE
+		const int ab_v = RNIC_AB();
+#endif
 		t0 = tsc();
 		if (lat_post(ping, i) != 0)
 			return -1;
@@ -1219,6 +1250,10 @@ lat_loop(const struct perf_opts *o, struct lat_side *ping, struct lat_side *pong
 		if (p->duration == 0 || (t0 >= t_margin)) {
 			if (samples_add(smp, (double)(t1 - t0) * us_per_cycle / half) != 0)
 				break;
+#ifdef RNIC_AB_TOGGLE
+			if (samples_add(&ab_lat[ab_v], (double)(t1 - t0) * us_per_cycle / half) != 0)
+				break;
+#endif
 		}
 		if (p->duration > 0 && t1 >= t_end)
 			break;
@@ -1228,6 +1263,9 @@ lat_loop(const struct perf_opts *o, struct lat_side *ping, struct lat_side *pong
 			next_prog += hz;
 		}
 	}
+#ifdef RNIC_AB_TOGGLE
+	ab_lat_report(ping->size);
+#endif
 	/* The last send completion may still be on its way. */
 	for (uint64_t end = tsc() + hz / 10; tsc() < end; ) {
 		if (lat_reap(ping) < 0 || (pong != NULL && lat_reap(pong) < 0))
