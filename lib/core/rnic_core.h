@@ -46,4 +46,20 @@ rnic_thread_self(void)
 	return likely(t != 0) ? t : rnic_thread_num_new();
 }
 
+/* [DB] The TX role takes a doorbell for @p qp of worker @p w: owed to the
+ * application until the QP's SQ is found empty (rnic_qp_db_settle), the
+ * QP on the WQEScheduler's active list. The TX role does it for each
+ * doorbell off the ring (rnic_tx.c doorbell_process); a post does it
+ * itself where the posting thread is the TX role's ([POLLED],
+ * rnic_post.c ring_doorbell). */
+static inline void
+rnic_qp_db_take(struct rnic_worker *w, struct rnic_qp *qp, bool alone)
+{
+	if (unlikely(qp->req.db_owed == UINT8_MAX))
+		rnic_qp_db_settle(qp, alone);
+	qp->req.db_owed++;
+	w->tx.st.doorbells++;
+	rnic_qp_list_add(&w->tx.active, qp, &qp->req.scheduled);
+}
+
 #endif /* RNIC_CORE_H */

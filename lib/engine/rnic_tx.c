@@ -42,13 +42,11 @@ doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
 			uint64_t db = (uint64_t)(uintptr_t)dbs[i];
 			struct rnic_qp *qp = rnic_qp_lookup(wk->dev, rnic_db_qpn(db));
 
-			st->doorbells++;
-			if (qp == NULL)
+			if (qp == NULL) {
+				st->doorbells++;
 				continue;   /* QP destroyed after posting */
-			if (unlikely(qp->req.db_owed == UINT8_MAX))
-				rnic_qp_db_settle(qp, false);
-			qp->req.db_owed++;   /* [DB] told when the SQ is empty */
-			sched_add(wk, qp);
+			}
+			rnic_qp_db_take(wk, qp, false);   /* [DB] told when the SQ is empty */
 		}
 		total += n;
 	} while (n == RTE_DIM(dbs));

@@ -58,17 +58,11 @@ ring_doorbell(struct rnic_qp *qp, uint32_t start, uint32_t end)
 	uint64_t db;
 
 	if (unlikely(!LOAD_RLX(&qp->dev->polled))) {   /* [POLLED] */
-		struct rnic_worker *wk = qp->w;
-
 		STORE_REL(&qp->app.sq_pi, end);   /* [SQ-PI] */
 		if ((int32_t)(qp->app.db_rung - LOAD_RLX(&qp->app.db_seen)) > 0)
 			return false;   /* the owed doorbell covers them */
-		if (unlikely(qp->req.db_owed == UINT8_MAX))
-			rnic_qp_db_settle(qp, true);
-		qp->req.db_owed++;
 		qp->app.db_rung++;
-		wk->tx.st.doorbells++;
-		rnic_qp_list_add(&wk->tx.active, qp, &qp->req.scheduled);
+		rnic_qp_db_take(qp->w, qp, true);
 		RNIC_TRACE(RNIC_TP_DOORBELL, 1);
 		return true;
 	}
