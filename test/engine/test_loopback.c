@@ -596,6 +596,62 @@ test_ack_polled(enum rnic_mtu mtu)
 }
 
 /*
+ * [POLLED] [DB]: a post to an idle send queue on a device no lcore polls
+ * takes its doorbell itself (rnic_post.c ring_doorbell: the QP onto the
+ * TX role's list and the doorbell counted, before any pass, no ring);
+ * where an lcore polls (here: as if one did), the doorbell waits on the
+ * ring and is counted when a TX pass takes it. Either way it is taken
+ * once and the WRITE completes with its data placed.
+ */
+static int
+test_doorbell_direct(enum rnic_mtu mtu)
+{
+	for (int polled = 0; polled < 2; polled++) {
+		const char tag[8] = { 'd', 'b', 'd', 'i', 'r', (char)('0' + polled), '!', 0 };
+		struct rnic_qp *qa = mkqp(&A, RNIC_QPT_RC), *qb = mkqp(&B, RNIC_QPT_RC);
+		struct rnic_sge sge = { (uintptr_t)A.buf, 8, 0 };
+		struct rnic_send_wr wr = { .wr_id = 0xd0 + (uint64_t)polled, .sg_list = &sge,
+					   .num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
+					   .send_flags = RNIC_SEND_SIGNALED }, *bad;
+		struct rnic_dev_stats s0, s1, s2, s3;
+		struct rnic_wc wc;
+		int n;
+
+		VERIFY(qa && qb && qp_connect(qa, &B, qb, mtu, 900, 1000) == 0 &&
+		       qp_connect(qb, &A, qa, mtu, 1000, 900) == 0, "QP pair");
+		sge.lkey = rnic_mr_lkey(A.mr);
+		memcpy(A.buf, tag, 8);
+		memset(B.buf, 0, 8);
+		wr.wr.rdma.remote_addr = (uintptr_t)B.buf;
+		wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+		rnic_dev_set_polled(A.dev, polled);
+		rnic_dev_stats_get(A.dev, &s0);
+		VERIFY(rnic_post_send(qa, &wr, &bad) == 0, "post");
+		rnic_dev_stats_get(A.dev, &s1);
+		rnic_dev_poll(A.dev, RNIC_ROLE_TX);
+		rnic_dev_stats_get(A.dev, &s2);
+		rnic_dev_set_polled(A.dev, false);
+		VERIFY(s1.doorbells - s0.doorbells == (polled ? 0u : 1u),
+		       "%s: the post counted %" PRIu64 " doorbells before any pass (want %d)",
+		       polled ? "polled" : "not polled", s1.doorbells - s0.doorbells, !polled);
+		VERIFY(s2.doorbells - s0.doorbells == 1 && s2.tx_pkts > s0.tx_pkts,
+		       "%s: after a TX pass %" PRIu64 " doorbells, %" PRIu64 " frames",
+		       polled ? "polled" : "not polled", s2.doorbells - s0.doorbells,
+		       s2.tx_pkts - s0.tx_pkts);
+		n = wait_wc(A.cq, &wc, 1);
+		VERIFY(n == 1 && wc.status == RNIC_WC_SUCCESS && wc.wr_id == wr.wr_id &&
+		       memcmp(B.buf, tag, 8) == 0, "the WRITE's completion and data");
+		rnic_dev_stats_get(A.dev, &s3);
+		VERIFY(s3.doorbells - s0.doorbells == 1, "the doorbell taken %" PRIu64 " times",
+		       s3.doorbells - s0.doorbells);
+		rnic_destroy_qp(qa);
+		rnic_destroy_qp(qb);
+	}
+	printf("ok a post takes its own doorbell where no lcore polls, the ring's otherwise\n");
+	return 0;
+}
+
+/*
  * A pass that delivers a message to an application that polls the device
  * leaves its resends, its timer events and the timer role to the next
  * pass ([ACK-OWED] in rnic_worker_poll_rx), never two passes in a row: B
@@ -880,6 +936,7 @@ main(int argc, char **argv)
 			RUN(test_ack_after_reset(mtus[mi], true));
 			RUN(test_ack_after_reset(mtus[mi], false));
 			RUN(test_ack_polled(mtus[mi]));
+			RUN(test_doorbell_direct(mtus[mi]));
 			RUN(test_tail_deferred(mtus[mi]));
 		}
 		if (mi == RTE_DIM(mtus) - 1)
