@@ -656,6 +656,93 @@ test_doorbell_direct(enum rnic_mtu mtu)
 }
 
 /*
+ * [DB-EVERY] A TX role that is behind (its last pass stopped at a full
+ * burst short of its list's end) with at least four bursts' worth of QPs
+ * on its list reads the doorbell ring every fourth pass only (rnic_tx.c
+ * tx_db_due). A doorbell rung meanwhile must still be taken within four
+ * passes, and its WRITE complete with the others. DB_QPS QPs with
+ * DB_MSGS one-packet WRITEs each keep the list over four bursts (of the
+ * default 32) through the passes counted: each pass sends 32 frames and
+ * so empties 8 of them. The device is marked polled, so that its posts
+ * ring through the ring and this thread's passes take them.
+ */
+#define DB_QPS  (4 * 32 + 40)
+#define DB_MSGS 4
+
+static int
+post_write64(struct rnic_qp *qa, uint32_t off, uint64_t wr_id)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf + off, 64, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
+		.send_flags = RNIC_SEND_SIGNALED,
+	}, *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf + off;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	return rnic_post_send(qa, &wr, &bad);
+}
+
+static int
+test_doorbell_behind(enum rnic_mtu mtu)
+{
+	static struct rnic_qp *qa[DB_QPS + 1], *qb[DB_QPS + 1];
+	const int want = DB_QPS * DB_MSGS + 1, bytes = want * 64;
+	struct rnic_dev_stats s0, s1, s2;
+	struct rnic_wc wc[64];
+	int got = 0, passes = 0, rc = 0;
+
+	fill(A.buf, (size_t)bytes, 91);
+	memset(B.buf, 0, (size_t)bytes);
+	for (int q = 0; q <= DB_QPS; q++) {
+		qa[q] = mkqp(&A, RNIC_QPT_RC);
+		qb[q] = mkqp(&B, RNIC_QPT_RC);
+		VERIFY(qa[q] && qb[q] && qp_connect(qa[q], &B, qb[q], mtu, 300, 400) == 0 &&
+		       qp_connect(qb[q], &A, qa[q], mtu, 400, 300) == 0, "QP pair %d", q);
+	}
+	/* polled only between here and the next set_polled (as
+	 * test_doorbell_direct): no check in between returns */
+	rnic_dev_set_polled(A.dev, true);
+	for (int q = 0; q < DB_QPS; q++)
+		for (int k = 0; k < DB_MSGS; k++)
+			rc |= post_write64(qa[q], (uint32_t)(q * DB_MSGS + k) * 64,
+					   (uint64_t)q << 8 | (uint64_t)k);
+	rnic_dev_stats_get(A.dev, &s0);
+	rnic_dev_poll_tx(A.dev);   /* takes every doorbell, sends a burst */
+	rnic_dev_stats_get(A.dev, &s1);
+	rc |= post_write64(qa[DB_QPS], (uint32_t)(DB_QPS * DB_MSGS) * 64, (uint64_t)DB_QPS << 8);
+	do {
+		rnic_dev_poll_tx(A.dev);
+		rnic_dev_stats_get(A.dev, &s2);
+		passes++;
+	} while (s2.doorbells == s1.doorbells && passes < 16);
+	rnic_dev_set_polled(A.dev, false);
+	VERIFY(rc == 0, "posts");
+	VERIFY(s1.doorbells - s0.doorbells == DB_QPS && s1.tx_pkts - s0.tx_pkts == 32,
+	       "the first pass took %" PRIu64 " doorbells (want %d) and sent %" PRIu64
+	       " frames (want 32)", s1.doorbells - s0.doorbells, DB_QPS, s1.tx_pkts - s0.tx_pkts);
+	VERIFY(s2.doorbells - s1.doorbells == 1 && passes <= 4,
+	       "the doorbell rung while TX was behind: taken after %d passes (want at most 4)",
+	       passes);
+	while (got < want) {
+		int n = test_wait_wc(A.cq, wc, RTE_MIN(64, want - got), 20000000, poll_all);
+
+		VERIFY(n > 0, "%d of %d completions", got, want);
+		for (int i = 0; i < n; i++)
+			VERIFY(wc[i].status == RNIC_WC_SUCCESS, "completion wr_id 0x%" PRIx64
+			       " status %u", wc[i].wr_id, wc[i].status);
+		got += n;
+	}
+	VERIFY(memcmp(A.buf, B.buf, (size_t)bytes) == 0, "the WRITEs' data");
+	for (int q = 0; q <= DB_QPS; q++) {
+		rnic_destroy_qp(qa[q]);
+		rnic_destroy_qp(qb[q]);
+	}
+	printf("ok a doorbell rung while TX was behind taken after %d passes\n", passes);
+	return 0;
+}
+
+/*
  * A pass that delivers a message to an application that polls the device
  * leaves its resends, its timer events and the timer role to the next
  * pass ([ACK-OWED] in rnic_worker_poll_rx), never two passes in a row: B
@@ -941,6 +1028,7 @@ main(int argc, char **argv)
 			RUN(test_ack_after_reset(mtus[mi], false));
 			RUN(test_ack_polled(mtus[mi]));
 			RUN(test_doorbell_direct(mtus[mi]));
+			RUN(test_doorbell_behind(mtus[mi]));
 			RUN(test_tail_deferred(mtus[mi]));
 		}
 		if (mi == RTE_DIM(mtus) - 1)
