@@ -1142,15 +1142,15 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
  * [DB-EVERY] Whether this pass reads the doorbell ring. A TX role that is
  * behind (its last pass stopped at a full burst short of its list's end)
  * with at least TX_DB_LIST bursts' worth of QPs on its list reads it
- * every TX_DB_EVERY passes only. Its doorbells then add QPs to the end of
- * a list that takes at least that many passes to go round, so taking
- * them up to TX_DB_EVERY - 1 passes later delays no QP's turn by more
- * than those passes; each read meanwhile fetched the line of the ring's
- * producer index from the posting thread's CPU, and the few doorbells it
- * found each named a QP whose lines had left the cache (at 16384 QPs 0.5
- * doorbells a pass, doorbell_process 3.3% of the engine lcore; 1.016x and
- * 1.018x there by in-run A/B, doc/benchmarks.md). A pass that ends a cycle
- * clears behind, so the next one reads the ring: [QP-DEAD]'s two cycles
+ * every TX_DB_EVERY passes only: a doorbell then waits at most
+ * TX_DB_EVERY - 1 passes more, each right after a pass that sent a full
+ * burst for the QPs already on the list, and its QP joins the end of that
+ * list. Each read of the ring fetched the line of its producer index from
+ * the posting thread's CPU, and the few doorbells it found each named a
+ * QP whose lines had left the cache (at 16384 QPs 0.5 doorbells a pass,
+ * doorbell_process 3.3% of the engine lcore; 1.016x and 1.018x there by
+ * in-run A/B, doc/benchmarks.md). A pass that ends a cycle clears behind,
+ * so the next one reads the ring: [QP-DEAD]'s two cycles
  * (rnic_dev_quiesce) still take every doorbell queued before them.
  */
 #define TX_DB_EVERY 4u
