@@ -93,12 +93,12 @@ struct rnic_nd_ent {
 /* TX role. */
 struct rnic_dev_tx {
 	struct rnic_qp_list active;  /* WQEScheduler: QPs with work, round robin */
-	uint32_t cursor;         /* where the next pass goes on in active */
+	uint32_t cursor;         /* where the next pass goes on in active: not 0
+				  * only when the last pass stopped at a full
+				  * burst short of the list's end */
 	uint32_t db_lost_seen;   /* [DB-LOST] the last db_lost value handled */
-	/* [DB-EVERY] the last pass stopped at a full burst short of the
-	 * list's end, and the passes since the doorbell ring was last read
+	/* [DB-EVERY] passes since the doorbell ring was last read
 	 * (rnic_tx.c tx_db_due) */
-	uint8_t behind;
 	uint8_t db_skipped;
 	/* mbufs the MultiQueues hold (rnic_dev_mq_limit): what TX pushed,
 	 * and the releases it last read (only near the limit) */

@@ -1104,8 +1104,10 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 	unsigned int sent = 0;
 	bool alone;
 
-	if (l->n == 0)
+	if (l->n == 0) {
+		tx->cursor = 0;   /* [DB-EVERY]: not behind */
 		return true;
+	}
 	alone = !LOAD_RLX(&wk->dev->polled);   /* [POLLED] [DB] */
 	tx->now = rnic_pass_tsc(clk);
 	while (i < l->n) {
@@ -1140,8 +1142,8 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 
 /*
  * [DB-EVERY] Whether this pass reads the doorbell ring. A TX role that is
- * behind (its last pass stopped at a full burst short of its list's end)
- * with at least TX_DB_LIST bursts' worth of QPs on its list reads it
+ * behind (its last pass stopped at a full burst short of its list's end:
+ * the cursor is not 0) with at least TX_DB_LIST bursts' worth of QPs on its list reads it
  * every TX_DB_EVERY passes only: a doorbell then waits at most
  * TX_DB_EVERY - 1 passes more, each right after a pass that sent a full
  * burst for the QPs already on the list, and its QP joins the end of that
@@ -1149,8 +1151,8 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
  * the posting thread's CPU, and the few doorbells it found each named a
  * QP whose lines had left the cache (at 16384 QPs 0.5 doorbells a pass,
  * doorbell_process 3.3% of the engine lcore; 1.016x and 1.018x there by
- * in-run A/B, doc/benchmarks.md). A pass that ends a cycle clears behind,
- * so the next one reads the ring: [QP-DEAD]'s two cycles
+ * in-run A/B, doc/benchmarks.md). A pass that ends a cycle sets the
+ * cursor back to 0, so the next one reads the ring: [QP-DEAD]'s two cycles
  * (rnic_dev_quiesce) still take every doorbell queued before them.
  */
 #define TX_DB_EVERY 4u
@@ -1161,7 +1163,7 @@ tx_db_due(struct rnic_worker *wk)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
 
-	if (tx->behind && tx->active.n >= TX_DB_LIST * wk->dev->attr.burst &&
+	if (tx->cursor != 0 && tx->active.n >= TX_DB_LIST * wk->dev->attr.burst &&
 	    ++tx->db_skipped < TX_DB_EVERY)
 		return false;
 	tx->db_skipped = 0;
@@ -1184,7 +1186,6 @@ rnic_worker_poll_tx(struct rnic_worker *wk, struct rnic_pass_clock *clk)
 	if (work != 0)
 		RNIC_TRACE(RNIC_TP_DOORBELL, work);
 	cycle_done = tx_walk(wk, clk, &work);
-	tx->behind = !cycle_done;
 	rnic_txbuf_flush(&tx->txb, &tx->st);
 	/* the pass's completions (UC/UD on transmit, flushes, bad WQEs),
 	 * after the pass handed its frames to the port */
