@@ -395,6 +395,22 @@ test_pipeline(struct rnic_qp *qa, struct rnic_qp *qb)
 	return 0;
 }
 
+/* A signaled WRITE of the 64 bytes at @p off of A.buf to the same
+ * offset of B.buf. */
+static int
+post_write64(struct rnic_qp *qa, uint32_t off, uint64_t wr_id)
+{
+	struct rnic_sge sge = { (uintptr_t)A.buf + off, 64, rnic_mr_lkey(A.mr) };
+	struct rnic_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
+		.send_flags = RNIC_SEND_SIGNALED,
+	}, *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)B.buf + off;
+	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
+	return rnic_post_send(qa, &wr, &bad);
+}
+
 /*
  * The TX role's round robin sends about one burst a pass (tx_walk) and
  * goes on where it stopped: RR_QPS QPs with RR_MSGS one-packet WRITEs
@@ -427,19 +443,9 @@ test_round_robin(enum rnic_mtu mtu)
 		       qp_connect(qb[q], &A, qa[q], mtu, 200, 100) == 0, "QP pair %d", q);
 	}
 	for (int q = 0; q < RR_QPS; q++) {
-		for (int k = 0; k < RR_MSGS; k++) {
-			uint32_t off = (uint32_t)(q * RR_MSGS + k) * 64;
-			struct rnic_sge sge = { (uintptr_t)A.buf + off, 64, rnic_mr_lkey(A.mr) };
-			struct rnic_send_wr wr = {
-				.wr_id = (uint64_t)q << 8 | (uint64_t)k, .sg_list = &sge,
-				.num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
-				.send_flags = RNIC_SEND_SIGNALED,
-			}, *bad;
-
-			wr.wr.rdma.remote_addr = (uintptr_t)B.buf + off;
-			wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
-			VERIFY(rnic_post_send(qa[q], &wr, &bad) == 0, "post %d.%d", q, k);
-		}
+		for (int k = 0; k < RR_MSGS; k++)
+			VERIFY(post_write64(qa[q], (uint32_t)(q * RR_MSGS + k) * 64,
+					    (uint64_t)q << 8 | (uint64_t)k) == 0, "post %d.%d", q, k);
 	}
 	rnic_dev_stats_get(A.dev, &s0);
 	rnic_dev_poll_tx(A.dev);
@@ -668,20 +674,6 @@ test_doorbell_direct(enum rnic_mtu mtu)
  */
 #define DB_QPS  (4 * 32 + 40)
 #define DB_MSGS 4
-
-static int
-post_write64(struct rnic_qp *qa, uint32_t off, uint64_t wr_id)
-{
-	struct rnic_sge sge = { (uintptr_t)A.buf + off, 64, rnic_mr_lkey(A.mr) };
-	struct rnic_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = RNIC_WR_RDMA_WRITE,
-		.send_flags = RNIC_SEND_SIGNALED,
-	}, *bad;
-
-	wr.wr.rdma.remote_addr = (uintptr_t)B.buf + off;
-	wr.wr.rdma.rkey = rnic_mr_rkey(B.mr);
-	return rnic_post_send(qa, &wr, &bad);
-}
 
 static int
 test_doorbell_behind(enum rnic_mtu mtu)
