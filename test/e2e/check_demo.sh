@@ -27,7 +27,7 @@ if [ "${CHECK_IPV6:-0}" = 1 ]; then
         echo "FAIL: $n of $ports ports received IPv6"; echo "0 passed, 1 failed"; exit 1
     fi
 fi
-if [ -n "${CHECK_GREP:-}" ] && ! echo "$out" | grep -qE "$CHECK_GREP"; then
+if [ -n "${CHECK_GREP:-}" ] && ! grep -qE "$CHECK_GREP" <<<"$out"; then
     echo "FAIL: no line matches '$CHECK_GREP'"; echo "0 passed, 1 failed"; exit 1
 fi
 echo "1 passed, 0 failed"

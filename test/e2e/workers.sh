@@ -21,7 +21,7 @@ check_workers() {
             if [ "${counts[k]}" -eq 0 ]; then
                 echo "FAIL: port $port worker $k owns no QP"; bad=1
             fi
-            if ! echo "$out" | grep -Eq "^lcore: id=[0-9]+ polls=(.*,)?$port/w$k:"; then
+            if ! grep -Eq "^lcore: id=[0-9]+ polls=(.*,)?$port/w$k:" <<<"$out"; then
                 echo "FAIL: no lcore polls port $port worker $k"; bad=1
             fi
         done
