@@ -236,6 +236,12 @@ pending_set(struct rnic_worker *wk, struct rnic_qp *qp, uint8_t syn, uint32_t ps
 	rs->ack_msn = rs->msn;
 	if (syn_is(syn, RNIC_AETH_NAK) && (syn & RNIC_AETH_VALUE_MASK) != RNIC_NAK_PSN_SEQ)
 		rs->fatal = 1;
+	/* The ACK's credits read the application's RQ producer index
+	 * (ack_syndrome) when the pass ends: a line nothing else on a WRITE
+	 * responder's path reads, cold at many QPs (its load was 96% of
+	 * pending_emit at 16384 QPs; in-run A/B 1.023, doc/benchmarks.md). */
+	if (!rs->ack_pending)
+		rte_prefetch0(&qp->app.rq_pi);
 	rs->ack_pending = 1;
 	rnic_qp_list_add(&wk->rx.acks, qp, &rs->on_ack_list);
 }
