@@ -99,7 +99,7 @@ ext_read(const struct rnic_opcode_info *op, const uint8_t *bth,
 	}
 }
 
-/* The extension headers ext_write writes. */
+/* The extension headers ext_write_all writes. */
 #define EXT_HDRS (RNIC_M_RETH | RNIC_M_AETH | RNIC_M_ATMETH | RNIC_M_ATMACK | RNIC_M_IMMDT | \
 		  RNIC_M_IETH | RNIC_M_DETH | RNIC_M_CNP)
 
@@ -114,8 +114,8 @@ reth_write(uint8_t *at, const struct rnic_ext_fields *e)
 }
 
 static void
-ext_write(const struct rnic_opcode_info *op, uint8_t *bth,
-	  const struct rnic_ext_fields *e)
+ext_write_all(const struct rnic_opcode_info *op, uint8_t *bth,
+	      const struct rnic_ext_fields *e)
 {
 	if (op->mask & RNIC_M_DETH) {
 		struct rnic_deth *d = (void *)(bth + op->offset[RNIC_EXT_DETH]);
@@ -149,6 +149,21 @@ ext_write(const struct rnic_opcode_info *op, uint8_t *bth,
 	}
 	if (op->mask & RNIC_M_CNP)
 		memset(bth + op->offset[RNIC_EXT_CNP], 0, RNIC_CNP_RSVD_LEN);
+}
+
+/* The extension headers of @p op: a WRITE First's or Only's RETH here,
+ * and no call where the opcode has none (WRITE and SEND Middle and
+ * Last...), instead of ext_write_all's test of every header (ring 64 B
+ * 1.010x, 16384 QPs 1.010x by in-run A/B, doc/benchmarks.md). */
+static __rte_always_inline void
+ext_write(const struct rnic_opcode_info *op, uint8_t *bth, const struct rnic_ext_fields *e)
+{
+	const rnic_opmask_t hdrs = op->mask & EXT_HDRS;
+
+	if (hdrs == RNIC_M_RETH)
+		reth_write(bth + op->offset[RNIC_EXT_RETH], e);
+	else if (hdrs != 0)
+		ext_write_all(op, bth, e);
 }
 
 /* Bytes of the selective-repeat header of opcode @p op: a SACK on an
@@ -722,7 +737,6 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 	const struct rnic_opcode_info *op = rnic_opcode_info(b->opcode);
 	uint8_t pad = rnic_pad_len(payload_len);
 	uint32_t udp_len, hlen, sum, srl = b->sr && op != NULL ? sr_hdr_len(op) : 0;
-	rnic_opmask_t hdrs;
 	struct rnic_bth *bth;
 	uint8_t *l4;
 	rte_be16_t tl;
@@ -760,15 +774,7 @@ rnic_pkt_tmpl_build(uint8_t *dst, uint32_t cap, const struct rnic_pkt_tmpl *t,
 	bth->flags = (uint8_t)((b->se ? RNIC_BTH_SE : 0) | (pad << RNIC_BTH_PAD_SHIFT));
 	bth->ack = (uint8_t)((b->ackreq ? RNIC_BTH_ACKREQ : 0) | (b->sr ? RNIC_BTH_SR : 0));
 	rnic_put24(bth->psn, b->psn & RNIC_PSN_MASK);
-	/* A WRITE First's or Only's RETH here, and no call where the
-	 * opcode has no extension header (WRITE Middle and Last): ext_write's
-	 * tests of every header otherwise (ring 64 B 1.010x, 16384 QPs 1.010x
-	 * by in-run A/B, doc/benchmarks.md). */
-	hdrs = op->mask & EXT_HDRS;
-	if (hdrs == RNIC_M_RETH)
-		reth_write((uint8_t *)bth + op->offset[RNIC_EXT_RETH], ext);
-	else if (hdrs != 0)
-		ext_write(op, (uint8_t *)bth, ext);
+	ext_write(op, (uint8_t *)bth, ext);
 	if (srl)
 		sreth_write(op, (uint8_t *)bth + op->length, ext);
 	return hlen;
