@@ -1149,11 +1149,11 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 /*
  * [DB-EVERY] Whether this pass reads the doorbell ring. A TX role that is
  * behind (its last pass stopped at a full burst short of its list's end:
- * the cursor is not 0) with at least TX_DB_LIST bursts' worth of QPs on its list reads it
- * every TX_DB_EVERY passes only: a doorbell then waits at most
- * TX_DB_EVERY - 1 passes more, each right after a pass that sent a full
- * burst for the QPs already on the list, and its QP joins the end of that
- * list. Each read of the ring fetched the line of its producer index from
+ * the cursor is not 0) with at least TX_DB_LIST bursts' worth of QPs on
+ * its list reads it every TX_DB_EVERY passes only: a doorbell then waits
+ * at most TX_DB_EVERY - 1 passes more, each right after a pass that sent
+ * a full burst for the QPs already on the list, and its QP joins the end
+ * of that list. Each read of the ring fetched the line of its producer index from
  * the posting thread's CPU, and the few doorbells it found each named a
  * QP whose lines had left the cache (at 16384 QPs 0.5 doorbells a pass,
  * counted 2026-12-02, and doorbell_process 3.3% of the engine lcore;
