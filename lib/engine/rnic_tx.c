@@ -1037,6 +1037,8 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
  * works through its SQ costs neither side a doorbell. True to keep the
  * QP on the list. @p alone: no lcore polls the device ([POLLED]), the
  * application posts from this thread, and the store needs no fence.
+ * tx_walk does this for most QPs a pass at once, one fence for all
+ * (tx_idle_settle); this is the QPs beyond its batch's and alone's.
  */
 static bool
 tx_qp_idle(struct rnic_qp *qp, bool alone)
@@ -1082,6 +1084,46 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 }
 
 /*
+ * [DB] tx_qp_idle's store and load for the QPs of a pass at once: a turn
+ * that finds its QP's SQ empty while a lcore polls the device tells the
+ * application of the doorbells it took (db_seen) with a plain store, and
+ * notes the QP's place on the list (at most TX_IDLE_BATCH a pass, then
+ * tx_qp_idle's own fence again). At the end of the pass one
+ * sequentially consistent fence orders all those stores before the loads
+ * of their doorbell records (sq_pi), which decide as tx_qp_idle does:
+ * new WQEs keep the QP on the list, none take it off. The store of each
+ * QP stays before its load, with the fence between them, which is what
+ * [DB]'s order asks (rnic_post.c ring_doorbell). Each sequentially
+ * consistent store was an exchange on the application's line, which
+ * waited for that line to come from the posting CPU, one QP after the
+ * other; at 16384 QPs 1.078x by in-run A/B (one QP 1.000x,
+ * doc/benchmarks.md).
+ *
+ * A QP taken off leaves in its place the last one already visited
+ * (index @p cursor - 1), whose place the list's last QP takes, and the
+ * cursor moves back one: the QP from the end is still visited in this
+ * cycle ([QP-DEAD] needs every QP seen in one, tx_walk).
+ */
+#define TX_IDLE_BATCH 32u
+
+static void
+tx_idle_settle(struct rnic_qp_list *l, const uint32_t *idle, unsigned int n, uint32_t *cursor)
+{
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);   /* [DB] */
+	while (n-- > 0) {
+		uint32_t j = idle[n];
+		struct rnic_qp *qp = l->q[j];
+
+		if (LOAD_ACQ(&qp->app.sq_pi) != qp->req.sq_db)   /* [SQ-PI] [DB] */
+			continue;
+		qp->req.scheduled = 0;
+		l->q[j] = l->q[*cursor - 1];
+		l->q[*cursor - 1] = l->q[--l->n];
+		(*cursor)--;
+	}
+}
+
+/*
  * The WQEScheduler's round robin, at most one burst (the device's burst)
  * a pass: the next pass goes on where this one stopped (a QP whose turn
  * the burst cut short waits for the next cycle). This matches the RX
@@ -1095,7 +1137,8 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
  *
  * A cycle runs from index 0 to the end of the list: every QP on the list
  * when it starts gets a turn before it ends (a QP removed leaves the
- * last in its place, which is visited next; a QP added is appended).
+ * last in its place, which is visited next; a QP added is appended; a QP
+ * found idle stays until the pass's end, tx_idle_settle).
  * Returns true when this pass ended a cycle: only then is a pass of the
  * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
  * seen and dropped.
@@ -1109,6 +1152,8 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 	const unsigned int burst = wk->dev->attr.burst;
 	unsigned int sent = 0;
 	bool alone;
+	uint32_t idle[TX_IDLE_BATCH];   /* the places of QPs found idle */
+	unsigned int nidle = 0;
 
 	if (l->n == 0) {
 		tx->cursor = 0;   /* [DB-EVERY]: not behind */
@@ -1126,13 +1171,26 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		if (i + 1 < l->n)
 			tx_prefetch_wqe(l->q[i + 1]);
 		if (sent >= burst) {
+			if (nidle != 0)
+				tx_idle_settle(l, idle, nidle, &i);
 			tx->cursor = i;
 			*work += sent;
 			return false;
 		}
 		s = rnic_qp_state_get(qp);
 		if (s != RNIC_QPS_RESET) {
-			if (tx_qp_turn(wk, qp, s, burst - sent, &sent) || tx_qp_idle(qp, alone)) {
+			if (tx_qp_turn(wk, qp, s, burst - sent, &sent)) {
+				i++;
+				continue;
+			}
+			if (!alone && qp->req.db_owed != 0 && nidle < TX_IDLE_BATCH) {
+				/* [DB]: the fence and the load in tx_idle_settle */
+				STORE_RLX(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);
+				qp->req.db_owed = 0;
+				idle[nidle++] = i++;
+				continue;
+			}
+			if (tx_qp_idle(qp, alone)) {
 				i++;
 				continue;
 			}
@@ -1141,6 +1199,8 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		}
 		rnic_qp_list_del(l, i, &qp->req.scheduled);
 	}
+	if (nidle != 0)
+		tx_idle_settle(l, idle, nidle, &i);
 	tx->cursor = 0;
 	*work += sent;
 	return true;

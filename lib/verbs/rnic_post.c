@@ -36,7 +36,9 @@ send_state_ok(const struct rnic_qp *qp)
  * took the doorbell (db_seen, rnic_tx.c tx_qp_idle), so a doorbell not
  * yet told of covers these WQEs too. Both sides store then load,
  * sequentially consistent (app: sq_pi then db_seen; TX: db_seen then
- * sq_pi), so either this thread sees the doorbell told of and rings
+ * sq_pi, or the stores of a pass's idle QPs, one fence, then their
+ * loads: rnic_tx.c tx_idle_settle), so either this thread sees the
+ * doorbell told of and rings
  * again, or TX sees the new sq_pi and goes on with the QP. At most one
  * doorbell per QP is ever queued, and the ring has a slot per QP. True
  * when it rang one (or found the ring full and said so, [DB-LOST]).

@@ -16,6 +16,15 @@
  * order and successfully, and the written bytes must arrive. Runs for a
  * bounded time (RUN_SEC) or ROUNDS rounds.
  *
+ * Then the same with NQ QPs at once and a device burst of BURST frames:
+ * a WRITE on each, the spin, a second on each, all 2 * NQ completions
+ * (in order per QP). A pass then finds several QPs idle (tx_walk settles
+ * them with one fence at the pass's end, rnic_tx.c tx_idle_settle) and
+ * is cut by the burst in the middle of the list, where a QP taken off
+ * must leave the QPs still to be visited in this cycle on its unvisited
+ * part. A QP lost from the list, or kept off it with WQEs posted, leaves
+ * its WRs uncompleted.
+ *
  * Arguments: the EAL's, with two lcores on two CPUs (--lcores=0@0,1@1).
  */
 #include <inttypes.h>
@@ -35,6 +44,9 @@
 #define RUN_SEC  2u      /* the rounds stop here at the latest */
 #define WAIT_SEC 2u      /* a completion later than this is a lost doorbell */
 #define BUF_SIZE 4096u
+#define NQ       8u      /* the second race's QPs */
+#define BURST    4u      /* the devices' burst: passes cut short */
+#define SLOT     (BUF_SIZE / NQ)   /* each QP's part of the buffers */
 
 static struct test_side A, B;
 static int stop;   /* W: main, release; R: the engine lcore, acquire */
@@ -85,6 +97,73 @@ wait_one(uint64_t id)
 	return 0;
 }
 
+/* The 2 * NQ completions of round @p i of race_many, within WAIT_SEC:
+ * each QP's WRs in order (wr_id: the QP's index << 32, then 2i, 2i + 1). */
+static int
+wait_many(uint64_t i)
+{
+	const uint64_t end = rte_rdtsc() + WAIT_SEC * rte_get_tsc_hz();
+	uint64_t next[NQ];
+	unsigned int got = 0;
+
+	for (unsigned int q = 0; q < NQ; q++)
+		next[q] = 2 * i;
+	while (got < 2 * NQ) {
+		struct rnic_wc wc[2 * NQ];
+		int n = rnic_poll_cq(A.cq, (int)(2 * NQ - got), wc);
+
+		VERIFY(n >= 0, "poll_cq %d", n);
+		for (int k = 0; k < n; k++) {
+			unsigned int q = (unsigned int)(wc[k].wr_id >> 32);
+
+			VERIFY(wc[k].status == RNIC_WC_SUCCESS && q < NQ &&
+			       (uint32_t)wc[k].wr_id == (uint32_t)next[q],
+			       "round %" PRIu64 ": completion wr_id %#" PRIx64 " status %d", i,
+			       wc[k].wr_id, wc[k].status);
+			next[q]++;
+		}
+		got += (unsigned int)n;
+		if (n == 0) {
+			VERIFY(rte_rdtsc() < end, "round %" PRIu64 ": %u of %u WRs completed in "
+			       "%u s: a QP left TX's list with WRs posted", i, got, 2 * NQ, WAIT_SEC);
+			rte_pause();
+		}
+	}
+	return 0;
+}
+
+static int
+race_many(struct rnic_qp **qa, unsigned int *rounds)
+{
+	const uint64_t end = rte_rdtsc() + RUN_SEC * rte_get_tsc_hz();
+	uint32_t x = 54321;
+
+	for (uint64_t i = 0; i < ROUNDS && rte_rdtsc() < end; i++) {
+		uint32_t off = (uint32_t)(i % (SLOT / 16)) * 16;
+		uint64_t spin;
+
+		for (unsigned int q = 0; q < NQ; q++) {
+			memcpy(A.buf + q * SLOT + off, &i, 8);
+			VERIFY(post_write(qa[q], (uint64_t)q << 32 | 2 * i, q * SLOT + off) == 0,
+			       "QP %u post %" PRIu64, q, 2 * i);
+		}
+		x = x * 1103515245u + 12345u;
+		spin = rte_rdtsc() + ((x >> 16) % 3000u);
+		while (rte_rdtsc() < spin)
+			;
+		for (unsigned int q = 0; q < NQ; q++)
+			VERIFY(post_write(qa[q], (uint64_t)q << 32 | (2 * i + 1),
+					  q * SLOT + off + 8) == 0, "QP %u post %" PRIu64, q, 2 * i + 1);
+		if (wait_many(i) != 0)
+			return -1;
+		for (unsigned int q = 0; q < NQ; q++)
+			VERIFY(memcmp(B.buf + q * SLOT + off, &i, 8) == 0,
+			       "round %" PRIu64 ": QP %u's bytes did not arrive", i, q);
+		*rounds = (unsigned int)(i + 1);
+	}
+	return 0;
+}
+
 static int
 race(struct rnic_qp *qa, unsigned int *rounds)
 {
@@ -118,10 +197,11 @@ main(int argc, char **argv)
 		.qp_type = RNIC_QPT_RC,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct rnic_dev_attr da = { .mtu = 1024, .mbufs = 4096 };
+	struct rnic_dev_attr da = { .mtu = 1024, .mbufs = 4096, .burst = BURST };
 	struct rnic_dev_stats st;
-	struct rnic_qp *qa = NULL, *qb = NULL;
-	unsigned int worker, rounds = 0;
+	struct rnic_qp *qa[NQ] = { NULL }, *qb[NQ] = { NULL };
+	unsigned int worker, rounds = 0, rounds_many = 0;
+	uint64_t db_one = 0;
 	uint16_t pa, pb;
 	int rc = -1;
 
@@ -142,15 +222,17 @@ main(int argc, char **argv)
 	da.port_id = pb;
 	if (test_side_up(&B, &da, 2, 256, BUF_SIZE, 64) != 0)
 		goto out;
-	ia.send_cq = ia.recv_cq = A.cq;
-	qa = rnic_create_qp(A.pd, &ia);
-	ia.send_cq = ia.recv_cq = B.cq;
-	qb = rnic_create_qp(B.pd, &ia);
-	if (qa == NULL || qb == NULL ||
-	    test_qp_connect(qa, &B, qb, RNIC_MTU_1024, 0, 0, 14, 7) != 0 ||
-	    test_qp_connect(qb, &A, qa, RNIC_MTU_1024, 0, 0, 14, 7) != 0) {
-		printf("FAIL QPs\n");
-		goto out;
+	for (unsigned int q = 0; q < NQ; q++) {
+		ia.send_cq = ia.recv_cq = A.cq;
+		qa[q] = rnic_create_qp(A.pd, &ia);
+		ia.send_cq = ia.recv_cq = B.cq;
+		qb[q] = rnic_create_qp(B.pd, &ia);
+		if (qa[q] == NULL || qb[q] == NULL ||
+		    test_qp_connect(qa[q], &B, qb[q], RNIC_MTU_1024, 0, 0, 14, 7) != 0 ||
+		    test_qp_connect(qb[q], &A, qa[q], RNIC_MTU_1024, 0, 0, 14, 7) != 0) {
+			printf("FAIL QPs\n");
+			goto out;
+		}
 	}
 	rnic_dev_set_polled(A.dev, true);
 	rnic_dev_set_polled(B.dev, true);
@@ -158,19 +240,30 @@ main(int argc, char **argv)
 		printf("FAIL launch\n");
 		goto out;
 	}
-	rc = race(qa, &rounds);
+	rc = race(qa[0], &rounds);
+	rnic_dev_stats_get(A.dev, &st);
+	db_one = st.doorbells;
+	if (rc == 0)
+		rc = race_many(qa, &rounds_many);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	rte_eal_wait_lcore(worker);
 	rnic_dev_stats_get(A.dev, &st);
-	printf("%u rounds (%u WRs), %" PRIu64 " doorbells\n", rounds, 2 * rounds, st.doorbells);
+	printf("%u rounds (%u WRs), %" PRIu64 " doorbells; %u QPs: %u rounds (%u WRs), %" PRIu64
+	       " doorbells\n", rounds, 2 * rounds, db_one, NQ, rounds_many, 2 * NQ * rounds_many,
+	       st.doorbells - db_one);
 	/* Not vacuous: rounds ran (even on one shared CPU, some hundreds),
 	 * and some second posts found the first one's doorbell still owed,
 	 * so they reached TX only through its second read of sq_pi or its
 	 * walk. */
 	if (rc == 0 && (!TEST_CHECK(rounds >= 100, "only %u rounds in %u s", rounds, RUN_SEC) ||
-			!TEST_CHECK(st.doorbells < 2ull * rounds, "%" PRIu64 " doorbells for %u "
+			!TEST_CHECK(db_one < 2ull * rounds, "%" PRIu64 " doorbells for %u "
 				    "WRs: no post found a doorbell owed, the race was not reached",
-				    st.doorbells, 2 * rounds)))
+				    db_one, 2 * rounds) ||
+			!TEST_CHECK(rounds_many >= 100, "only %u rounds of %u QPs in %u s",
+				    rounds_many, NQ, RUN_SEC) ||
+			!TEST_CHECK(st.doorbells - db_one < 2ull * NQ * rounds_many,
+				    "%" PRIu64 " doorbells for %u WRs on %u QPs: the race was not "
+				    "reached", st.doorbells - db_one, 2 * NQ * rounds_many, NQ)))
 		rc = -1;
 out:
 	/* nobody polls now: destroying a QP takes it off the lists itself */
@@ -178,10 +271,12 @@ out:
 		rnic_dev_set_polled(A.dev, false);
 	if (B.dev != NULL)
 		rnic_dev_set_polled(B.dev, false);
-	if (qa != NULL)
-		rnic_destroy_qp(qa);
-	if (qb != NULL)
-		rnic_destroy_qp(qb);
+	for (unsigned int q = 0; q < NQ; q++) {
+		if (qa[q] != NULL)
+			rnic_destroy_qp(qa[q]);
+		if (qb[q] != NULL)
+			rnic_destroy_qp(qb[q]);
+	}
 	printf("%s\n", rc == 0 && test_verify_failed == 0 ? "PASS" : "FAIL");
 	return rc == 0 && test_verify_failed == 0 ? 0 : 1;
 }
