@@ -91,6 +91,7 @@ struct rnic_nd_ent {
 #define RNIC_TX_STASH 32
 
 /* TX role. */
+#define RNIC_TX_ARM 64u
 struct rnic_dev_tx {
 	struct rnic_qp_list active;  /* WQEScheduler: QPs with work, round robin */
 	uint32_t cursor;         /* where the next pass goes on in active: not 0
@@ -116,6 +117,13 @@ struct rnic_dev_tx {
 	struct rte_mbuf *stash[RNIC_TX_STASH];
 	uint64_t now;            /* TSC at the start of this pass (MQ stamps) */
 	uint64_t iter;           /* [ITER] W: TX, release; R: control, acquire */
+	/* [MQ-ARM] this pass's MultiQueue publications whose check of the
+	 * head waits for the pass's fence (rnic_tx.c mq_publish) */
+	uint32_t n_arm;
+	struct {
+		struct rnic_qp *qp;
+		uint32_t old;    /* the tail before the publication */
+	} arm[RNIC_TX_ARM];
 } __rte_cache_aligned;
 
 /* The TX role's unused stashed mbufs back to the pool: after a pass that

@@ -13,8 +13,10 @@
  * [MQ-ARM] The loss timer is armed when the list goes from empty to
  * non-empty (seed 3.4.2.4.1), and only RX sends timer commands. TX
  * appends a burst of entries, then publishes the tail and loads the head
- * (rnic_mq_publish, both sequentially consistent): when the list was
- * empty as far as it can see, it asks RX to arm. RX releases with
+ * (rnic_mq_publish, both sequentially consistent; or, for the QPs of a
+ * pass at once, each tail stored, one sequentially consistent fence, then
+ * each head loaded: rnic_tx.c mq_publish): when the list was empty as far
+ * as it can see, it asks RX to arm. RX releases with
  * release stores, and before it decides that the list is empty (to let
  * the timer lapse) it issues a full fence and loads the tail
  * (rnic_mq_empty_sc). So one of them always sees the other, and a

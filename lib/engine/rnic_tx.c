@@ -249,15 +249,53 @@ mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
  * already: RX would do nothing with the kick then (rnic_comp_kick), and
  * at thousands of QPs the kick ring and the QP's lines it reads again
  * cost more than this load. [MQ-ARM]'s order covers it: the tail is
- * stored and this flag loaded with sequential consistency, and RX clears
- * the flag on expiry before its fence and its load of the tail, so
- * either TX sees the flag clear and kicks, or RX sees the new entries
- * and arms again. */
+ * stored, then after a sequentially consistent fence the head and this
+ * flag are loaded, and RX clears the flag on expiry before its fence and
+ * its load of the tail, so either TX sees the flag clear and kicks, or
+ * RX sees the new entries and arms again.
+ *
+ * The store is a release (the packets leave after it) and the check
+ * waits for the pass's end, behind the one fence tx_settle issues for
+ * all of the pass's QPs (up to RNIC_TX_ARM, then rnic_mq_publish's own
+ * store and load, sequentially consistent): each such store drained the
+ * store buffer, the turn's frames and MultiQueue entries among it, QP
+ * after QP (16384 QPs 1.0075x by in-run A/B, 8 of 8; one QP 1.000x,
+ * doc/benchmarks.md). The timer is then asked for a few turns later, in
+ * the same pass. */
 static void
-mq_publish(struct rnic_qp *qp)
+mq_publish(struct rnic_worker *wk, struct rnic_qp *qp)
 {
-	if (rnic_mq_publish(&qp->req.mq) && !LOAD_SC(&qp->comp.loss_armed))
+	struct rnic_dev_tx *tx = &wk->tx;
+	struct rnic_mq *mq = &qp->req.mq;
+	uint32_t old = mq->tail;
+
+	if (mq->tail_next == old)
+		return;
+	if (likely(tx->n_arm < RNIC_TX_ARM)) {
+		STORE_REL(&mq->tail, mq->tail_next);   /* [MQ-TAIL] */
+		tx->arm[tx->n_arm].qp = qp;
+		tx->arm[tx->n_arm++].old = old;
+		return;
+	}
+	if (rnic_mq_publish(mq) && !LOAD_SC(&qp->comp.loss_armed))
 		rnic_qp_kick(qp);
+}
+
+/* [MQ-ARM] After tx_settle's fence: the head of each QP mq_publish noted,
+ * and a kick for those whose list was empty before the publication and
+ * whose loss timer is not in force. */
+static void
+tx_arm_settle(struct rnic_dev_tx *tx)
+{
+	for (uint32_t k = 0; k < tx->n_arm; k++) {
+		struct rnic_qp *qp = tx->arm[k].qp;
+		struct rnic_mq *mq = &qp->req.mq;
+
+		mq->head_seen = LOAD_ACQ(mq->head);   /* [MQ-HEAD] */
+		if (mq->head_seen == tx->arm[k].old && !LOAD_RLX(&qp->comp.loss_armed))
+			rnic_qp_kick(qp);
+	}
+	tx->n_arm = 0;
 }
 
 /* The headers of the next packet of WQE @p w. A request carries no
@@ -761,7 +799,7 @@ req_queue_bad(struct rnic_worker *wk, struct rnic_qp *qp)
 	if (rnic_mq_room(&qp->req.mq) == 0)
 		return 0;
 	mq_push(wk, qp, &e);
-	mq_publish(qp);
+	mq_publish(wk, qp);
 	STORE_REL(&qp->req.sq_fetch, qp->req.sq_fetch + 1);   /* [SQ-FETCH] */
 	qp->req.stopped = 1;
 	rnic_qp_kick(qp);   /* it may be at the head already */
@@ -1008,7 +1046,7 @@ req_qp_process(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 			break;
 		done++;
 	}
-	mq_publish(qp);   /* before any of these packets can leave */
+	mq_publish(wk, qp);   /* before any of these packets can leave */
 	return done;
 }
 
@@ -1038,7 +1076,7 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
  * QP on the list. @p alone: no lcore polls the device ([POLLED]), the
  * application posts from this thread, and the store needs no fence.
  * tx_walk does this for most QPs a pass at once, one fence for all
- * (tx_idle_settle); this is the QPs beyond its batch's and alone's.
+ * (tx_settle); this is the QPs beyond its batch's and alone's.
  */
 static bool
 tx_qp_idle(struct rnic_qp *qp, bool alone)
@@ -1084,20 +1122,21 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 }
 
 /*
+ * The pass's deferred checks behind one sequentially consistent fence:
+ * mq_publish's ([MQ-ARM], tx_arm_settle) and those of the QPs found idle.
+ *
  * [DB] tx_qp_idle's store and load for the QPs of a pass at once: a turn
  * that finds its QP's SQ empty while a lcore polls the device tells the
  * application of the doorbells it took (db_seen) with a plain store, and
  * notes the QP's place on the list (at most TX_IDLE_BATCH a pass, then
- * tx_qp_idle's own fence again). At the end of the pass one
- * sequentially consistent fence orders all those stores before the loads
- * of their doorbell records (sq_pi), which decide as tx_qp_idle does:
- * new WQEs keep the QP on the list, none take it off. The store of each
- * QP stays before its load, with the fence between them, which is what
- * [DB]'s order asks (rnic_post.c ring_doorbell). Each sequentially
- * consistent store was an exchange on the application's line, which
- * waited for that line to come from the posting CPU, one QP after the
- * other; at 16384 QPs 1.078x by in-run A/B (one QP 1.000x,
- * doc/benchmarks.md).
+ * tx_qp_idle's own fence again). After the fence the loads of their
+ * doorbell records (sq_pi) decide as tx_qp_idle does: new WQEs keep the
+ * QP on the list, none take it off. The store of each QP stays before
+ * its load, with the fence between them, which is what [DB]'s order asks
+ * (rnic_post.c ring_doorbell). Each sequentially consistent store was an
+ * exchange on the application's line, which waited for that line to come
+ * from the posting CPU, one QP after the other; at 16384 QPs 1.078x by
+ * in-run A/B (one QP 1.000x, doc/benchmarks.md).
  *
  * A QP taken off leaves in its place the last one already visited
  * (index @p cursor - 1), whose place the list's last QP takes, and the
@@ -1107,9 +1146,13 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 #define TX_IDLE_BATCH 32u
 
 static void
-tx_idle_settle(struct rnic_qp_list *l, const uint32_t *idle, unsigned int n, uint32_t *cursor)
+tx_settle(struct rnic_dev_tx *tx, struct rnic_qp_list *l, const uint32_t *idle,
+	  unsigned int n, uint32_t *cursor)
 {
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);   /* [DB] */
+	if (n == 0 && tx->n_arm == 0)
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);   /* [DB] [MQ-ARM] */
+	tx_arm_settle(tx);
 	while (n-- > 0) {
 		uint32_t j = idle[n];
 		struct rnic_qp *qp = l->q[j];
@@ -1138,7 +1181,7 @@ tx_idle_settle(struct rnic_qp_list *l, const uint32_t *idle, unsigned int n, uin
  * A cycle runs from index 0 to the end of the list: every QP on the list
  * when it starts gets a turn before it ends (a QP removed leaves the
  * last in its place, which is visited next; a QP added is appended; a QP
- * found idle stays until the pass's end, tx_idle_settle).
+ * found idle stays until the pass's end, tx_settle).
  * Returns true when this pass ended a cycle: only then is a pass of the
  * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
  * seen and dropped.
@@ -1171,8 +1214,7 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		if (i + 1 < l->n)
 			tx_prefetch_wqe(l->q[i + 1]);
 		if (sent >= burst) {
-			if (nidle != 0)
-				tx_idle_settle(l, idle, nidle, &i);
+			tx_settle(tx, l, idle, nidle, &i);
 			tx->cursor = i;
 			*work += sent;
 			return false;
@@ -1184,7 +1226,7 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 				continue;
 			}
 			if (!alone && qp->req.db_owed != 0 && nidle < TX_IDLE_BATCH) {
-				/* [DB]: the fence and the load in tx_idle_settle */
+				/* [DB]: the fence and the load in tx_settle */
 				STORE_RLX(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);
 				qp->req.db_owed = 0;
 				idle[nidle++] = i++;
@@ -1199,8 +1241,7 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		}
 		rnic_qp_list_del(l, i, &qp->req.scheduled);
 	}
-	if (nidle != 0)
-		tx_idle_settle(l, idle, nidle, &i);
+	tx_settle(tx, l, idle, nidle, &i);
 	tx->cursor = 0;
 	*work += sent;
 	return true;

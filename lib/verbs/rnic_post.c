@@ -37,7 +37,7 @@ send_state_ok(const struct rnic_qp *qp)
  * yet told of covers these WQEs too. Both sides store then load,
  * sequentially consistent (app: sq_pi then db_seen; TX: db_seen then
  * sq_pi, or the stores of a pass's idle QPs, one fence, then their
- * loads: rnic_tx.c tx_idle_settle), so either this thread sees the
+ * loads: rnic_tx.c tx_settle), so either this thread sees the
  * doorbell told of and rings
  * again, or TX sees the new sq_pi and goes on with the QP. At most one
  * doorbell per QP is ever queued, and the ring has a slot per QP. True

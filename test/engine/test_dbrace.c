@@ -19,7 +19,7 @@
  * Then the same with NQ QPs at once and a device burst of BURST frames:
  * a WRITE on each, the spin, a second on each, all 2 * NQ completions
  * (in order per QP). A pass then finds several QPs idle (tx_walk settles
- * them with one fence at the pass's end, rnic_tx.c tx_idle_settle) and
+ * them with one fence at the pass's end, rnic_tx.c tx_settle) and
  * is cut by the burst in the middle of the list, where a QP taken off
  * must leave the QPs still to be visited in this cycle on its unvisited
  * part. A QP lost from the list, or kept off it with WQEs posted, leaves
