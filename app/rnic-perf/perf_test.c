@@ -1263,15 +1263,19 @@ lat_loop(const struct perf_opts *o, struct lat_side *ping, struct lat_side *pong
 			next_prog += hz;
 		}
 	}
-#ifdef RNIC_AB_TOGGLE
-	ab_lat_report(ping->size);
-#endif
-	/* The last send completion may still be on its way. */
+	/* The last send completion may still be on its way, and the peer's
+	 * last message waits for this engine's ACK. */
 	for (uint64_t end = tsc() + hz / 10; tsc() < end; ) {
 		if (lat_reap(ping) < 0 || (pong != NULL && lat_reap(pong) < 0))
 			return -1;
 		perf_poll(true);
 	}
+#ifdef RNIC_AB_TOGGLE
+	/* After that: the report sorts millions of samples without polling
+	 * (hundreds of ms), which before it outlasted a memif server's
+	 * retries of its last WRITE ("transport retry counter exceeded"). */
+	ab_lat_report(ping->size);
+#endif
 	return 0;
 }
 
