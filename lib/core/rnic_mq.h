@@ -12,11 +12,10 @@
  *
  * [MQ-ARM] The loss timer is armed when the list goes from empty to
  * non-empty (seed 3.4.2.4.1), and only RX sends timer commands. TX
- * appends a burst of entries, then publishes the tail and loads the head
- * (rnic_mq_publish, both sequentially consistent; or, for the QPs of a
- * pass at once, each tail stored, one sequentially consistent fence, then
- * each head loaded: rnic_tx.c mq_publish): when the list was empty as far
- * as it can see, it asks RX to arm. RX releases with
+ * appends a burst of entries, publishes the tail (rnic_mq_publish), and
+ * after a sequentially consistent fence (one for the QPs of a pass,
+ * rnic_tx.c tx_settle) loads the head (rnic_mq_was_empty): when the list
+ * was empty as far as it can see, it asks RX to arm. RX releases with
  * release stores, and before it decides that the list is empty (to let
  * the timer lapse) it issues a full fence and loads the tail
  * (rnic_mq_empty_sc). So one of them always sees the other, and a
@@ -125,18 +124,26 @@ rnic_mq_push(struct rnic_mq *mq, const struct rnic_mq_ent *e)
 
 /*
  * TX: make the appended entries visible, once per burst (before their
- * packets can go out). Returns true when the list was empty before them
- * as TX saw it: the caller then asks RX to arm the loss timer ([MQ-ARM]).
+ * packets can go out). Returns the tail before them, for [MQ-ARM]'s
+ * check after a sequentially consistent fence (rnic_mq_was_empty).
  */
-static inline bool
+static inline uint32_t
 rnic_mq_publish(struct rnic_mq *mq)
 {
 	uint32_t old = mq->tail;
 
-	if (mq->tail_next == old)
-		return false;
-	STORE_SC(&mq->tail, mq->tail_next);      /* [MQ-TAIL] [MQ-ARM] */
-	mq->head_seen = LOAD_SC(mq->head);
+	STORE_REL(&mq->tail, mq->tail_next);     /* [MQ-TAIL] */
+	return old;
+}
+
+/* TX, after a sequentially consistent fence that follows the
+ * rnic_mq_publish that returned @p old: whether the list was empty
+ * before that publication as TX sees it, when the caller asks RX to arm
+ * the loss timer ([MQ-ARM]). */
+static inline bool
+rnic_mq_was_empty(struct rnic_mq *mq, uint32_t old)
+{
+	mq->head_seen = LOAD_ACQ(mq->head);      /* [MQ-HEAD] */
 	return mq->head_seen == old;
 }
 

@@ -369,15 +369,17 @@ rnic_qp_prefetch_ctl(const struct rnic_qp *qp)
 
 /* [DB] The TX role (or the thread that polls for it) tells the
  * application of the doorbells it took for @p qp (rnic_post.c): it rings
- * again for its next post. False when it owed none. @p alone: no lcore
- * polls the device ([POLLED]), so the application posts from this
- * thread and program order is enough (rnic_post.c ring_doorbell). */
+ * again for its next post. False when it owed none. @p nofence: the
+ * store needs no fence of its own: no lcore polls the device
+ * ([POLLED]), so the application posts from this thread and program
+ * order is enough (rnic_post.c ring_doorbell), or the caller issues one
+ * before it reads sq_pi (rnic_tx.c tx_settle). */
 static inline bool
-rnic_qp_db_settle(struct rnic_qp *qp, bool alone)
+rnic_qp_db_settle(struct rnic_qp *qp, bool nofence)
 {
 	if (qp->req.db_owed == 0)
 		return false;
-	if (alone)
+	if (nofence)
 		STORE_REL(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);
 	else
 		STORE_SC(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);

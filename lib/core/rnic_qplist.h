@@ -43,4 +43,17 @@ rnic_qp_list_del(struct rnic_qp_list *l, uint32_t i, uint8_t *on)
 	l->q[i] = l->q[--l->n];
 }
 
+/* Remove entry @p i of a walk's visited part, the entries before
+ * *@p cursor: the last visited one takes its place and the list's last
+ * the cursor's, which moves back one, so that every entry not yet
+ * visited still is ahead of the cursor. Clear its flag. */
+static inline void
+rnic_qp_list_del_visited(struct rnic_qp_list *l, uint32_t i, uint32_t *cursor, uint8_t *on)
+{
+	*on = 0;
+	l->q[i] = l->q[*cursor - 1];
+	l->q[*cursor - 1] = l->q[--l->n];
+	(*cursor)--;
+}
+
 #endif /* RNIC_QPLIST_H */

@@ -28,7 +28,7 @@ sched_add(struct rnic_worker *wk, struct rnic_qp *qp)
  * to it. The ring holds at most one doorbell per QP ([DB], rnic_post.c),
  * so draining it is bounded by the number of QPs. The application learns
  * that a doorbell was taken (db_seen) only when the QP's SQ is found
- * empty (tx_qp_idle): until then its posts need none.
+ * empty (tx_settle): until then its posts need none.
  */
 static unsigned int
 doorbell_process(struct rnic_worker *wk, struct rnic_dev_stats *st)
@@ -244,6 +244,22 @@ mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
 	rnic_mq_push(&qp->req.mq, e);
 }
 
+/* [MQ-ARM] After a sequentially consistent fence (tx_settle's): the
+ * head of each QP mq_publish noted, and a kick for those whose list was
+ * empty before the publication and whose loss timer is not in force. */
+static void
+tx_arm_settle(struct rnic_dev_tx *tx)
+{
+	for (uint32_t k = 0; k < tx->n_arm; k++) {
+		struct rnic_qp *qp = tx->arm[k].qp;
+
+		if (rnic_mq_was_empty(&qp->req.mq, tx->arm[k].old) &&
+		    !LOAD_RLX(&qp->comp.loss_armed))
+			rnic_qp_kick(qp);
+	}
+	tx->n_arm = 0;
+}
+
 /* Publish what this turn appended; the first entries of an empty list
  * ask RX to arm the loss timer ([MQ-ARM]), unless a timer is in force
  * already: RX would do nothing with the kick then (rnic_comp_kick), and
@@ -256,46 +272,24 @@ mq_push(struct rnic_worker *wk, struct rnic_qp *qp, const struct rnic_mq_ent *e)
  *
  * The store is a release (the packets leave after it) and the check
  * waits for the pass's end, behind the one fence tx_settle issues for
- * all of the pass's QPs (up to RNIC_TX_ARM, then rnic_mq_publish's own
- * store and load, sequentially consistent): each such store drained the
- * store buffer, the turn's frames and MultiQueue entries among it, QP
- * after QP (16384 QPs 1.0075x by in-run A/B, 8 of 8; one QP 1.000x,
- * doc/benchmarks.md). The timer is then asked for a few turns later, in
- * the same pass. */
+ * all of the pass's QPs (a fence of its own after RNIC_TX_ARM of them):
+ * a sequentially consistent store each drained the store buffer, the
+ * turn's frames and MultiQueue entries among it, QP after QP (16384 QPs
+ * 1.0075x by in-run A/B, 8 of 8; one QP 1.000x, doc/benchmarks.md). The
+ * timer is then asked for a few turns later, in the same pass. */
 static void
 mq_publish(struct rnic_worker *wk, struct rnic_qp *qp)
 {
 	struct rnic_dev_tx *tx = &wk->tx;
-	struct rnic_mq *mq = &qp->req.mq;
-	uint32_t old = mq->tail;
 
-	if (mq->tail_next == old)
+	if (qp->req.mq.tail_next == qp->req.mq.tail)
 		return;
-	if (likely(tx->n_arm < RNIC_TX_ARM)) {
-		STORE_REL(&mq->tail, mq->tail_next);   /* [MQ-TAIL] */
-		tx->arm[tx->n_arm].qp = qp;
-		tx->arm[tx->n_arm++].old = old;
-		return;
+	if (unlikely(tx->n_arm == RNIC_TX_ARM)) {
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);   /* [MQ-ARM] */
+		tx_arm_settle(tx);
 	}
-	if (rnic_mq_publish(mq) && !LOAD_SC(&qp->comp.loss_armed))
-		rnic_qp_kick(qp);
-}
-
-/* [MQ-ARM] After tx_settle's fence: the head of each QP mq_publish noted,
- * and a kick for those whose list was empty before the publication and
- * whose loss timer is not in force. */
-static void
-tx_arm_settle(struct rnic_dev_tx *tx)
-{
-	for (uint32_t k = 0; k < tx->n_arm; k++) {
-		struct rnic_qp *qp = tx->arm[k].qp;
-		struct rnic_mq *mq = &qp->req.mq;
-
-		mq->head_seen = LOAD_ACQ(mq->head);   /* [MQ-HEAD] */
-		if (mq->head_seen == tx->arm[k].old && !LOAD_RLX(&qp->comp.loss_armed))
-			rnic_qp_kick(qp);
-	}
-	tx->n_arm = 0;
+	tx->arm[tx->n_arm].old = rnic_mq_publish(&qp->req.mq);
+	tx->arm[tx->n_arm++].qp = qp;
 }
 
 /* The headers of the next packet of WQE @p w. A request carries no
@@ -1065,26 +1059,6 @@ tx_qp_turn(struct rnic_worker *wk, struct rnic_qp *qp, enum rnic_qp_state s,
 	return !idle;
 }
 
-/*
- * [DB] @p qp's turn found its SQ empty. While the TX role owes the
- * application the doorbells it took for the QP (db_owed), the
- * application rings no other: TX reads the doorbell record (sq_pi) on
- * the QP's turns instead. So TX tells it (db_seen) only now, then reads
- * sq_pi once more, in [DB]'s order (rnic_post.c), and keeps the QP on
- * its list if that found new WQEs. An application that posts while TX
- * works through its SQ costs neither side a doorbell. True to keep the
- * QP on the list. @p alone: no lcore polls the device ([POLLED]), the
- * application posts from this thread, and the store needs no fence.
- * tx_walk does this for most QPs a pass at once, one fence for all
- * (tx_settle); this is the QPs beyond its batch's and alone's.
- */
-static bool
-tx_qp_idle(struct rnic_qp *qp, bool alone)
-{
-	return rnic_qp_db_settle(qp, alone) &&
-	       LOAD_SC(&qp->app.sq_pi) != qp->req.sq_db;   /* [SQ-PI] [DB] */
-}
-
 /* The QP two turns ahead: the lines a turn reads (its control lines,
  * with the state and the header template, then the application's, the
  * TX role's and the completer's first). */
@@ -1123,25 +1097,28 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
 
 /*
  * The pass's deferred checks behind one sequentially consistent fence:
- * mq_publish's ([MQ-ARM], tx_arm_settle) and those of the QPs found idle.
+ * mq_publish's ([MQ-ARM], tx_arm_settle) and those of the QPs found idle
+ * ([DB]), the places of which are @p idle.
  *
- * [DB] tx_qp_idle's store and load for the QPs of a pass at once: a turn
- * that finds its QP's SQ empty while a lcore polls the device tells the
- * application of the doorbells it took (db_seen) with a plain store, and
- * notes the QP's place on the list (at most TX_IDLE_BATCH a pass, then
- * tx_qp_idle's own fence again). After the fence the loads of their
- * doorbell records (sq_pi) decide as tx_qp_idle does: new WQEs keep the
- * QP on the list, none take it off. The store of each QP stays before
- * its load, with the fence between them, which is what [DB]'s order asks
- * (rnic_post.c ring_doorbell). Each sequentially consistent store was an
- * exchange on the application's line, which waited for that line to come
- * from the posting CPU, one QP after the other; at 16384 QPs 1.078x by
- * in-run A/B (one QP 1.000x, doc/benchmarks.md).
+ * [DB] A turn that finds its QP's SQ empty, while TX owes the
+ * application the doorbells it took for the QP (db_owed), tells it
+ * (db_seen) with a plain store and notes the QP's place on the list:
+ * until then the application rang no other doorbell, TX reading the
+ * doorbell record (sq_pi) on the QP's turns instead, so a post made
+ * while TX works through the SQ costs neither side a doorbell. After the
+ * fence TX reads each noted QP's sq_pi once more, in [DB]'s order (each
+ * QP's store, the fence, its load; rnic_post.c ring_doorbell): new WQEs
+ * keep the QP on the list, none take it off. A sequentially consistent
+ * store each was an exchange on the application's line, which waited
+ * for that line to come from the posting CPU, one QP after the other; at
+ * 16384 QPs 1.078x by in-run A/B (one QP 1.000x, doc/benchmarks.md).
+ * Where no lcore polls the device ([POLLED]) the application posts from
+ * this thread and the fence is not needed for [DB], only for [MQ-ARM].
  *
- * A QP taken off leaves in its place the last one already visited
- * (index @p cursor - 1), whose place the list's last QP takes, and the
- * cursor moves back one: the QP from the end is still visited in this
- * cycle ([QP-DEAD] needs every QP seen in one, tx_walk).
+ * A QP taken off leaves the QPs the walk has not visited ahead of the
+ * cursor (rnic_qp_list_del_visited): [QP-DEAD] needs every QP seen in a
+ * cycle (tx_walk). Settled from the last place back, so that no noted
+ * QP is moved before its own turn here.
  */
 #define TX_IDLE_BATCH 32u
 
@@ -1154,15 +1131,10 @@ tx_settle(struct rnic_dev_tx *tx, struct rnic_qp_list *l, const uint32_t *idle,
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);   /* [DB] [MQ-ARM] */
 	tx_arm_settle(tx);
 	while (n-- > 0) {
-		uint32_t j = idle[n];
-		struct rnic_qp *qp = l->q[j];
+		struct rnic_qp *qp = l->q[idle[n]];
 
-		if (LOAD_ACQ(&qp->app.sq_pi) != qp->req.sq_db)   /* [SQ-PI] [DB] */
-			continue;
-		qp->req.scheduled = 0;
-		l->q[j] = l->q[*cursor - 1];
-		l->q[*cursor - 1] = l->q[--l->n];
-		(*cursor)--;
+		if (LOAD_ACQ(&qp->app.sq_pi) == qp->req.sq_db)   /* [SQ-PI] [DB] */
+			rnic_qp_list_del_visited(l, idle[n], cursor, &qp->req.scheduled);
 	}
 }
 
@@ -1181,7 +1153,8 @@ tx_settle(struct rnic_dev_tx *tx, struct rnic_qp_list *l, const uint32_t *idle,
  * A cycle runs from index 0 to the end of the list: every QP on the list
  * when it starts gets a turn before it ends (a QP removed leaves the
  * last in its place, which is visited next; a QP added is appended; a QP
- * found idle stays until the pass's end, tx_settle).
+ * found idle stays until tx_settle, at the pass's end or when
+ * TX_IDLE_BATCH are noted).
  * Returns true when this pass ended a cycle: only then is a pass of the
  * role over for [QP-DEAD] (rnic_dev_quiesce), as every QP in Reset was
  * seen and dropped.
@@ -1194,7 +1167,6 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 	uint32_t i = tx->cursor;
 	const unsigned int burst = wk->dev->attr.burst;
 	unsigned int sent = 0;
-	bool alone;
 	uint32_t idle[TX_IDLE_BATCH];   /* the places of QPs found idle */
 	unsigned int nidle = 0;
 
@@ -1202,11 +1174,16 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 		tx->cursor = 0;   /* [DB-EVERY]: not behind */
 		return true;
 	}
-	alone = !LOAD_RLX(&wk->dev->polled);   /* [POLLED] [DB] */
 	tx->now = rnic_pass_tsc(clk);
 	while (i < l->n) {
-		struct rnic_qp *qp = l->q[i];
+		struct rnic_qp *qp;
 		enum rnic_qp_state s;
+
+		if (unlikely(nidle == TX_IDLE_BATCH)) {
+			tx_settle(tx, l, idle, nidle, &i);   /* i stays short of l->n */
+			nidle = 0;
+		}
+		qp = l->q[i];
 
 		/* At 16384 QPs every line of a turn is a miss otherwise */
 		if (i + 2 < l->n)
@@ -1225,15 +1202,10 @@ tx_walk(struct rnic_worker *wk, struct rnic_pass_clock *clk, unsigned int *work)
 				i++;
 				continue;
 			}
-			if (!alone && qp->req.db_owed != 0 && nidle < TX_IDLE_BATCH) {
-				/* [DB]: the fence and the load in tx_settle */
-				STORE_RLX(&qp->app.db_seen, qp->app.db_seen + qp->req.db_owed);
-				qp->req.db_owed = 0;
+			/* [DB]: the fence and the load of sq_pi in tx_settle;
+			 * a QP that owed no doorbell leaves the list now */
+			if (rnic_qp_db_settle(qp, true)) {
 				idle[nidle++] = i++;
-				continue;
-			}
-			if (tx_qp_idle(qp, alone)) {
-				i++;
 				continue;
 			}
 		} else {

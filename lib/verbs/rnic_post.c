@@ -33,12 +33,11 @@ send_state_ok(const struct rnic_qp *qp)
  * [DB] Publish the doorbell record (sq_pi = @p end), then ring a doorbell
  * unless one for this QP is still queued or being worked on: the TX role
  * reads sq_pi until it finds the QP's SQ empty, and only then says it
- * took the doorbell (db_seen, rnic_tx.c tx_qp_idle), so a doorbell not
+ * took the doorbell (db_seen, rnic_tx.c tx_settle), so a doorbell not
  * yet told of covers these WQEs too. Both sides store then load,
- * sequentially consistent (app: sq_pi then db_seen; TX: db_seen then
- * sq_pi, or the stores of a pass's idle QPs, one fence, then their
- * loads: rnic_tx.c tx_settle), so either this thread sees the
- * doorbell told of and rings
+ * sequentially consistent (app: sq_pi then db_seen; TX: db_seen of a
+ * pass's idle QPs, one fence, then their sq_pi), so either this thread
+ * sees the doorbell told of and rings
  * again, or TX sees the new sq_pi and goes on with the QP. At most one
  * doorbell per QP is ever queued, and the ring has a slot per QP. True
  * when it rang one (or found the ring full and said so, [DB-LOST]).

@@ -3,7 +3,7 @@
  * [DB] under a real race: the TX role tells the application it took a
  * QP's doorbell (db_seen) only when a turn finds the SQ empty, then reads
  * the doorbell record (sq_pi) once more and keeps the QP if that found
- * WQEs (rnic_tx.c tx_qp_idle); the application stores sq_pi, then loads
+ * WQEs (rnic_tx.c tx_settle); the application stores sq_pi, then loads
  * db_seen and rings unless a doorbell is still owed (rnic_post.c). If
  * either side skipped its second step, a post landing while TX concludes
  * the QP's turn would ring no doorbell and never be sent.
@@ -18,8 +18,9 @@
  *
  * Then the same with NQ QPs at once and a device burst of BURST frames:
  * a WRITE on each, the spin, a second on each, all 2 * NQ completions
- * (in order per QP). A pass then finds several QPs idle (tx_walk settles
- * them with one fence at the pass's end, rnic_tx.c tx_settle) and
+ * (in order per QP). A pass then finds many QPs idle (tx_walk settles
+ * them with one fence, rnic_tx.c tx_settle: at the pass's end, or in
+ * the walk once TX_IDLE_BATCH, 32, are noted, which NQ exceeds) and
  * is cut by the burst in the middle of the list, where a QP taken off
  * must leave the QPs still to be visited in this cycle on its unvisited
  * part. A QP lost from the list, or kept off it with WQEs posted, leaves
@@ -43,9 +44,9 @@
 #define ROUNDS   200000u
 #define RUN_SEC  2u      /* the rounds stop here at the latest */
 #define WAIT_SEC 2u      /* a completion later than this is a lost doorbell */
-#define BUF_SIZE 4096u
-#define NQ       8u      /* the second race's QPs */
-#define BURST    4u      /* the devices' burst: passes cut short */
+#define BUF_SIZE 12288u
+#define NQ       48u     /* the second race's QPs: more than TX_IDLE_BATCH */
+#define BURST    40u     /* the devices' burst: passes cut short */
 #define SLOT     (BUF_SIZE / NQ)   /* each QP's part of the buffers */
 
 static struct test_side A, B;
