@@ -1117,8 +1117,8 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
  *
  * A QP taken off leaves the QPs the walk has not visited ahead of the
  * cursor (rnic_qp_list_del_visited): [QP-DEAD] needs every QP seen in a
- * cycle (tx_walk). Settled from the last place back, so that no noted
- * QP is moved before its own turn here.
+ * cycle (tx_walk; test: engine-qp-dead). Settled from the last place
+ * back, so that no noted QP is moved before its own turn here.
  */
 #define TX_IDLE_BATCH 32u
 
