@@ -1175,10 +1175,11 @@ ab_lat_report(uint64_t size)
 	}
 	if (r[0].iters == 0 || r[1].iters == 0)
 		return;
-	printf("ab-lat: variant0 p50=%.3f p99=%.3f n=%" PRIu64 " variant1 p50=%.3f p99=%.3f "
-	       "n=%" PRIu64 " ratio_p50=%.4f ratio_p99=%.4f\n", r[0].t_typical, r[0].t_99,
-	       r[0].iters, r[1].t_typical, r[1].t_99, r[1].iters, r[1].t_typical / r[0].t_typical,
-	       r[1].t_99 / r[0].t_99);
+	printf("ab-lat: variant0 p50=%.3f p99=%.3f avg=%.4f n=%" PRIu64 " variant1 p50=%.3f "
+	       "p99=%.3f avg=%.4f n=%" PRIu64 " ratio_p50=%.4f ratio_p99=%.4f ratio_avg=%.4f\n",
+	       r[0].t_typical, r[0].t_99, r[0].t_avg, r[0].iters, r[1].t_typical, r[1].t_99,
+	       r[1].t_avg, r[1].iters, r[1].t_typical / r[0].t_typical, r[1].t_99 / r[0].t_99,
+	       r[1].t_avg / r[0].t_avg);
 }
 #endif
 
