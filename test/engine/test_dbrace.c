@@ -194,7 +194,7 @@ race(struct rnic_qp *qa, unsigned int *rounds)
 int
 main(int argc, char **argv)
 {
-	struct rnic_qp_init_attr ia = {
+	const struct rnic_qp_init_attr ia = {
 		.qp_type = RNIC_QPT_RC,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
@@ -223,17 +223,9 @@ main(int argc, char **argv)
 	da.port_id = pb;
 	if (test_side_up(&B, &da, 2, 256, BUF_SIZE, 64) != 0)
 		goto out;
-	for (unsigned int q = 0; q < NQ; q++) {
-		ia.send_cq = ia.recv_cq = A.cq;
-		qa[q] = rnic_create_qp(A.pd, &ia);
-		ia.send_cq = ia.recv_cq = B.cq;
-		qb[q] = rnic_create_qp(B.pd, &ia);
-		if (qa[q] == NULL || qb[q] == NULL ||
-		    test_qp_connect(qa[q], &B, qb[q], RNIC_MTU_1024, 0, 0, 14, 7) != 0 ||
-		    test_qp_connect(qb[q], &A, qa[q], RNIC_MTU_1024, 0, 0, 14, 7) != 0) {
-			printf("FAIL QPs\n");
-			goto out;
-		}
+	if (test_rc_pairs(&A, &B, &ia, qa, qb, NQ) != 0) {
+		printf("FAIL QPs\n");
+		goto out;
 	}
 	rnic_dev_set_polled(A.dev, true);
 	rnic_dev_set_polled(B.dev, true);
@@ -272,12 +264,7 @@ out:
 		rnic_dev_set_polled(A.dev, false);
 	if (B.dev != NULL)
 		rnic_dev_set_polled(B.dev, false);
-	for (unsigned int q = 0; q < NQ; q++) {
-		if (qa[q] != NULL)
-			rnic_destroy_qp(qa[q]);
-		if (qb[q] != NULL)
-			rnic_destroy_qp(qb[q]);
-	}
+	test_rc_pairs_destroy(qa, qb, NQ);
 	printf("%s\n", rc == 0 && test_verify_failed == 0 ? "PASS" : "FAIL");
 	return rc == 0 && test_verify_failed == 0 ? 0 : 1;
 }

@@ -162,3 +162,34 @@ test_qp_connect(struct rnic_qp *qp, const struct test_side *peer, struct rnic_qp
 
 	return test_qp_to_rts(qp, &c, NULL);
 }
+
+int
+test_rc_pairs(struct test_side *a, struct test_side *b, const struct rnic_qp_init_attr *attr,
+	      struct rnic_qp **qa, struct rnic_qp **qb, unsigned int n)
+{
+	struct rnic_qp_init_attr ia = *attr;
+
+	for (unsigned int q = 0; q < n; q++) {
+		ia.send_cq = ia.recv_cq = a->cq;
+		qa[q] = rnic_create_qp(a->pd, &ia);
+		ia.send_cq = ia.recv_cq = b->cq;
+		qb[q] = rnic_create_qp(b->pd, &ia);
+		if (qa[q] == NULL || qb[q] == NULL ||
+		    test_qp_connect(qa[q], b, qb[q], RNIC_MTU_1024, 0, 0, 14, 7) != 0 ||
+		    test_qp_connect(qb[q], a, qa[q], RNIC_MTU_1024, 0, 0, 14, 7) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+test_rc_pairs_destroy(struct rnic_qp **qa, struct rnic_qp **qb, unsigned int n)
+{
+	for (unsigned int q = 0; q < n; q++) {
+		if (qa[q] != NULL)
+			rnic_destroy_qp(qa[q]);
+		if (qb[q] != NULL)
+			rnic_destroy_qp(qb[q]);
+		qa[q] = qb[q] = NULL;
+	}
+}

@@ -148,4 +148,16 @@ int test_qp_connect(struct rnic_qp *qp, const struct test_side *peer, struct rni
 		    enum rnic_mtu mtu, uint32_t sq_psn, uint32_t rq_psn, uint8_t timeout,
 		    uint8_t retry_cnt);
 
+/*
+ * @p n RC QP pairs of @p attr (its CQs replaced by each side's), qa[i]
+ * on @p a connected to qb[i] on @p b, both ways (MTU 1024, PSN 0,
+ * timeout 14, retry 7). @return 0, or -1 with what was created left in
+ * qa/qb (NULL from the first not created) for test_rc_pairs_destroy.
+ */
+int test_rc_pairs(struct test_side *a, struct test_side *b, const struct rnic_qp_init_attr *attr,
+		  struct rnic_qp **qa, struct rnic_qp **qb, unsigned int n);
+
+/* Destroy the non-NULL QPs of @p qa and @p qb (n each) and clear them. */
+void test_rc_pairs_destroy(struct rnic_qp **qa, struct rnic_qp **qb, unsigned int n);
+
 #endif /* RNIC_TEST_COMMON_H */
