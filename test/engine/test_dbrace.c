@@ -194,10 +194,6 @@ race(struct rnic_qp *qa, unsigned int *rounds)
 int
 main(int argc, char **argv)
 {
-	const struct rnic_qp_init_attr ia = {
-		.qp_type = RNIC_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct rnic_dev_attr da = { .mtu = 1024, .mbufs = 4096, .burst = BURST };
 	struct rnic_dev_stats st;
 	struct rnic_qp *qa[NQ] = { NULL }, *qb[NQ] = { NULL };
@@ -223,7 +219,7 @@ main(int argc, char **argv)
 	da.port_id = pb;
 	if (test_side_up(&B, &da, 2, 256, BUF_SIZE, 64) != 0)
 		goto out;
-	if (test_rc_pairs(&A, &B, &ia, qa, qb, NQ) != 0) {
+	if (test_rc_pairs(&A, &B, NULL, qa, qb, NQ) != 0) {
 		printf("FAIL QPs\n");
 		goto out;
 	}

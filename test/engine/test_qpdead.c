@@ -122,10 +122,6 @@ check_walk(struct rnic_qp *const *qa)
 int
 main(int argc, char **argv)
 {
-	const struct rnic_qp_init_attr ia = {
-		.qp_type = RNIC_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct rnic_dev_attr da = { .mtu = 1024, .mbufs = 1024, .burst = BURST };
 	struct rnic_qp *qa[NQ] = { NULL }, *qb[NQ] = { NULL };
 	uint16_t pa, pb;
@@ -143,7 +139,7 @@ main(int argc, char **argv)
 	da.port_id = pb;
 	if (test_side_up(&B, &da, 2, 64, 4096, 64) != 0)
 		goto out;
-	if (test_rc_pairs(&A, &B, &ia, qa, qb, NQ) != 0) {
+	if (test_rc_pairs(&A, &B, NULL, qa, qb, NQ) != 0) {
 		printf("FAIL QPs\n");
 		goto out;
 	}

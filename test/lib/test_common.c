@@ -167,7 +167,11 @@ int
 test_rc_pairs(struct test_side *a, struct test_side *b, const struct rnic_qp_init_attr *attr,
 	      struct rnic_qp **qa, struct rnic_qp **qb, unsigned int n)
 {
-	struct rnic_qp_init_attr ia = *attr;
+	static const struct rnic_qp_init_attr rc = {
+		.qp_type = RNIC_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rnic_qp_init_attr ia = attr != NULL ? *attr : rc;
 
 	for (unsigned int q = 0; q < n; q++) {
 		ia.send_cq = ia.recv_cq = a->cq;

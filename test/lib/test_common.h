@@ -149,7 +149,8 @@ int test_qp_connect(struct rnic_qp *qp, const struct test_side *peer, struct rni
 		    uint8_t retry_cnt);
 
 /*
- * @p n RC QP pairs of @p attr (its CQs replaced by each side's), qa[i]
+ * @p n RC QP pairs of @p attr (its CQs replaced by each side's; NULL:
+ * RC, 16 send and receive WRs of one SGE), qa[i]
  * on @p a connected to qb[i] on @p b, both ways (MTU 1024, PSN 0,
  * timeout 14, retry 7). @return 0, or -1 with what was created left in
  * qa/qb (NULL from the first not created) for test_rc_pairs_destroy.
