@@ -1112,8 +1112,10 @@ tx_prefetch_wqe(const struct rnic_qp *qp)
  * store each was an exchange on the application's line, which waited
  * for that line to come from the posting CPU, one QP after the other; at
  * 16384 QPs 1.078x by in-run A/B (one QP 1.000x, doc/benchmarks.md).
- * Where no lcore polls the device ([POLLED]) the application posts from
- * this thread and the fence is not needed for [DB], only for [MQ-ARM].
+ * Where no lcore polls the device ([POLLED]) one thread posts and runs
+ * every role, and neither [DB] nor [MQ-ARM] needs the fence; it is kept
+ * there too (one per pass; skipping it measured nothing: write_lat
+ * in-run A/B 0.9991, doc/benchmarks.md).
  *
  * A QP taken off leaves the QPs the walk has not visited ahead of the
  * cursor (rnic_qp_list_del_visited): [QP-DEAD] needs every QP seen in a

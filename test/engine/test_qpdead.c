@@ -11,14 +11,14 @@
  * BURST frames, on a ring pair with B; only A's TX role is polled, a
  * pass at a time, and its list, cursor and cycle count ([ITER]) are read
  * between passes. NQ QPs, posted in order: the first N_ONE get one
- * WRITE each, the others N_MANY. In the second cycle the one-WRITE QPs
- * are found idle before the cursor while the others fill the burst, so
- * passes stop short of the list's end with idle QPs to take off. The QP
- * last on the list when that cycle begins is put in Reset (the store
- * rnic_modify_qp makes before it quiesces); when the cycle ends it must
- * be off the list. Taken off with rnic_qp_list_del instead (the list's
- * last QP into the vacated place, behind the cursor), it is not visited
- * in that cycle and stays.
+ * WRITE each, the others N_MANY. The first pass sends the one-WRITE QPs'
+ * WRITEs, finds them idle, and stops at the burst in the next QP's turn
+ * with them to take off. The QP last on the list when the cycle begins
+ * is put in Reset (the store rnic_modify_qp makes before it quiesces);
+ * when the cycle ends it must be off the list, and every other QP with
+ * WRITEs still to send on it. Taken off with rnic_qp_list_del instead
+ * (the list's last QP into the vacated place, behind the cursor), it is
+ * not visited in the cycle and stays.
  *
  * Arguments: the EAL's.
  */
